@@ -1,0 +1,77 @@
+use std::fmt;
+
+/// Errors of the device layer.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum DeviceError {
+    /// The operating system reported an I/O error (real files).
+    Io(std::io::Error),
+    /// An address or length outside the device or page.
+    OutOfRange {
+        what: &'static str,
+        value: u64,
+        limit: u64,
+    },
+    /// Programming a page that has been programmed since its block was last
+    /// erased, over bytes already programmed.
+    NotErased { page: u64 },
+    /// More partial programs of one page than the chip allows per erase.
+    NopExceeded { page: u64, nop: u8 },
+    /// The block has worn out (or was bad from the start).
+    BadBlock { block: u64 },
+    /// No free space is left (every logical page that can be mapped is, or
+    /// garbage collection cannot reclaim a block).
+    Full { detail: String },
+    /// The (injected) power supply is cut: nothing is written any more.
+    PowerLost,
+    /// Device metadata (for example an FTL's spare-area records) is unreadable.
+    Corrupt { page: u64, detail: String },
+    /// A configuration that cannot describe a device.
+    Config(String),
+    /// A previous failure of `sync` left the device in an unknown state; it
+    /// must be reopened.
+    Poisoned,
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceError::Io(e) => write!(f, "I/O error: {e}"),
+            DeviceError::OutOfRange { what, value, limit } => {
+                write!(f, "{what} {value} is out of range (limit {limit})")
+            }
+            DeviceError::NotErased { page } => {
+                write!(f, "page {page} is programmed and must be erased first")
+            }
+            DeviceError::NopExceeded { page, nop } => write!(
+                f,
+                "page {page} was programmed more than {nop} times since its last erase"
+            ),
+            DeviceError::BadBlock { block } => write!(f, "block {block} is bad (worn out)"),
+            DeviceError::Full { detail } => write!(f, "device full: {detail}"),
+            DeviceError::PowerLost => write!(f, "power lost: the device accepts no more writes"),
+            DeviceError::Corrupt { page, detail } => {
+                write!(f, "corrupt device metadata at page {page}: {detail}")
+            }
+            DeviceError::Config(m) => write!(f, "invalid device configuration: {m}"),
+            DeviceError::Poisoned => {
+                write!(f, "an earlier sync failed; the device must be reopened")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DeviceError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for DeviceError {
+    fn from(e: std::io::Error) -> Self {
+        DeviceError::Io(e)
+    }
+}

@@ -1,0 +1,251 @@
+//! The device layer: what an index stores its pages on.
+//!
+//! Two small traits carry the physics:
+//!
+//! * [`Flash`] is a raw NAND chip. Its rules (enforced by [`nand::Nand`]):
+//!   1. a page may be programmed only when its block has been erased since the
+//!      page was last programmed, and at most `nop` times (non-overlapping
+//!      partial programs) per erase;
+//!   2. erasing works on whole blocks and wears them: past `endurance` erases
+//!      a block is bad and every program or erase of it fails;
+//!   3. reads and programs may address a byte range inside one page, and are
+//!      charged by the [`cost::CostModel`]: a fixed part per operation plus a
+//!      per-byte part for the bytes moved;
+//!   4. on power loss, a program in progress may leave its page torn; nothing
+//!      later persists.
+//! * [`BlockDevice`] is a logical-page device with overwrite allowed (an FTL
+//!   over a chip, or a real file). Reading a page that was never written (or
+//!   was trimmed) yields zero bytes.
+//!
+//! Every device keeps [`DeviceStats`] that can be snapshotted and diffed, so
+//! the runner can charge each index operation with exactly the device work it
+//! caused (`after.delta(&before)`).
+//!
+//! [`Storage`] is what an index is built on: either a logical-page device or,
+//! for indexes that manage erase blocks themselves (IPL), a raw chip.
+
+pub mod cost;
+mod error;
+pub mod ram;
+
+pub use cost::CostModel;
+pub use error::DeviceError;
+
+use serde::Serialize;
+
+/// Result of a device operation.
+pub type Result<T> = std::result::Result<T, DeviceError>;
+
+/// Shape of a raw NAND chip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Geometry {
+    /// Bytes per page (data area, without the spare area).
+    pub page_size: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Erase blocks on the chip.
+    pub blocks: u64,
+    /// Bytes of spare (out-of-band) area per page, used by FTLs for metadata.
+    pub spare_size: u32,
+    /// Partial programs allowed per page between two erases.
+    pub nop: u8,
+    /// Erases a block survives; past this the block is bad.
+    pub endurance: u64,
+}
+
+impl Geometry {
+    /// Total pages on the chip.
+    pub fn pages(&self) -> u64 {
+        self.blocks * self.pages_per_block as u64
+    }
+    /// Total data bytes on the chip.
+    pub fn bytes(&self) -> u64 {
+        self.pages() * self.page_size as u64
+    }
+}
+
+/// Counters every device keeps. Logical counters are what the layer above
+/// asked for; physical ones are what the chip did. Time and energy are the
+/// cost model's charge for the physical work (wall time for a real file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceStats {
+    /// Page reads asked for by the layer above (a partial read counts once).
+    pub logical_reads: u64,
+    /// Page writes asked for by the layer above (a partial write counts once).
+    pub logical_writes: u64,
+    /// Pages trimmed by the layer above.
+    pub logical_trims: u64,
+    /// Bytes the layer above asked to read.
+    pub bytes_read: u64,
+    /// Bytes the layer above asked to write.
+    pub bytes_written: u64,
+    /// Page reads done by the chip (including garbage-collection reads).
+    pub physical_reads: u64,
+    /// Page programs done by the chip (including garbage-collection copies).
+    pub physical_writes: u64,
+    /// Bytes moved by chip reads.
+    pub physical_bytes_read: u64,
+    /// Bytes moved by chip programs.
+    pub physical_bytes_written: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Valid pages copied by garbage collection.
+    pub gc_copies: u64,
+    /// Simulated (or, for a real file, measured) time in microseconds.
+    pub time_us: f64,
+    /// Simulated energy in microjoules (0 for a real file).
+    pub energy_uj: f64,
+}
+
+impl DeviceStats {
+    /// What happened between `earlier` and `self`.
+    pub fn delta(&self, earlier: &DeviceStats) -> DeviceStats {
+        DeviceStats {
+            logical_reads: self.logical_reads - earlier.logical_reads,
+            logical_writes: self.logical_writes - earlier.logical_writes,
+            logical_trims: self.logical_trims - earlier.logical_trims,
+            bytes_read: self.bytes_read - earlier.bytes_read,
+            bytes_written: self.bytes_written - earlier.bytes_written,
+            physical_reads: self.physical_reads - earlier.physical_reads,
+            physical_writes: self.physical_writes - earlier.physical_writes,
+            physical_bytes_read: self.physical_bytes_read - earlier.physical_bytes_read,
+            physical_bytes_written: self.physical_bytes_written - earlier.physical_bytes_written,
+            erases: self.erases - earlier.erases,
+            gc_copies: self.gc_copies - earlier.gc_copies,
+            time_us: self.time_us - earlier.time_us,
+            energy_uj: self.energy_uj - earlier.energy_uj,
+        }
+    }
+
+    /// Physical page writes per logical page write (1.0 when nothing was
+    /// written).
+    pub fn write_amplification(&self) -> f64 {
+        if self.logical_writes == 0 {
+            1.0
+        } else {
+            self.physical_writes as f64 / self.logical_writes as f64
+        }
+    }
+}
+
+/// Erase counts over the blocks a device has (min, mean, max).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Wear {
+    pub min: u64,
+    pub mean: f64,
+    pub max: u64,
+}
+
+/// How a device describes itself in reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceInfo {
+    /// `ftl`, `raw`, `file`, `ram`, ...
+    pub kind: String,
+    /// Profile name or path.
+    pub name: String,
+    pub page_size: u32,
+    /// Pages per erase unit (1 where the device has none, such as a file).
+    pub pages_per_block: u32,
+    /// Logical capacity in pages.
+    pub capacity_pages: u64,
+    /// For a real file: whether O_DIRECT is in use.
+    pub o_direct: Option<bool>,
+    /// Anything else worth reporting (over-provisioning, GC policy, fallback
+    /// reasons).
+    pub notes: Vec<String>,
+}
+
+/// A raw NAND chip: erase-before-write, partial programs up to `nop`, wear.
+pub trait Flash {
+    fn geometry(&self) -> Geometry;
+    /// Reads `buf.len()` bytes at `offset` inside physical page `page`.
+    /// An erased page reads as 0xFF bytes.
+    fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()>;
+    /// Programs `data` at `offset` inside `page` (rules 1-2 in the module doc).
+    fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()>;
+    /// Reads the spare (out-of-band) area of `page`; charged as a read of the
+    /// spare bytes (an FTL does this only when it scans the chip at mount).
+    fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()>;
+    /// Programs the spare area of `page`; done together with the data
+    /// program, so it is not charged separately and does not count against
+    /// `nop`.
+    fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()>;
+    /// Erases `block`, wearing it.
+    fn erase(&mut self, block: u64) -> Result<()>;
+    /// Whether `block` has worn out.
+    fn is_bad(&self, block: u64) -> bool;
+    /// Simulator-only: the owner promises never to read `page` again before
+    /// its block is erased, so the simulator may drop the bytes it holds. The
+    /// page stays programmed (it still cannot be re-programmed). Charges
+    /// nothing; an FTL calls it when it invalidates a page so that a long run
+    /// does not keep dead pages in memory.
+    fn release(&mut self, page: u64);
+    fn stats(&self) -> DeviceStats;
+    fn wear(&self) -> Wear;
+    fn info(&self) -> DeviceInfo;
+}
+
+/// A logical-page device with overwrite allowed.
+pub trait BlockDevice {
+    /// Bytes per logical page.
+    fn page_size(&self) -> usize;
+    /// Logical pages addressable (`0..capacity_pages()`).
+    fn capacity_pages(&self) -> u64;
+    /// Pages per erase unit underneath (1 when there is none). Indexes that
+    /// place data by erase block (IPL) align to it.
+    fn pages_per_block(&self) -> u32;
+    /// Reads `buf.len()` bytes at `offset` inside logical page `lba`.
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()>;
+    /// Writes `data` at `offset` inside logical page `lba`; bytes of the page
+    /// outside that range keep their contents.
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()>;
+    /// Tells the device the page's contents are no longer needed.
+    fn trim(&mut self, lba: u64) -> Result<()>;
+    /// Makes every completed write durable.
+    fn sync(&mut self) -> Result<()>;
+    fn stats(&self) -> DeviceStats;
+    /// Erase counts, where the device has a chip underneath.
+    fn wear(&self) -> Option<Wear>;
+    fn info(&self) -> DeviceInfo;
+}
+
+/// What an index is built on.
+pub enum Storage {
+    /// A logical-page device (FTL over a chip, real file, RAM disk).
+    Pages(Box<dyn BlockDevice>),
+    /// A raw chip, for indexes that manage erase blocks themselves.
+    Raw(Box<dyn Flash>),
+}
+
+impl Storage {
+    pub fn stats(&self) -> DeviceStats {
+        match self {
+            Storage::Pages(d) => d.stats(),
+            Storage::Raw(f) => f.stats(),
+        }
+    }
+    pub fn wear(&self) -> Option<Wear> {
+        match self {
+            Storage::Pages(d) => d.wear(),
+            Storage::Raw(f) => Some(f.wear()),
+        }
+    }
+    pub fn info(&self) -> DeviceInfo {
+        match self {
+            Storage::Pages(d) => d.info(),
+            Storage::Raw(f) => f.info(),
+        }
+    }
+    pub fn page_size(&self) -> usize {
+        match self {
+            Storage::Pages(d) => d.page_size(),
+            Storage::Raw(f) => f.geometry().page_size as usize,
+        }
+    }
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Storage").field(&self.info()).finish()
+    }
+}

@@ -1,0 +1,136 @@
+use serde::Serialize;
+
+use super::IndexError;
+
+/// Widths of an entry's key and value on flash, in bytes (each 4 or 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EntryFormat {
+    pub key_bytes: u8,
+    pub value_bytes: u8,
+}
+
+impl Default for EntryFormat {
+    /// 4-byte key + 4-byte pointer, as in all five papers.
+    fn default() -> Self {
+        EntryFormat {
+            key_bytes: 4,
+            value_bytes: 4,
+        }
+    }
+}
+
+impl EntryFormat {
+    /// A format with the given widths; each must be 4 or 8.
+    pub fn new(key_bytes: u8, value_bytes: u8) -> Result<Self, IndexError> {
+        for (name, w) in [("key_bytes", key_bytes), ("value_bytes", value_bytes)] {
+            if w != 4 && w != 8 {
+                return Err(IndexError::Config(format!(
+                    "{name} must be 4 or 8, got {w}"
+                )));
+            }
+        }
+        Ok(EntryFormat {
+            key_bytes,
+            value_bytes,
+        })
+    }
+
+    /// Bytes of one (key, value) entry on flash.
+    pub fn entry_bytes(&self) -> usize {
+        self.key_bytes as usize + self.value_bytes as usize
+    }
+
+    pub fn max_key(&self) -> u64 {
+        max_for(self.key_bytes)
+    }
+
+    pub fn max_value(&self) -> u64 {
+        max_for(self.value_bytes)
+    }
+
+    /// Checks that both fit their widths.
+    pub fn check(&self, key: u64, value: u64) -> Result<(), IndexError> {
+        self.check_key(key)?;
+        if value > self.max_value() {
+            return Err(IndexError::ValueOutOfRange {
+                value,
+                max: self.max_value(),
+            });
+        }
+        Ok(())
+    }
+
+    pub fn check_key(&self, key: u64) -> Result<(), IndexError> {
+        if key > self.max_key() {
+            return Err(IndexError::KeyOutOfRange {
+                key,
+                max: self.max_key(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `key` little-endian at its width into `out[..key_bytes]`.
+    pub fn put_key(&self, out: &mut [u8], key: u64) {
+        put_uint(out, key, self.key_bytes);
+    }
+
+    pub fn put_value(&self, out: &mut [u8], value: u64) {
+        put_uint(out, value, self.value_bytes);
+    }
+
+    pub fn read_key(&self, bytes: &[u8]) -> u64 {
+        get_uint(bytes, self.key_bytes)
+    }
+
+    pub fn read_value(&self, bytes: &[u8]) -> u64 {
+        get_uint(bytes, self.value_bytes)
+    }
+}
+
+fn max_for(width: u8) -> u64 {
+    if width >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * width as u32)) - 1
+    }
+}
+
+fn put_uint(out: &mut [u8], v: u64, width: u8) {
+    let w = width as usize;
+    out[..w].copy_from_slice(&v.to_le_bytes()[..w]);
+}
+
+fn get_uint(bytes: &[u8], width: u8) -> u64 {
+    let w = width as usize;
+    let mut b = [0u8; 8];
+    b[..w].copy_from_slice(&bytes[..w]);
+    u64::from_le_bytes(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_round_trip_and_limits() {
+        let f = EntryFormat::default();
+        assert_eq!(f.entry_bytes(), 8);
+        assert!(f.check(u32::MAX as u64, 7).is_ok());
+        assert!(matches!(
+            f.check(u32::MAX as u64 + 1, 7),
+            Err(IndexError::KeyOutOfRange { .. })
+        ));
+        assert!(matches!(
+            f.check(1, 1 << 32),
+            Err(IndexError::ValueOutOfRange { .. })
+        ));
+        let mut b = [0u8; 8];
+        f.put_key(&mut b, 0xDEAD_BEEF);
+        assert_eq!(f.read_key(&b), 0xDEAD_BEEF);
+        let w = EntryFormat::new(8, 8).unwrap();
+        w.put_key(&mut b, u64::MAX - 3);
+        assert_eq!(w.read_key(&b), u64::MAX - 3);
+        assert!(EntryFormat::new(5, 4).is_err());
+    }
+}

@@ -1,0 +1,71 @@
+use std::fmt;
+
+use crate::device::DeviceError;
+
+/// Errors of the index layer.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum IndexError {
+    /// The device failed (I/O, full, power lost, ...).
+    Device(DeviceError),
+    /// A page read back does not hold what was written: checksum mismatch,
+    /// impossible header, dangling pointer.
+    Corrupt {
+        page: u64,
+        detail: String,
+    },
+    KeyOutOfRange {
+        key: u64,
+        max: u64,
+    },
+    ValueOutOfRange {
+        value: u64,
+        max: u64,
+    },
+    /// An impossible configuration (unknown parameter, node too small, ...).
+    Config(String),
+    /// The memory budget cannot hold what the index needs to work.
+    BudgetTooSmall {
+        needed: usize,
+        given: usize,
+        what: String,
+    },
+    /// Opening found no index of this kind on the storage.
+    NoIndex(String),
+}
+
+impl fmt::Display for IndexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexError::Device(e) => write!(f, "{e}"),
+            IndexError::Corrupt { page, detail } => write!(f, "corrupt page {page}: {detail}"),
+            IndexError::KeyOutOfRange { key, max } => {
+                write!(f, "key {key} does not fit the entry format (max {max})")
+            }
+            IndexError::ValueOutOfRange { value, max } => {
+                write!(f, "value {value} does not fit the entry format (max {max})")
+            }
+            IndexError::Config(m) => write!(f, "invalid index configuration: {m}"),
+            IndexError::BudgetTooSmall { needed, given, what } => write!(
+                f,
+                "memory budget of {given} bytes is too small: at least {needed} bytes are needed ({what})"
+            ),
+            IndexError::NoIndex(m) => write!(f, "no index found: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for IndexError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            IndexError::Device(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DeviceError> for IndexError {
+    fn from(e: DeviceError) -> Self {
+        IndexError::Device(e)
+    }
+}

@@ -1,0 +1,88 @@
+//! The index layer: one trait, [`Index`], for every index flashix implements.
+//!
+//! Semantics (all five papers): an index holds a **set of entries**, each a
+//! key and a pointer (here `value`). Keys may repeat; a (key, value) pair is
+//! unique. Inserting a pair that is present changes nothing; `update` is
+//! `delete(key, old)` followed by `insert(key, new)`.
+//!
+//! Keys and values are integers stored on flash at the widths of an
+//! [`EntryFormat`] (4 + 4 bytes by default, 8 + 8 allowed); a key or value that
+//! does not fit is an [`IndexError::KeyOutOfRange`] / `ValueOutOfRange`,
+//! rejected before anything changes.
+//!
+//! Every index is built from a [`Storage`], an [`EntryFormat`], a memory budget
+//! in bytes and its own [`Params`]; a budget too small to work with is
+//! refused with [`IndexError::BudgetTooSmall`]. `memory_bytes()` counts every
+//! byte held in RAM between operations at the width it would have on flash.
+//! After `flush()`, dropping the index and opening it again from the same
+//! storage finds every entry.
+
+mod entry;
+mod error;
+mod params;
+
+pub use entry::EntryFormat;
+pub use error::IndexError;
+pub use params::Params;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::device::Storage;
+
+/// Result of an index operation.
+pub type Result<T> = std::result::Result<T, IndexError>;
+
+/// Index-specific counters (compactions, merges, leaf-node size, buffer
+/// fill, ...), by name. Reported as `index_stats`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IndexStats(pub BTreeMap<String, f64>);
+
+impl IndexStats {
+    pub fn set(&mut self, name: &str, value: f64) {
+        self.0.insert(name.to_string(), value);
+    }
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.get(name).copied()
+    }
+}
+
+/// One index over one storage.
+pub trait Index {
+    /// The registry name (`btree`, `bftl`, ...).
+    fn name(&self) -> &'static str;
+    /// The entry widths on flash.
+    fn format(&self) -> EntryFormat;
+    /// Adds the entry; a pair already present changes nothing.
+    fn insert(&mut self, key: u64, value: u64) -> Result<()>;
+    /// Removes the entry; `Ok(false)` when it was not present.
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool>;
+    /// `delete(key, old)` then `insert(key, new)`; returns whether `old` was
+    /// present. Both pairs are range-checked before anything changes.
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        self.format().check(key, new)?;
+        let found = self.delete(key, old)?;
+        self.insert(key, new)?;
+        Ok(found)
+    }
+    /// Replaces `out` with the values stored under `key`, ascending.
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()>;
+    /// Replaces `out` with the entries whose key is in `lo..=hi`, in
+    /// (key, value) order.
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()>;
+    /// Makes everything buffered durable on the storage and syncs it.
+    fn flush(&mut self) -> Result<()>;
+    /// Bytes held in RAM between operations (caches, buffers, tables), at
+    /// their on-flash widths.
+    fn memory_bytes(&self) -> usize;
+    /// Index-specific counters.
+    fn stats(&self) -> IndexStats;
+    /// Flash space the index occupies (live pages × page size).
+    fn flash_bytes_used(&self) -> u64;
+    /// The storage the index is on (for device counters).
+    fn storage(&self) -> &Storage;
+    /// Gives the storage back, without flushing (a crash test drops the
+    /// index this way; call `flush` first for a clean close).
+    fn into_storage(self: Box<Self>) -> Storage;
+}

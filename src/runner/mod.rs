@@ -1,0 +1,1 @@
+//! Runs workloads on indexes and reports what the device did.

@@ -16,6 +16,7 @@
 //!   attributes device cost to the operation that caused it.
 #![deny(unsafe_code)]
 
+pub mod cli;
 pub mod device;
 pub mod index;
 pub mod node;

@@ -26,10 +26,18 @@
 
 pub mod cost;
 mod error;
+pub mod fault;
+pub mod file;
+pub mod ftl;
+pub mod nand;
+pub mod profile;
 pub mod ram;
 
 pub use cost::CostModel;
 pub use error::DeviceError;
+pub use ftl::{Ftl, FtlConfig, GcPolicy};
+pub use nand::Nand;
+pub use profile::DeviceSpec;
 
 use serde::Serialize;
 

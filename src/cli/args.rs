@@ -1,0 +1,188 @@
+//! Command-line grammar (clap derive). The forms in the README are a
+//! contract with scripts: keep them stable, add options freely.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "flashix",
+    version,
+    about = "Flash-aware index structures over simulated NAND, an FTL and real files",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List indexes, device profiles, workload presets and experiments.
+    List,
+    /// Run a workload (preset or trace) on one index and report what the
+    /// device did.
+    Run(RunArgs),
+    /// Replay a trace and print every lookup result.
+    Replay(ReplayArgs),
+    /// Trace files.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+    /// Every listed index on the same device, workload and memory budget.
+    Compare(CompareArgs),
+    /// The speed benchmark: random inserts then searches on `btree` over
+    /// the simulated FTL, with throughput and peak memory.
+    Bench(BenchArgs),
+}
+
+/// Index choice and its parameters.
+#[derive(Debug, Args, Clone)]
+pub struct IndexArgs {
+    /// Index name (see `flashix list`).
+    #[arg(long)]
+    pub index: String,
+    /// Index parameter, KEY=VALUE (repeatable), e.g. `--set node_bytes=512`.
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+}
+
+/// Device choice and overrides.
+#[derive(Debug, Args, Clone)]
+pub struct DeviceArgs {
+    /// `PROFILE` (FTL over that chip), `raw:PROFILE` (the raw chip) or
+    /// `file:PATH` (a real file).
+    #[arg(long, default_value = "slc-small")]
+    pub device: String,
+    /// Device parameter, KEY=VALUE (repeatable): page_size, pages_per_block,
+    /// blocks, overprovision, gc, nop, endurance and every cost field.
+    #[arg(long = "device-set", value_name = "K=V")]
+    pub device_set: Vec<String>,
+}
+
+/// A workload: a preset with overrides, or a trace file.
+#[derive(Debug, Args, Clone)]
+pub struct WorkloadArgs {
+    /// Workload preset (see `flashix list`).
+    #[arg(long, conflicts_with = "trace")]
+    pub workload: Option<String>,
+    /// Workload parameter, KEY=VALUE (repeatable).
+    #[arg(long = "workload-set", value_name = "K=V")]
+    pub workload_set: Vec<String>,
+    /// Trace file (`I k v`, `D k v`, `U k old new`, `S k`, `R lo hi`).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Entries inserted before the measured operations.
+    #[arg(long)]
+    pub preload: Option<u64>,
+    /// Measured operations.
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Seed of the workload generator.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub index: IndexArgs,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Memory budget of the index: 65536, 64KiB, 1MiB, 20KB.
+    #[arg(long, default_value = "64KiB")]
+    pub memory: String,
+    /// Check every answer against an in-memory oracle.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write the full JSON report here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Open an index already on the device (`file:PATH`) instead of
+    /// creating one.
+    #[arg(long)]
+    pub open: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Trace file to replay.
+    #[arg(long)]
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub index: IndexArgs,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Memory budget of the index.
+    #[arg(long, default_value = "64KiB")]
+    pub memory: String,
+    /// Print one line per `S` and `R` op (required: it is what replay is for).
+    #[arg(long, required = true)]
+    pub print_results: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Write a generated workload as a trace to stdout (preload first).
+    Gen(TraceGenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TraceGenArgs {
+    /// Workload preset.
+    #[arg(long)]
+    pub workload: String,
+    /// Workload parameter, KEY=VALUE (repeatable).
+    #[arg(long = "workload-set", value_name = "K=V")]
+    pub workload_set: Vec<String>,
+    #[arg(long)]
+    pub preload: Option<u64>,
+    #[arg(long)]
+    pub ops: Option<u64>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Comma-separated index configurations (`btree:cache=lru`), or `all`.
+    #[arg(long, default_value = "all")]
+    pub indexes: String,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Memory budget of every index.
+    #[arg(long, default_value = "64KiB")]
+    pub memory: String,
+    /// Directory for the JSON reports and the chart.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Check every answer against an in-memory oracle.
+    #[arg(long)]
+    pub verify: bool,
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Random inserts (then as many searches of the inserted keys).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub ops: u64,
+    /// Memory budget (modified LRU cache).
+    #[arg(long, default_value = "64KiB")]
+    pub memory: String,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Write the JSON report here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[arg(long)]
+    pub quiet: bool,
+}

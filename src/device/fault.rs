@@ -1,0 +1,272 @@
+//! Fault injection as decorators around any device (`CONVENTIONS.md`:
+//! decorators, not flags): power cut after the N-th write, a torn last
+//! write, and bit flips on read. Crash tests of later issues wrap a chip or
+//! a file in these and reopen what survives.
+//!
+//! Semantics, identical for [`FaultyFlash`] (counting programs) and
+//! [`FaultyDevice`] (counting logical writes):
+//! 1. With `power_cut_after = Some(n)`, writes `1..=n` succeed. Write `n+1`
+//!    and everything after it (writes, erases, trims, syncs) fail with
+//!    [`DeviceError::PowerLost`], and nothing of them persists...
+//! 2. ...except that with `tear_last = true` write `n+1` is **torn**: only
+//!    the first half of its bytes reaches the medium before the power goes.
+//! 3. A bit flip corrupts the data returned by one read (the `k`-th read,
+//!    bit `b`), or every read independently with probability `p` (seeded,
+//!    so reproducible); the stored data is not changed.
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
+
+/// What to inject.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FaultPlan {
+    /// Writes that succeed before the power is cut.
+    pub power_cut_after: Option<u64>,
+    /// Tear the write that meets the power cut (rule 2).
+    pub tear_last: bool,
+    /// Flip bit `.1` (counted over the bytes returned) of read number `.0`
+    /// (1-based).
+    pub flip_read: Option<(u64, usize)>,
+    /// Flip one random bit of each read with this probability.
+    pub flip_probability: f64,
+    pub seed: u64,
+}
+
+/// Shared bookkeeping of both decorators.
+#[derive(Debug)]
+struct Injector {
+    plan: FaultPlan,
+    writes: u64,
+    reads: u64,
+    powered: bool,
+    rng: Xoshiro256PlusPlus,
+    flips: u64,
+}
+
+enum WriteFate {
+    Full,
+    Torn,
+    Lost,
+}
+
+impl Injector {
+    fn new(plan: FaultPlan) -> Self {
+        let rng = Xoshiro256PlusPlus::seed_from_u64(plan.seed);
+        Injector {
+            plan,
+            writes: 0,
+            reads: 0,
+            powered: true,
+            rng,
+            flips: 0,
+        }
+    }
+
+    fn check_power(&self) -> Result<()> {
+        if self.powered {
+            Ok(())
+        } else {
+            Err(DeviceError::PowerLost)
+        }
+    }
+
+    fn next_write(&mut self) -> WriteFate {
+        if !self.powered {
+            return WriteFate::Lost;
+        }
+        self.writes += 1;
+        match self.plan.power_cut_after {
+            Some(n) if self.writes > n => {
+                self.powered = false;
+                if self.plan.tear_last {
+                    WriteFate::Torn
+                } else {
+                    WriteFate::Lost
+                }
+            }
+            _ => WriteFate::Full,
+        }
+    }
+
+    fn after_read(&mut self, buf: &mut [u8]) {
+        self.reads += 1;
+        if buf.is_empty() {
+            return;
+        }
+        let bits = buf.len() * 8;
+        if let Some((k, bit)) = self.plan.flip_read {
+            if k == self.reads {
+                let bit = bit % bits;
+                buf[bit / 8] ^= 1 << (bit % 8);
+                self.flips += 1;
+            }
+        }
+        if self.plan.flip_probability > 0.0 && self.rng.random::<f64>() < self.plan.flip_probability
+        {
+            let bit = self.rng.random_range(0..bits);
+            buf[bit / 8] ^= 1 << (bit % 8);
+            self.flips += 1;
+        }
+    }
+}
+
+/// A raw chip with injected faults.
+#[derive(Debug)]
+pub struct FaultyFlash<F: Flash> {
+    inner: F,
+    inj: Injector,
+}
+
+impl<F: Flash> FaultyFlash<F> {
+    pub fn new(inner: F, plan: FaultPlan) -> Self {
+        FaultyFlash {
+            inner,
+            inj: Injector::new(plan),
+        }
+    }
+    /// Whether the power is still on.
+    pub fn powered(&self) -> bool {
+        self.inj.powered
+    }
+    /// Bits flipped so far.
+    pub fn flips(&self) -> u64 {
+        self.inj.flips
+    }
+    /// The chip as the power cut left it (to mount again).
+    pub fn into_inner(self) -> F {
+        self.inner
+    }
+}
+
+impl<F: Flash> Flash for FaultyFlash<F> {
+    fn geometry(&self) -> Geometry {
+        self.inner.geometry()
+    }
+    fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.read(page, offset, buf)?;
+        self.inj.after_read(buf);
+        Ok(())
+    }
+    fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
+        match self.inj.next_write() {
+            WriteFate::Full => self.inner.program(page, offset, data),
+            WriteFate::Torn => {
+                let half = data.len() / 2;
+                if half > 0 {
+                    self.inner.program(page, offset, &data[..half])?;
+                }
+                Err(DeviceError::PowerLost)
+            }
+            WriteFate::Lost => Err(DeviceError::PowerLost),
+        }
+    }
+    fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.read_spare(page, buf)
+    }
+    fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
+        // The spare area goes with the data program: lost with it.
+        self.inj.check_power()?;
+        self.inner.program_spare(page, data)
+    }
+    fn erase(&mut self, block: u64) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.erase(block)
+    }
+    fn is_bad(&self, block: u64) -> bool {
+        self.inner.is_bad(block)
+    }
+    fn release(&mut self, page: u64) {
+        self.inner.release(page)
+    }
+    fn stats(&self) -> DeviceStats {
+        self.inner.stats()
+    }
+    fn wear(&self) -> Wear {
+        self.inner.wear()
+    }
+    fn info(&self) -> DeviceInfo {
+        let mut i = self.inner.info();
+        i.notes
+            .push(format!("fault injection: {:?}", self.inj.plan));
+        i
+    }
+}
+
+/// A logical-page device with injected faults.
+pub struct FaultyDevice<D: BlockDevice> {
+    inner: D,
+    inj: Injector,
+}
+
+impl<D: BlockDevice> FaultyDevice<D> {
+    pub fn new(inner: D, plan: FaultPlan) -> Self {
+        FaultyDevice {
+            inner,
+            inj: Injector::new(plan),
+        }
+    }
+    pub fn powered(&self) -> bool {
+        self.inj.powered
+    }
+    pub fn flips(&self) -> u64 {
+        self.inj.flips
+    }
+    pub fn into_inner(self) -> D {
+        self.inner
+    }
+}
+
+impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn capacity_pages(&self) -> u64 {
+        self.inner.capacity_pages()
+    }
+    fn pages_per_block(&self) -> u32 {
+        self.inner.pages_per_block()
+    }
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.read(lba, offset, buf)?;
+        self.inj.after_read(buf);
+        Ok(())
+    }
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        match self.inj.next_write() {
+            WriteFate::Full => self.inner.write(lba, offset, data),
+            WriteFate::Torn => {
+                let half = data.len() / 2;
+                if half > 0 {
+                    self.inner.write(lba, offset, &data[..half])?;
+                }
+                Err(DeviceError::PowerLost)
+            }
+            WriteFate::Lost => Err(DeviceError::PowerLost),
+        }
+    }
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.trim(lba)
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.sync()
+    }
+    fn stats(&self) -> DeviceStats {
+        self.inner.stats()
+    }
+    fn wear(&self) -> Option<Wear> {
+        self.inner.wear()
+    }
+    fn info(&self) -> DeviceInfo {
+        let mut i = self.inner.info();
+        i.notes
+            .push(format!("fault injection: {:?}", self.inj.plan));
+        i
+    }
+}

@@ -1,0 +1,295 @@
+//! [`FileDevice`]: the logical-page interface on a real file, so an index
+//! chosen in simulation can be used for real.
+//!
+//! Pages are read and written with `pread`/`pwrite` at `lba × page_size`.
+//! When the page size is a multiple of 4,096 bytes the file is opened with
+//! `O_DIRECT` (bypassing the page cache, so counts and times are the
+//! disk's); buffers, offsets and lengths are then 4,096-aligned, and a
+//! partial-page write becomes a read-modify-write of the whole page. If the
+//! filesystem refuses `O_DIRECT` (`EINVAL` at open or first I/O) the device
+//! falls back to buffered I/O and says so in [`DeviceInfo::notes`] and
+//! `o_direct: Some(false)`.
+//!
+//! Invariants:
+//! 1. Bytes never written read as zeros (sparse file, reads past the end).
+//! 2. `sync` is `fdatasync`; after a failed sync every call returns
+//!    [`DeviceError::Poisoned`] until the file is reopened, because the
+//!    kernel may have dropped the dirty pages it could not write.
+//! 3. Counters are what was really issued; `time_us` is measured wall time
+//!    of the I/O calls, energy is not known (0).
+
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
+
+const ALIGN: usize = 4096;
+/// Logical pages of a file device with no size limit given.
+const UNLIMITED_PAGES: u64 = 1 << 32;
+
+/// A page buffer whose usable slice starts on a 4,096-byte boundary.
+struct AlignedBuf {
+    raw: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl AlignedBuf {
+    fn new(len: usize) -> Self {
+        let raw = vec![0u8; len + ALIGN];
+        // Pointer-to-integer only to find the aligned start inside `raw`.
+        let addr = raw.as_ptr() as usize;
+        let start = (ALIGN - addr % ALIGN) % ALIGN;
+        AlignedBuf { raw, start, len }
+    }
+    fn as_slice(&self) -> &[u8] {
+        &self.raw[self.start..self.start + self.len]
+    }
+    fn as_mut(&mut self) -> &mut [u8] {
+        &mut self.raw[self.start..self.start + self.len]
+    }
+}
+
+/// A real file as a logical-page device.
+pub struct FileDevice {
+    file: File,
+    path: PathBuf,
+    page_size: usize,
+    capacity: u64,
+    direct: bool,
+    notes: Vec<String>,
+    buf: AlignedBuf,
+    stats: DeviceStats,
+    poisoned: bool,
+}
+
+impl std::fmt::Debug for FileDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileDevice")
+            .field("path", &self.path)
+            .field("page_size", &self.page_size)
+            .field("o_direct", &self.direct)
+            .finish()
+    }
+}
+
+impl FileDevice {
+    /// Creates (or truncates) the file. `max_pages` 0 means no limit.
+    pub fn create(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        Self::open_with(path, page_size, max_pages, true)
+    }
+
+    /// Opens an existing file without truncating it.
+    pub fn open(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        if !path.exists() {
+            return Err(DeviceError::Config(format!(
+                "{} does not exist",
+                path.display()
+            )));
+        }
+        Self::open_with(path, page_size, max_pages, false)
+    }
+
+    fn open_with(path: &Path, page_size: usize, max_pages: u64, truncate: bool) -> Result<Self> {
+        if page_size == 0 {
+            return Err(DeviceError::Config("page_size must be positive".into()));
+        }
+        let mut notes = Vec::new();
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .write(true)
+            .create(truncate)
+            .truncate(truncate);
+        let mut direct = false;
+        let file = if page_size % ALIGN == 0 {
+            let mut d = opts.clone();
+            d.custom_flags(libc::O_DIRECT);
+            match d.open(path) {
+                Ok(f) => {
+                    direct = true;
+                    f
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    notes.push("O_DIRECT refused by the filesystem; using buffered I/O".into());
+                    opts.open(path)?
+                }
+                Err(e) => return Err(io_at(e, path)),
+            }
+        } else {
+            notes.push(format!(
+                "page size {page_size} is not a multiple of {ALIGN}: O_DIRECT needs aligned I/O, using buffered I/O"
+            ));
+            opts.open(path).map_err(|e| io_at(e, path))?
+        };
+        Ok(FileDevice {
+            file,
+            path: path.to_path_buf(),
+            page_size,
+            capacity: if max_pages == 0 {
+                UNLIMITED_PAGES
+            } else {
+                max_pages
+            },
+            direct,
+            notes,
+            buf: AlignedBuf::new(page_size),
+            stats: DeviceStats::default(),
+            poisoned: false,
+        })
+    }
+
+    /// Whether `O_DIRECT` is in use.
+    pub fn is_direct(&self) -> bool {
+        self.direct
+    }
+
+    fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
+        if self.poisoned {
+            return Err(DeviceError::Poisoned);
+        }
+        if lba >= self.capacity {
+            return Err(DeviceError::OutOfRange {
+                what: "logical page",
+                value: lba,
+                limit: self.capacity,
+            });
+        }
+        let end = offset as u64 + len as u64;
+        if end > self.page_size as u64 {
+            return Err(DeviceError::OutOfRange {
+                what: "byte range end",
+                value: end,
+                limit: self.page_size as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads a whole page into the aligned buffer, zero-filling past EOF.
+    fn read_page(&mut self, lba: u64) -> Result<()> {
+        let pos = lba * self.page_size as u64;
+        let mut done = 0;
+        while done < self.page_size {
+            let n = match self
+                .file
+                .read_at(&mut self.buf.as_mut()[done..], pos + done as u64)
+            {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_at(e, &self.path)),
+            };
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        self.buf.as_mut()[done..].fill(0);
+        self.stats.physical_reads += 1;
+        self.stats.physical_bytes_read += self.page_size as u64;
+        Ok(())
+    }
+
+    fn write_page(&mut self, lba: u64) -> Result<()> {
+        let pos = lba * self.page_size as u64;
+        self.file
+            .write_all_at(self.buf.as_slice(), pos)
+            .map_err(|e| io_at(e, &self.path))?;
+        self.stats.physical_writes += 1;
+        self.stats.physical_bytes_written += self.page_size as u64;
+        Ok(())
+    }
+}
+
+fn io_at(e: std::io::Error, path: &Path) -> DeviceError {
+    DeviceError::Io(std::io::Error::new(
+        e.kind(),
+        format!("{}: {e}", path.display()),
+    ))
+}
+
+impl BlockDevice for FileDevice {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    fn capacity_pages(&self) -> u64 {
+        self.capacity
+    }
+
+    fn pages_per_block(&self) -> u32 {
+        1
+    }
+
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.check(lba, offset, buf.len())?;
+        let t = Instant::now();
+        self.read_page(lba)?;
+        buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
+        self.stats.logical_reads += 1;
+        self.stats.bytes_read += buf.len() as u64;
+        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        Ok(())
+    }
+
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        self.check(lba, offset, data.len())?;
+        let t = Instant::now();
+        if offset != 0 || data.len() != self.page_size {
+            // Whole-page I/O keeps O_DIRECT's alignment rules and makes the
+            // unwritten part of the page read back as before.
+            self.read_page(lba)?;
+        }
+        self.buf.as_mut()[offset..offset + data.len()].copy_from_slice(data);
+        self.write_page(lba)?;
+        self.stats.logical_writes += 1;
+        self.stats.bytes_written += data.len() as u64;
+        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        Ok(())
+    }
+
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        self.check(lba, 0, 0)?;
+        // Zeroing keeps invariant 1 without punching holes (which needs
+        // fallocate flags not every filesystem has).
+        self.buf.as_mut().fill(0);
+        self.write_page(lba)?;
+        self.stats.logical_trims += 1;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        if self.poisoned {
+            return Err(DeviceError::Poisoned);
+        }
+        let t = Instant::now();
+        if let Err(e) = self.file.sync_data() {
+            self.poisoned = true;
+            return Err(io_at(e, &self.path));
+        }
+        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        Ok(())
+    }
+
+    fn stats(&self) -> DeviceStats {
+        self.stats
+    }
+
+    fn wear(&self) -> Option<Wear> {
+        None
+    }
+
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            kind: "file".into(),
+            name: self.path.display().to_string(),
+            page_size: self.page_size as u32,
+            pages_per_block: 1,
+            capacity_pages: self.capacity,
+            o_direct: Some(self.direct),
+            notes: self.notes.clone(),
+        }
+    }
+}

@@ -1,0 +1,637 @@
+//! A page-mapping flash translation layer ([`BlockDevice`] over a [`Flash`]
+//! chip): the "FTL" that BFTL sits on (`bftl.md` §2, Fig. 5) and that the
+//! B+-tree baselines write through in place.
+//!
+//! Every logical write goes out of place to the next free page of the active
+//! block; the previous physical copy becomes invalid. When free blocks run
+//! short, garbage collection picks a victim block, copies its valid pages and
+//! erases it. Victim selection is **greedy** (fewest valid pages, as in the
+//! BFTL paper's experiments) or **cost-benefit** (Kawaguchi et al. 1995:
+//! maximise `age · (1 − u) / 2u`).
+//!
+//! On-flash format: the data area of a physical page holds the logical page's
+//! bytes unchanged. Its spare area holds
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8  | logical page number (LBA), little-endian `u64` |
+//! | 8..16 | write sequence number, little-endian `u64`, strictly increasing |
+//!
+//! so [`Ftl::mount`] can rebuild the mapping after the RAM tables are lost:
+//! for every LBA the copy with the highest sequence number wins.
+//!
+//! Invariants:
+//! 1. `l2p[lba]` is the only valid physical copy of `lba`; `p2l` maps it back.
+//! 2. A block's `valid` count equals the number of physical pages in it that
+//!    some `l2p` entry points to.
+//! 3. At least `RESERVE_BLOCKS` free blocks exist whenever a host write asks
+//!    for a page, so garbage collection always has room to copy into.
+//! 4. Logical capacity ≤ (blocks − RESERVE_BLOCKS − 1) · pages_per_block, so
+//!    a full logical space still leaves invalid pages for GC to reclaim: a
+//!    full device is reported as [`DeviceError::Full`], never a hang.
+//!
+//! Memory grows with what is written: the mapping tables grow to the highest
+//! LBA and the highest block used, never to the device size up front.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Result, Wear};
+
+const UNMAPPED: u64 = u64::MAX;
+/// Free blocks kept back for garbage collection to copy into.
+pub const RESERVE_BLOCKS: u64 = 2;
+const SPARE_BYTES: usize = 16;
+
+/// Victim selection of garbage collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// The block with the fewest valid pages.
+    Greedy,
+    /// Kawaguchi's cost-benefit: the largest `age · (1 − u) / 2u`.
+    CostBenefit,
+}
+
+impl std::str::FromStr for GcPolicy {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "greedy" => Ok(GcPolicy::Greedy),
+            "cost-benefit" | "cb" => Ok(GcPolicy::CostBenefit),
+            _ => Err(format!(
+                "unknown gc policy `{s}`: use greedy or cost-benefit"
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockState {
+    Free,
+    Active,
+    Sealed,
+    Bad,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BlockMeta {
+    valid: u32,
+    state: BlockState,
+    /// Sequence number of the last page programmed into the block (its age
+    /// for cost-benefit).
+    last_seq: u64,
+}
+
+/// FTL configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FtlConfig {
+    /// Fraction of the physical space hidden from the host (0 ≤ op < 1).
+    pub overprovision: f64,
+    pub gc: GcPolicy,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            overprovision: 0.07,
+            gc: GcPolicy::Greedy,
+        }
+    }
+}
+
+/// A page-mapping FTL over a chip.
+pub struct Ftl<F: Flash> {
+    flash: F,
+    config: FtlConfig,
+    page_size: usize,
+    ppb: u64,
+    blocks: u64,
+    capacity: u64,
+    l2p: Vec<u64>,
+    p2l: Vec<u64>,
+    meta: Vec<BlockMeta>,
+    /// Erased blocks ready for use (blocks never used lie above `meta.len()`).
+    free: VecDeque<u64>,
+    /// Sealed blocks ordered by (valid pages, block): greedy's candidates.
+    sealed: BTreeSet<(u32, u64)>,
+    active: Option<(u64, u64)>,
+    seq: u64,
+    stats: DeviceStats,
+    page_buf: Vec<u8>,
+    gc_buf: Vec<u8>,
+    mapped: u64,
+}
+
+impl<F: Flash> std::fmt::Debug for Ftl<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ftl")
+            .field("capacity_pages", &self.capacity)
+            .field("mapped", &self.mapped)
+            .finish()
+    }
+}
+
+impl<F: Flash> Ftl<F> {
+    /// A new FTL over an erased chip.
+    pub fn new(flash: F, config: FtlConfig) -> Result<Self> {
+        let g = flash.geometry();
+        if !(0.0..1.0).contains(&config.overprovision) {
+            return Err(DeviceError::Config(format!(
+                "overprovision must be in [0, 1), got {}",
+                config.overprovision
+            )));
+        }
+        if (g.spare_size as usize) < SPARE_BYTES {
+            return Err(DeviceError::Config(format!(
+                "the FTL needs {SPARE_BYTES} spare bytes per page, the chip has {}",
+                g.spare_size
+            )));
+        }
+        let usable = g.blocks.saturating_sub(RESERVE_BLOCKS + 1);
+        let capacity = ((usable * g.pages_per_block as u64) as f64 * (1.0 - config.overprovision))
+            .floor() as u64;
+        if capacity == 0 {
+            return Err(DeviceError::Config(format!(
+                "{} blocks leave no logical space: the FTL keeps {} blocks for garbage collection",
+                g.blocks,
+                RESERVE_BLOCKS + 1
+            )));
+        }
+        Ok(Ftl {
+            page_size: g.page_size as usize,
+            ppb: g.pages_per_block as u64,
+            blocks: g.blocks,
+            capacity,
+            flash,
+            config,
+            l2p: Vec::new(),
+            p2l: Vec::new(),
+            meta: Vec::new(),
+            free: VecDeque::new(),
+            sealed: BTreeSet::new(),
+            active: None,
+            seq: 0,
+            stats: DeviceStats::default(),
+            page_buf: vec![0u8; g.page_size as usize],
+            gc_buf: vec![0u8; g.page_size as usize],
+            mapped: 0,
+        })
+    }
+
+    /// Rebuilds the FTL from a chip that an FTL wrote before, by scanning
+    /// the spare areas (newest sequence number wins). Scanning is charged
+    /// as spare reads.
+    pub fn mount(flash: F, config: FtlConfig) -> Result<Self> {
+        let mut ftl = Ftl::new(flash, config)?;
+        let mut spare = [0u8; SPARE_BYTES];
+        let mut newest: Vec<(u64, u64)> = Vec::new(); // lba -> (seq, ppa)
+        let mut used_blocks = 0u64;
+        for block in 0..ftl.blocks {
+            let first = block * ftl.ppb;
+            ftl.flash.read_spare(first, &mut spare)?;
+            // Blocks are filled from page 0, so a block whose first spare is
+            // erased holds nothing; erased blocks may lie below used ones
+            // (GC frees them), so the scan goes to the last block.
+            if spare.iter().any(|&b| b != 0xFF) {
+                used_blocks = block + 1;
+            }
+        }
+        ftl.grow_blocks(used_blocks);
+        for block in 0..used_blocks {
+            let mut programmed = 0u64;
+            for i in 0..ftl.ppb {
+                let ppa = block * ftl.ppb + i;
+                ftl.flash.read_spare(ppa, &mut spare)?;
+                if spare.iter().all(|&b| b == 0xFF) {
+                    break;
+                }
+                programmed = i + 1;
+                let lba = u64::from_le_bytes(spare[0..8].try_into().expect("8 bytes"));
+                let seq = u64::from_le_bytes(spare[8..16].try_into().expect("8 bytes"));
+                if lba >= ftl.capacity {
+                    return Err(DeviceError::Corrupt {
+                        page: ppa,
+                        detail: format!(
+                            "spare area names LBA {lba} beyond capacity {}",
+                            ftl.capacity
+                        ),
+                    });
+                }
+                ftl.seq = ftl.seq.max(seq + 1);
+                let idx = lba as usize;
+                if newest.len() <= idx {
+                    newest.resize(idx + 1, (0, UNMAPPED));
+                }
+                if newest[idx].1 == UNMAPPED || newest[idx].0 < seq {
+                    newest[idx] = (seq, ppa);
+                }
+                ftl.meta[block as usize].last_seq = ftl.meta[block as usize].last_seq.max(seq);
+            }
+            let m = &mut ftl.meta[block as usize];
+            if ftl.flash.is_bad(block) {
+                m.state = BlockState::Bad;
+            } else if programmed == 0 {
+                m.state = BlockState::Free;
+                ftl.free.push_back(block);
+            } else {
+                // Provisionally active so that `map` below does not touch the
+                // sealed set; sealed once its valid count is final.
+                m.state = BlockState::Active;
+            }
+        }
+        for (lba, &(_, ppa)) in newest.iter().enumerate() {
+            if ppa != UNMAPPED {
+                ftl.map(lba as u64, ppa);
+            }
+        }
+        for block in 0..used_blocks {
+            let m = &mut ftl.meta[block as usize];
+            if m.state == BlockState::Active {
+                // A partly written block is sealed too: its erased tail is
+                // reclaimed by the next erase.
+                m.state = BlockState::Sealed;
+                ftl.sealed.insert((m.valid, block));
+            }
+        }
+        Ok(ftl)
+    }
+
+    /// The chip underneath.
+    pub fn flash(&self) -> &F {
+        &self.flash
+    }
+
+    /// Gives the chip back (to mount it again, as after a power cut).
+    pub fn into_flash(self) -> F {
+        self.flash
+    }
+
+    /// Logical pages currently mapped.
+    pub fn mapped_pages(&self) -> u64 {
+        self.mapped
+    }
+
+    fn grow_blocks(&mut self, upto: u64) {
+        while (self.meta.len() as u64) < upto {
+            self.meta.push(BlockMeta {
+                valid: 0,
+                state: BlockState::Free,
+                last_seq: 0,
+            });
+        }
+        let pages = (upto * self.ppb) as usize;
+        if self.p2l.len() < pages {
+            self.p2l.resize(pages, UNMAPPED);
+        }
+    }
+
+    fn free_blocks(&self) -> u64 {
+        self.free.len() as u64 + (self.blocks - self.meta.len() as u64)
+    }
+
+    fn take_free_block(&mut self) -> Option<u64> {
+        if let Some(b) = self.free.pop_front() {
+            return Some(b);
+        }
+        let next = self.meta.len() as u64;
+        if next < self.blocks {
+            self.grow_blocks(next + 1);
+            return Some(next);
+        }
+        None
+    }
+
+    fn l2p_get(&self, lba: u64) -> u64 {
+        self.l2p.get(lba as usize).copied().unwrap_or(UNMAPPED)
+    }
+
+    /// Points `lba` at `ppa`, invalidating the previous copy.
+    fn map(&mut self, lba: u64, ppa: u64) {
+        let idx = lba as usize;
+        if self.l2p.len() <= idx {
+            self.l2p.resize(idx + 1, UNMAPPED);
+        }
+        let old = self.l2p[idx];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        } else {
+            self.mapped += 1;
+        }
+        self.l2p[idx] = ppa;
+        self.p2l[ppa as usize] = lba;
+        let block = ppa / self.ppb;
+        let m = &mut self.meta[block as usize];
+        if m.state == BlockState::Sealed {
+            self.sealed.remove(&(m.valid, block));
+            m.valid += 1;
+            self.sealed.insert((m.valid, block));
+        } else {
+            m.valid += 1;
+        }
+    }
+
+    fn invalidate(&mut self, ppa: u64) {
+        self.p2l[ppa as usize] = UNMAPPED;
+        let block = ppa / self.ppb;
+        let m = &mut self.meta[block as usize];
+        if m.state == BlockState::Sealed {
+            self.sealed.remove(&(m.valid, block));
+            m.valid -= 1;
+            self.sealed.insert((m.valid, block));
+        } else {
+            m.valid -= 1;
+        }
+        self.flash.release(ppa);
+    }
+
+    /// The next physical page to program. Host writes keep the reserve
+    /// (invariant 3) by collecting garbage first; GC copies may use it.
+    fn next_page(&mut self, for_gc: bool) -> Result<u64> {
+        loop {
+            if let Some((block, next)) = self.active {
+                if next < self.ppb {
+                    self.active = Some((block, next + 1));
+                    return Ok(block * self.ppb + next);
+                }
+                let m = &mut self.meta[block as usize];
+                m.state = BlockState::Sealed;
+                self.sealed.insert((m.valid, block));
+                self.active = None;
+            }
+            if !for_gc && self.free_blocks() <= RESERVE_BLOCKS {
+                // GC copies may open a new active block; look again before
+                // taking one, or that block would be lost unsealed.
+                self.collect_garbage()?;
+                continue;
+            }
+            let block = self.take_free_block().ok_or_else(|| DeviceError::Full {
+                detail: "no erased block is left for garbage collection to copy into".into(),
+            })?;
+            self.meta[block as usize].state = BlockState::Active;
+            self.active = Some((block, 0));
+        }
+    }
+
+    fn pick_victim(&self) -> Option<u64> {
+        match self.config.gc {
+            GcPolicy::Greedy => self.sealed.iter().next().map(|&(_, b)| b),
+            GcPolicy::CostBenefit => {
+                let now = self.seq as f64;
+                let mut best: Option<(f64, u64)> = None;
+                for &(valid, block) in &self.sealed {
+                    let u = valid as f64 / self.ppb as f64;
+                    let age = now - self.meta[block as usize].last_seq as f64 + 1.0;
+                    let score = if valid == 0 {
+                        f64::INFINITY
+                    } else {
+                        age * (1.0 - u) / (2.0 * u)
+                    };
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, block));
+                    }
+                }
+                best.map(|(_, b)| b)
+            }
+        }
+    }
+
+    /// Reclaims one block: copies its valid pages and erases it.
+    fn collect_garbage(&mut self) -> Result<()> {
+        let victim = self.pick_victim().ok_or_else(|| DeviceError::Full {
+            detail: "no block can be reclaimed".into(),
+        })?;
+        let valid = self.meta[victim as usize].valid;
+        if valid as u64 >= self.ppb {
+            return Err(DeviceError::Full {
+                detail: "every block holds only valid pages".into(),
+            });
+        }
+        self.sealed.remove(&(valid, victim));
+        self.meta[victim as usize].state = BlockState::Free; // not a candidate while copied
+        let first = victim * self.ppb;
+        // Its own buffer: a host write holds `page_buf` while GC runs.
+        let mut buf = std::mem::take(&mut self.gc_buf);
+        for ppa in first..first + self.ppb {
+            let lba = self.p2l[ppa as usize];
+            if lba == UNMAPPED {
+                continue;
+            }
+            let copied = self
+                .flash
+                .read(ppa, 0, &mut buf)
+                .and_then(|_| self.program_copy(lba, &buf));
+            if let Err(e) = copied {
+                self.gc_buf = buf;
+                return Err(e);
+            }
+            self.stats.gc_copies += 1;
+        }
+        self.gc_buf = buf;
+        self.flash.erase(victim)?;
+        let m = &mut self.meta[victim as usize];
+        m.valid = 0;
+        m.last_seq = 0;
+        if self.flash.is_bad(victim) {
+            m.state = BlockState::Bad;
+        } else {
+            m.state = BlockState::Free;
+            self.free.push_back(victim);
+        }
+        Ok(())
+    }
+
+    fn program_copy(&mut self, lba: u64, data: &[u8]) -> Result<()> {
+        let ppa = self.next_page(true)?;
+        self.program_at(ppa, lba, data)
+    }
+
+    fn program_at(&mut self, ppa: u64, lba: u64, data: &[u8]) -> Result<()> {
+        let mut spare = [0u8; SPARE_BYTES];
+        spare[0..8].copy_from_slice(&lba.to_le_bytes());
+        spare[8..16].copy_from_slice(&self.seq.to_le_bytes());
+        self.flash.program(ppa, 0, data)?;
+        self.flash.program_spare(ppa, &spare)?;
+        let block = ppa / self.ppb;
+        self.meta[block as usize].last_seq = self.seq;
+        self.seq += 1;
+        self.map(lba, ppa);
+        Ok(())
+    }
+
+    fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
+        if lba >= self.capacity {
+            return Err(DeviceError::OutOfRange {
+                what: "logical page",
+                value: lba,
+                limit: self.capacity,
+            });
+        }
+        let end = offset as u64 + len as u64;
+        if end > self.page_size as u64 {
+            return Err(DeviceError::OutOfRange {
+                what: "byte range end",
+                value: end,
+                limit: self.page_size as u64,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl<F: Flash> BlockDevice for Ftl<F> {
+    fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    fn capacity_pages(&self) -> u64 {
+        self.capacity
+    }
+
+    fn pages_per_block(&self) -> u32 {
+        self.ppb as u32
+    }
+
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.check(lba, offset, buf.len())?;
+        self.stats.logical_reads += 1;
+        self.stats.bytes_read += buf.len() as u64;
+        let ppa = self.l2p_get(lba);
+        if ppa == UNMAPPED {
+            buf.fill(0);
+            return Ok(());
+        }
+        self.flash.read(ppa, offset, buf)
+    }
+
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        self.check(lba, offset, data.len())?;
+        self.stats.logical_writes += 1;
+        self.stats.bytes_written += data.len() as u64;
+        let mut page = std::mem::take(&mut self.page_buf);
+        let result = (|| {
+            if offset == 0 && data.len() == self.page_size {
+                page.copy_from_slice(data);
+            } else {
+                // Read-modify-write: the chip cannot update part of a
+                // programmed page in place.
+                let old = self.l2p_get(lba);
+                if old == UNMAPPED {
+                    page.fill(0);
+                } else {
+                    self.flash.read(old, 0, &mut page)?;
+                }
+                page[offset..offset + data.len()].copy_from_slice(data);
+            }
+            let ppa = self.next_page(false)?;
+            self.program_at(ppa, lba, &page)
+        })();
+        self.page_buf = page;
+        result
+    }
+
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        self.check(lba, 0, 0)?;
+        self.stats.logical_trims += 1;
+        let ppa = self.l2p_get(lba);
+        if ppa != UNMAPPED {
+            self.invalidate(ppa);
+            self.l2p[lba as usize] = UNMAPPED;
+            self.mapped -= 1;
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn stats(&self) -> DeviceStats {
+        let mut s = self.flash.stats();
+        s.logical_reads = self.stats.logical_reads;
+        s.logical_writes = self.stats.logical_writes;
+        s.logical_trims = self.stats.logical_trims;
+        s.bytes_read = self.stats.bytes_read;
+        s.bytes_written = self.stats.bytes_written;
+        s.gc_copies = self.stats.gc_copies;
+        s
+    }
+
+    fn wear(&self) -> Option<Wear> {
+        Some(self.flash.wear())
+    }
+
+    fn info(&self) -> DeviceInfo {
+        let mut info = self.flash.info();
+        info.kind = "ftl".into();
+        info.capacity_pages = self.capacity;
+        info.notes.push(format!(
+            "page-mapping FTL, {} GC, over-provisioning {:.0}%",
+            match self.config.gc {
+                GcPolicy::Greedy => "greedy",
+                GcPolicy::CostBenefit => "cost-benefit",
+            },
+            self.config.overprovision * 100.0
+        ));
+        info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{cost::CostModel, Geometry, Nand};
+
+    #[test]
+    fn valid_counts_and_sealed_set_match_the_mapping_through_gc() {
+        let g = Geometry {
+            page_size: 512,
+            pages_per_block: 32,
+            blocks: 16,
+            spare_size: 16,
+            nop: 4,
+            endurance: 100_000,
+        };
+        let mut ftl = Ftl::new(
+            Nand::new("t", g, CostModel::FREE).unwrap(),
+            FtlConfig {
+                overprovision: 0.0,
+                gc: GcPolicy::Greedy,
+            },
+        )
+        .unwrap();
+        let data = vec![0u8; 512];
+        let live = ftl.capacity * 95 / 100;
+        for i in 0..20_000u64 {
+            let lba = if i < live { i } else { (i * 7919) % live };
+            ftl.write(lba, 0, &data).unwrap_or_else(|e| {
+                panic!(
+                    "write {i}: {e}; {:?}",
+                    ftl.meta
+                        .iter()
+                        .map(|m| (m.valid, m.state))
+                        .collect::<Vec<_>>()
+                )
+            });
+            let mut counts = vec![0u32; ftl.meta.len()];
+            for &p in ftl.l2p.iter().filter(|&&p| p != UNMAPPED) {
+                counts[(p / ftl.ppb) as usize] += 1;
+            }
+            for (b, m) in ftl.meta.iter().enumerate() {
+                assert_eq!(m.valid, counts[b], "block {b} after write {i}");
+                if m.state == BlockState::Sealed {
+                    assert!(
+                        ftl.sealed.contains(&(m.valid, b as u64)),
+                        "sealed set {b} {i}"
+                    );
+                }
+            }
+            assert_eq!(
+                ftl.sealed.len(),
+                ftl.meta
+                    .iter()
+                    .filter(|m| m.state == BlockState::Sealed)
+                    .count(),
+                "sealed len after {i}"
+            );
+        }
+    }
+}

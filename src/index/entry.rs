@@ -134,3 +134,12 @@ mod tests {
         assert!(EntryFormat::new(5, 4).is_err());
     }
 }
+
+impl EntryFormat {
+    /// Reads `key_bytes` / `value_bytes` (default 4 + 4) from parameters.
+    pub fn from_params(params: &mut super::Params) -> Result<Self, IndexError> {
+        let k = params.get("key_bytes", 4u8)?;
+        let v = params.get("value_bytes", 4u8)?;
+        EntryFormat::new(k, v)
+    }
+}

@@ -17,9 +17,11 @@
 //! After `flush()`, dropping the index and opening it again from the same
 //! storage finds every entry.
 
+pub mod btree;
 mod entry;
 mod error;
 mod params;
+pub mod registry;
 
 pub use entry::EntryFormat;
 pub use error::IndexError;

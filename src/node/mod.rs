@@ -1,2 +1,13 @@
 //! Shared on-flash formats and in-memory node machinery for tree-shaped
-//! indexes (filled in by the B+-tree work).
+//! indexes: the checksummed page frame ([`page`]), the B+-tree node codec
+//! ([`codec`]), node caches ([`cache`]) and node stores ([`store`]). Every
+//! tree index reuses these; none keeps its own copy.
+
+pub mod cache;
+pub mod codec;
+pub mod page;
+pub mod store;
+
+pub use cache::{CachePolicy, Evicted, NodeCache};
+pub use codec::{Node, NodeId, NodeLayout, NO_NODE};
+pub use store::{NodeChange, NodeStore, PageNodeStore, TreeMeta};

@@ -1,0 +1,798 @@
+//! `btree`: the B+-tree baseline every paper compares against — "B-tree
+//! over FTL" in `bftl.md` §5, "B-Tree" and "B-Tree(LRU)" in `mb-tree.md` §6,
+//! the tuned B+-tree of `buffered-bplus-tree.md` §6.
+//!
+//! Entries are ordered by (key, value), so repeated keys are distinct
+//! entries and a pair is unique. Nodes are written in place through a
+//! [`NodeStore`] ([`PageNodeStore`] here; later indexes keep this tree and
+//! swap the store). A [`NodeCache`] with policy `none`, `lru` or `mlru`
+//! (`mb-tree.md` §4.7) sits in front of the store. Deletion is real:
+//! an underfull node borrows from a sibling (redistribution) or merges with
+//! it, and a root left with one child is collapsed.
+//!
+//! Parameters: `node_bytes=N` or `node_pages=N` (default one device page),
+//! `fanout=N` (the smallest node holding N children; overrides the size),
+//! `cache=none|lru|mlru` (default `mlru`), `key_bytes`, `value_bytes`.
+//!
+//! Memory: the cache holds `budget / node_bytes` nodes. The smallest budget
+//! accepted is two node images, the working set of a split (a node and its
+//! new sibling); the root-to-leaf path an operation holds is transient and
+//! not counted between operations. `memory_bytes()` = cached nodes at
+//! their image size + the store's free list + 64 bytes of metadata.
+//!
+//! Invariants (besides those of [`crate::node::codec`]):
+//! 1. Every leaf is at level 0 and every root-to-leaf path has `height`
+//!    nodes; leaves are chained by `next` in key order.
+//! 2. Non-root leaves hold ≥ ⌊leaf_capacity/2⌋ entries; non-root internal
+//!    nodes ≥ ⌊fanout/2⌋ children; an internal root has ≥ 2 children.
+//! 3. A node taken out of the cache during an operation is put back (or
+//!    committed) before the operation returns, even on error, so dirty
+//!    nodes are never dropped.
+//! 4. Before an insert changes anything, the store can allocate a node for
+//!    every level that might split, so a full device fails cleanly.
+
+use crate::device::Storage;
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::{
+    CachePolicy, Evicted, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore,
+    PageNodeStore, TreeMeta, NO_NODE,
+};
+
+/// Name in the registry.
+pub const NAME: &str = "btree";
+const META_MEMORY: usize = 64;
+
+/// What an insert below a node did.
+enum Ins {
+    Present,
+    Done,
+    Split((u64, u64), NodeId),
+}
+
+/// What a delete below a node did; an underfull node comes back to the
+/// parent uncommitted, with its `cached` flag.
+enum Del {
+    NotFound,
+    Done,
+    Underflow(Node, bool),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    splits: u64,
+    merges: u64,
+    redistributions: u64,
+}
+
+/// Node size and cache choice parsed from parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct BTreeOptions {
+    pub format: EntryFormat,
+    /// `None` means "one device page".
+    pub node_bytes: Option<usize>,
+    pub fanout: Option<usize>,
+    pub node_pages: Option<usize>,
+    pub cache: CachePolicy,
+}
+
+impl BTreeOptions {
+    /// Reads `node_bytes`, `node_pages`, `fanout`, `cache`, `key_bytes`,
+    /// `value_bytes`; the caller calls `params.finish`.
+    pub fn from_params(params: &mut Params) -> Result<Self> {
+        let format = EntryFormat::from_params(params)?;
+        let cache = params
+            .get("cache", "mlru".to_string())?
+            .parse::<CachePolicy>()
+            .map_err(IndexError::Config)?;
+        Ok(BTreeOptions {
+            format,
+            node_bytes: params.get_opt("node_bytes")?,
+            node_pages: params.get_opt("node_pages")?,
+            fanout: params.get_opt("fanout")?,
+            cache,
+        })
+    }
+
+    /// The node layout on a device of `page_size`-byte pages.
+    pub fn layout(&self, page_size: usize) -> Result<NodeLayout> {
+        if let Some(f) = self.fanout {
+            return NodeLayout::with_fanout(self.format, f);
+        }
+        let bytes = match (self.node_bytes, self.node_pages) {
+            (Some(_), Some(_)) => {
+                return Err(IndexError::Config(
+                    "give node_bytes or node_pages, not both".into(),
+                ))
+            }
+            (Some(b), None) => b,
+            (None, Some(p)) if p > 0 => p * page_size,
+            (None, Some(_)) => {
+                return Err(IndexError::Config("node_pages must be positive".into()))
+            }
+            (None, None) => page_size,
+        };
+        NodeLayout::with_node_bytes(self.format, bytes)
+    }
+
+    /// Whether the caller asked for a node size at all.
+    fn sized(&self) -> bool {
+        self.fanout.is_some() || self.node_bytes.is_some() || self.node_pages.is_some()
+    }
+}
+
+/// The B+-tree.
+pub struct BTree {
+    name: &'static str,
+    store: Box<dyn NodeStore>,
+    cache: NodeCache,
+    layout: NodeLayout,
+    meta: TreeMeta,
+    budget: usize,
+    pool: Vec<Node>,
+    evicted: Vec<Evicted>,
+    scratch_entries: Vec<(u64, u64)>,
+    scratch_children: Vec<NodeId>,
+    counters: Counters,
+}
+
+impl BTree {
+    /// A new, empty tree on `storage`.
+    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let opts = BTreeOptions::from_params(&mut params)?;
+        params.finish(NAME)?;
+        let layout = opts.layout(storage.page_size())?;
+        let store = PageNodeStore::new(storage, layout)?;
+        Self::create_on(NAME, Box::new(store), memory, opts.cache)
+    }
+
+    /// Reopens the tree `flush` left on `storage`.
+    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let opts = BTreeOptions::from_params(&mut params)?;
+        params.finish(NAME)?;
+        // The real layout comes from the superblock; this one only reads it.
+        let probe = NodeLayout::with_node_bytes(opts.format, storage.page_size().max(64))?;
+        let mut store = PageNodeStore::new(storage, probe)?;
+        let meta = store
+            .load_meta()?
+            .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
+        let layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
+        if opts.sized() && opts.layout(store.storage().page_size())? != layout {
+            return Err(IndexError::Config(format!(
+                "the tree on the device has {}-byte nodes; the parameters ask for another size",
+                meta.node_bytes
+            )));
+        }
+        let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?;
+        Self::open_on(NAME, Box::new(store), memory, opts.cache)
+    }
+
+    /// A new tree over any node store (BFTL, delta schemes, ... pass theirs).
+    pub fn create_on(
+        name: &'static str,
+        mut store: Box<dyn NodeStore>,
+        memory: usize,
+        cache: CachePolicy,
+    ) -> Result<Self> {
+        let layout = store.layout();
+        let cache = Self::cache_for(layout, memory, cache)?;
+        let root = store.allocate()?;
+        let meta = TreeMeta {
+            index: name.to_string(),
+            format: layout.format,
+            node_bytes: layout.node_bytes as u32,
+            root,
+            height: 1,
+            next_id: store.next_id(),
+            entries: 0,
+            generation: 0,
+        };
+        let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
+        let leaf = tree.blank(0);
+        tree.store.write_node(root, &leaf, NodeChange::Rewrite)?;
+        tree.recycle(leaf);
+        tree.store.store_meta(&tree.meta)?;
+        Ok(tree)
+    }
+
+    /// Reopens a tree from any node store whose metadata `flush` wrote.
+    pub fn open_on(
+        name: &'static str,
+        mut store: Box<dyn NodeStore>,
+        memory: usize,
+        cache: CachePolicy,
+    ) -> Result<Self> {
+        let meta = store
+            .load_meta()?
+            .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
+        if meta.index != name {
+            return Err(IndexError::NoIndex(format!(
+                "the device holds a `{}` index, not `{name}`",
+                meta.index
+            )));
+        }
+        let layout = store.layout();
+        let cache = Self::cache_for(layout, memory, cache)?;
+        store.restore_allocation(meta.next_id, Vec::new());
+        let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
+        tree.rebuild_free_list()?;
+        Ok(tree)
+    }
+
+    fn cache_for(layout: NodeLayout, memory: usize, policy: CachePolicy) -> Result<NodeCache> {
+        let needed = 2 * layout.node_bytes;
+        if memory < needed {
+            return Err(IndexError::BudgetTooSmall {
+                needed,
+                given: memory,
+                what: format!(
+                    "two {}-byte node images: a node and its split sibling",
+                    layout.node_bytes
+                ),
+            });
+        }
+        Ok(NodeCache::new(
+            policy,
+            memory.saturating_sub(META_MEMORY) / layout.node_bytes,
+        ))
+    }
+
+    fn assemble(
+        name: &'static str,
+        store: Box<dyn NodeStore>,
+        cache: NodeCache,
+        layout: NodeLayout,
+        meta: TreeMeta,
+        budget: usize,
+    ) -> Self {
+        BTree {
+            name,
+            store,
+            cache,
+            layout,
+            meta,
+            budget,
+            pool: Vec::new(),
+            evicted: Vec::new(),
+            scratch_entries: Vec::new(),
+            scratch_children: Vec::new(),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Invariant 2 of the store: every id below `next_id` not reachable
+    /// from the root is free. Only internal nodes are read.
+    fn rebuild_free_list(&mut self) -> Result<()> {
+        let next = self.meta.next_id as usize;
+        let mut reachable = vec![false; next];
+        let mut stack = vec![(self.meta.root, self.meta.height - 1)];
+        let mut node = self.blank(0);
+        while let Some((id, level)) = stack.pop() {
+            let slot = reachable
+                .get_mut(id as usize)
+                .ok_or_else(|| IndexError::Corrupt {
+                    page: 0,
+                    detail: format!("node id {id} beyond next id {next}"),
+                })?;
+            if *slot {
+                return Err(IndexError::Corrupt {
+                    page: 0,
+                    detail: format!("node {id} is reachable twice"),
+                });
+            }
+            *slot = true;
+            if level > 0 {
+                self.store.read_node(id, &mut node)?;
+                if node.level != level {
+                    return Err(IndexError::Corrupt {
+                        page: 0,
+                        detail: format!(
+                            "node {id} has level {} where {level} was expected",
+                            node.level
+                        ),
+                    });
+                }
+                stack.extend(node.children.iter().map(|&c| (c, level - 1)));
+            }
+        }
+        self.recycle(node);
+        let free = (0..next as NodeId)
+            .filter(|&i| !reachable[i as usize])
+            .rev()
+            .collect();
+        self.store.restore_allocation(self.meta.next_id, free);
+        Ok(())
+    }
+
+    /// The node layout in use.
+    pub fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    /// Entries in the tree.
+    pub fn len(&self) -> u64 {
+        self.meta.entries
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.meta.entries == 0
+    }
+
+    // ---- node plumbing -------------------------------------------------
+
+    fn blank(&mut self, level: u8) -> Node {
+        let mut n = self.pool.pop().unwrap_or_default();
+        n.clear(level);
+        n
+    }
+
+    fn recycle(&mut self, node: Node) {
+        if self.pool.len() < 64 {
+            self.pool.push(node);
+        }
+    }
+
+    /// Takes node `id` out of the cache, or reads it: (node, cached, dirty).
+    fn fetch(&mut self, id: NodeId) -> Result<(Node, bool, bool)> {
+        if let Some((node, dirty)) = self.cache.take(id) {
+            return Ok((node, true, dirty));
+        }
+        let mut node = self.blank(0);
+        match self.store.read_node(id, &mut node) {
+            Ok(()) => Ok((node, false, false)),
+            Err(e) => {
+                self.recycle(node);
+                Err(e)
+            }
+        }
+    }
+
+    /// Puts back a node that was only read (or traversed).
+    fn release(&mut self, id: NodeId, node: Node, cached: bool, dirty: bool) -> Result<()> {
+        let mut evicted = std::mem::take(&mut self.evicted);
+        if let Some(n) = self.cache.after_read(id, node, cached, dirty, &mut evicted) {
+            self.recycle(n);
+        }
+        self.evicted = evicted;
+        self.write_evicted()
+    }
+
+    /// Stores an updated node according to the cache policy.
+    fn commit(&mut self, id: NodeId, node: Node, cached: bool, change: NodeChange) -> Result<()> {
+        if cached {
+            self.cache.after_update_hit(id, node);
+            return Ok(());
+        }
+        if self.cache.writes_through_on_miss() {
+            if let Err(e) = self.store.write_node(id, &node, change) {
+                self.recycle(node);
+                return Err(e);
+            }
+        }
+        let mut evicted = std::mem::take(&mut self.evicted);
+        if let Some(n) = self.cache.after_update_miss(id, node, &mut evicted) {
+            self.recycle(n);
+        }
+        self.evicted = evicted;
+        self.write_evicted()
+    }
+
+    fn write_evicted(&mut self) -> Result<()> {
+        let mut result = Ok(());
+        while let Some(e) = self.evicted.pop() {
+            if e.dirty && result.is_ok() {
+                result = self.store.write_node(e.id, &e.node, NodeChange::Rewrite);
+            }
+            self.recycle(e.node);
+        }
+        result
+    }
+
+    /// Frees a node (after a merge or root collapse).
+    fn discard(&mut self, id: NodeId) -> Result<()> {
+        if let Some(n) = self.cache.discard(id) {
+            self.recycle(n);
+        }
+        self.store.free(id)
+    }
+
+    // ---- insert ----------------------------------------------------------
+
+    fn insert_into(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Ins> {
+        let (mut node, cached, dirty) = self.fetch(id)?;
+        if node.is_leaf() {
+            let pos = match node.entries.binary_search(&entry) {
+                Ok(_) => {
+                    self.release(id, node, cached, dirty)?;
+                    return Ok(Ins::Present);
+                }
+                Err(pos) => pos,
+            };
+            node.entries.insert(pos, entry);
+            if node.entries.len() <= self.layout.leaf_capacity {
+                self.commit(id, node, cached, NodeChange::Insert(entry.0, entry.1))?;
+                return Ok(Ins::Done);
+            }
+            let new_id = match self.store.allocate() {
+                Ok(i) => i,
+                Err(e) => {
+                    node.entries.remove(pos);
+                    self.release(id, node, cached, dirty)?;
+                    return Err(e);
+                }
+            };
+            let mut right = self.blank(0);
+            let mid = node.entries.len() / 2;
+            right.entries.extend(node.entries.drain(mid..));
+            right.next = node.next;
+            node.next = new_id;
+            let sep = right.entries[0];
+            self.counters.splits += 1;
+            self.commit(id, node, cached, NodeChange::Rewrite)?;
+            self.commit(new_id, right, false, NodeChange::Rewrite)?;
+            return Ok(Ins::Split(sep, new_id));
+        }
+        let slot = node.child_slot(entry);
+        let child = node.children[slot];
+        let below = match self.insert_into(child, entry) {
+            Ok(b) => b,
+            Err(e) => {
+                // Invariant 3: never drop a node taken out of the cache.
+                let _ = self.release(id, node, cached, dirty);
+                return Err(e);
+            }
+        };
+        let (sep, new_child) = match below {
+            Ins::Split(sep, new_child) => (sep, new_child),
+            other => {
+                self.release(id, node, cached, dirty)?;
+                return Ok(other);
+            }
+        };
+        node.entries.insert(slot, sep);
+        node.children.insert(slot + 1, new_child);
+        if node.children.len() <= self.layout.fanout {
+            self.commit(id, node, cached, NodeChange::Insert(sep.0, sep.1))?;
+            return Ok(Ins::Done);
+        }
+        // Invariant 4 guaranteed this allocation.
+        let new_id = self.store.allocate()?;
+        let mut right = self.blank(node.level);
+        let mid = node.children.len() / 2;
+        right.children.extend(node.children.drain(mid..));
+        right.entries.extend(node.entries.drain(mid..));
+        let up = node.entries.pop().ok_or_else(|| {
+            IndexError::Config("internal split of a node without separators".into())
+        })?;
+        self.counters.splits += 1;
+        self.commit(id, node, cached, NodeChange::Rewrite)?;
+        self.commit(new_id, right, false, NodeChange::Rewrite)?;
+        Ok(Ins::Split(up, new_id))
+    }
+
+    // ---- delete ----------------------------------------------------------
+
+    fn min_leaf(&self) -> usize {
+        (self.layout.leaf_capacity / 2).max(1)
+    }
+
+    fn min_children(&self) -> usize {
+        (self.layout.fanout / 2).max(2)
+    }
+
+    fn delete_from(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Del> {
+        let (mut node, cached, dirty) = self.fetch(id)?;
+        if node.is_leaf() {
+            let Ok(pos) = node.entries.binary_search(&entry) else {
+                self.release(id, node, cached, dirty)?;
+                return Ok(Del::NotFound);
+            };
+            node.entries.remove(pos);
+            if node.entries.len() >= self.min_leaf() {
+                self.commit(id, node, cached, NodeChange::Delete(entry.0, entry.1))?;
+                return Ok(Del::Done);
+            }
+            return Ok(Del::Underflow(node, cached));
+        }
+        let slot = node.child_slot(entry);
+        let child = node.children[slot];
+        let below = match self.delete_from(child, entry) {
+            Ok(b) => b,
+            Err(e) => {
+                let _ = self.release(id, node, cached, dirty);
+                return Err(e);
+            }
+        };
+        match below {
+            Del::NotFound | Del::Done => {
+                self.release(id, node, cached, dirty)?;
+                Ok(below)
+            }
+            Del::Underflow(child_node, c_cached) => {
+                if let Err(e) = self.fix_underflow(&mut node, slot, child_node, c_cached) {
+                    let _ = self.release(id, node, cached, dirty);
+                    return Err(e);
+                }
+                if node.children.len() >= self.min_children() {
+                    self.commit(id, node, cached, NodeChange::Rewrite)?;
+                    Ok(Del::Done)
+                } else {
+                    Ok(Del::Underflow(node, cached))
+                }
+            }
+        }
+    }
+
+    /// Redistributes with, or merges into, a sibling of the underfull child
+    /// at `slot` of `parent`; commits child and sibling (the parent is the
+    /// caller's).
+    fn fix_underflow(
+        &mut self,
+        parent: &mut Node,
+        slot: usize,
+        child: Node,
+        c_cached: bool,
+    ) -> Result<()> {
+        let child_id = parent.children[slot];
+        let (left_slot, child_is_left) = if slot > 0 {
+            (slot - 1, false)
+        } else {
+            (slot, true)
+        };
+        let sibling_id = if child_is_left {
+            parent.children[slot + 1]
+        } else {
+            parent.children[slot - 1]
+        };
+        let (sibling, s_cached, _) = match self.fetch(sibling_id) {
+            Ok(s) => s,
+            Err(e) => {
+                // Keep the child's change rather than lose it.
+                let _ = self.commit(child_id, child, c_cached, NodeChange::Rewrite);
+                return Err(e);
+            }
+        };
+        let ((left_id, mut left, l_cached), (right_id, mut right, r_cached)) = if child_is_left {
+            ((child_id, child, c_cached), (sibling_id, sibling, s_cached))
+        } else {
+            ((sibling_id, sibling, s_cached), (child_id, child, c_cached))
+        };
+        let leaf = left.is_leaf();
+        if leaf {
+            let total = left.entries.len() + right.entries.len();
+            if total <= self.layout.leaf_capacity {
+                left.entries.append(&mut right.entries);
+                left.next = right.next;
+                parent.entries.remove(left_slot);
+                parent.children.remove(left_slot + 1);
+                self.counters.merges += 1;
+                self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
+                self.recycle(right);
+                return self.discard(right_id);
+            }
+            let mut all = std::mem::take(&mut self.scratch_entries);
+            all.clear();
+            all.append(&mut left.entries);
+            all.append(&mut right.entries);
+            let n_left = total / 2;
+            left.entries.extend_from_slice(&all[..n_left]);
+            right.entries.extend_from_slice(&all[n_left..]);
+            parent.entries[left_slot] = right.entries[0];
+            self.scratch_entries = all;
+        } else {
+            let total = left.children.len() + right.children.len();
+            let sep = parent.entries[left_slot];
+            if total <= self.layout.fanout {
+                left.entries.push(sep);
+                left.entries.append(&mut right.entries);
+                left.children.append(&mut right.children);
+                parent.entries.remove(left_slot);
+                parent.children.remove(left_slot + 1);
+                self.counters.merges += 1;
+                self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
+                self.recycle(right);
+                return self.discard(right_id);
+            }
+            let mut seps = std::mem::take(&mut self.scratch_entries);
+            let mut kids = std::mem::take(&mut self.scratch_children);
+            seps.clear();
+            kids.clear();
+            seps.append(&mut left.entries);
+            seps.push(sep);
+            seps.append(&mut right.entries);
+            kids.append(&mut left.children);
+            kids.append(&mut right.children);
+            let n_left = total / 2;
+            left.children.extend_from_slice(&kids[..n_left]);
+            left.entries.extend_from_slice(&seps[..n_left - 1]);
+            parent.entries[left_slot] = seps[n_left - 1];
+            right.children.extend_from_slice(&kids[n_left..]);
+            right.entries.extend_from_slice(&seps[n_left..]);
+            self.scratch_entries = seps;
+            self.scratch_children = kids;
+        }
+        self.counters.redistributions += 1;
+        self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
+        self.commit(right_id, right, r_cached, NodeChange::Rewrite)
+    }
+
+    // ---- search ----------------------------------------------------------
+
+    /// Calls `f` for every entry with key in `lo..=hi`, in order.
+    fn scan(&mut self, lo: u64, hi: u64, mut f: impl FnMut(u64, u64)) -> Result<()> {
+        if lo > hi {
+            return Ok(());
+        }
+        let target = (lo, 0);
+        let mut id = self.meta.root;
+        loop {
+            let (node, cached, dirty) = self.fetch(id)?;
+            if node.is_leaf() {
+                self.release(id, node, cached, dirty)?;
+                break;
+            }
+            let child = node.children[node.child_slot(target)];
+            self.release(id, node, cached, dirty)?;
+            id = child;
+        }
+        while id != NO_NODE {
+            let (node, cached, dirty) = self.fetch(id)?;
+            let start = node.entries.partition_point(|e| *e < target);
+            let mut done = false;
+            for &(k, v) in &node.entries[start..] {
+                if k > hi {
+                    done = true;
+                    break;
+                }
+                f(k, v);
+            }
+            let next = node.next;
+            self.release(id, node, cached, dirty)?;
+            if done {
+                break;
+            }
+            id = next;
+        }
+        Ok(())
+    }
+}
+
+impl Index for BTree {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn format(&self) -> EntryFormat {
+        self.layout.format
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.layout.format.check(key, value)?;
+        self.ensure_room()?;
+        match self.insert_into(self.meta.root, (key, value))? {
+            Ins::Present => {}
+            Ins::Done => self.meta.entries += 1,
+            Ins::Split(sep, new_id) => {
+                self.meta.entries += 1;
+                let root_id = self.store.allocate()?;
+                let mut root = self.blank(self.meta.height);
+                root.children.push(self.meta.root);
+                root.children.push(new_id);
+                root.entries.push(sep);
+                self.commit(root_id, root, false, NodeChange::Rewrite)?;
+                self.meta.root = root_id;
+                self.meta.height += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.layout.format.check(key, value)?;
+        let root = self.meta.root;
+        match self.delete_from(root, (key, value))? {
+            Del::NotFound => Ok(false),
+            Del::Done => {
+                self.meta.entries -= 1;
+                Ok(true)
+            }
+            Del::Underflow(node, cached) => {
+                self.meta.entries -= 1;
+                if !node.is_leaf() && node.children.len() == 1 {
+                    let child = node.children[0];
+                    self.recycle(node);
+                    self.discard(root)?;
+                    self.meta.root = child;
+                    self.meta.height -= 1;
+                } else {
+                    self.commit(root, node, cached, NodeChange::Rewrite)?;
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
+        self.layout.format.check_key(key)?;
+        self.scan(key, key, |_, v| out.push(v))
+    }
+
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        out.clear();
+        let max = self.layout.format.max_key();
+        self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let mut dirty = std::mem::take(&mut self.scratch_children);
+        dirty.clear();
+        dirty.extend(self.cache.dirty_nodes().map(|(id, _)| id));
+        for &id in &dirty {
+            if let Some((node, _)) = self.cache.take(id) {
+                let written = self.store.write_node(id, &node, NodeChange::Rewrite);
+                let mut ev = std::mem::take(&mut self.evicted);
+                if let Some(n) = self
+                    .cache
+                    .after_read(id, node, true, written.is_err(), &mut ev)
+                {
+                    self.recycle(n);
+                }
+                self.evicted = ev;
+                written?;
+            }
+        }
+        self.scratch_children = dirty;
+        self.meta.next_id = self.store.next_id();
+        self.meta.generation += 1;
+        self.store.store_meta(&self.meta)?;
+        self.store.sync()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.cache.len() * self.layout.node_bytes + self.store.memory_bytes() + META_MEMORY
+    }
+
+    fn stats(&self) -> IndexStats {
+        let mut s = IndexStats::default();
+        s.set("height", self.meta.height as f64);
+        s.set("entries", self.meta.entries as f64);
+        s.set("node_bytes", self.layout.node_bytes as f64);
+        s.set("leaf_capacity", self.layout.leaf_capacity as f64);
+        s.set("fanout", self.layout.fanout as f64);
+        s.set("splits", self.counters.splits as f64);
+        s.set("merges", self.counters.merges as f64);
+        s.set("redistributions", self.counters.redistributions as f64);
+        s.set("cache_capacity_nodes", self.cache.capacity() as f64);
+        s.set("cache_nodes", self.cache.len() as f64);
+        s.set("cache_hits", self.cache.hits as f64);
+        s.set("cache_misses", self.cache.misses as f64);
+        s.set("memory_budget", self.budget as f64);
+        s
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        self.store.flash_bytes_used()
+    }
+
+    fn storage(&self) -> &Storage {
+        self.store.storage()
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.store.into_storage()
+    }
+}
+
+impl BTree {
+    /// Invariant 4: the store must be able to give `height + 1` nodes.
+    fn ensure_room(&mut self) -> Result<()> {
+        let need = self.meta.height as usize + 1;
+        if self.store.can_allocate(need) {
+            Ok(())
+        } else {
+            Err(IndexError::Device(crate::device::DeviceError::Full {
+                detail: format!("no room for the {need} nodes an insert may need"),
+            }))
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! Every index by name: create one on a storage, reopen one, list them.
+//! Each later index adds one line to [`list`] and one arm to [`create`] and
+//! [`open`].
+
+use crate::device::Storage;
+
+use super::btree::BTree;
+use super::{Index, IndexError, Params, Result};
+
+/// What `flashix list` shows of an index.
+#[derive(Clone, Debug)]
+pub struct IndexInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub params: &'static str,
+}
+
+/// Every index flashix has.
+pub fn list() -> Vec<IndexInfo> {
+    vec![IndexInfo {
+        name: "btree",
+        description: "B+-tree baseline: in-place nodes over an FTL or file, node cache none/lru/mlru (mb-tree.md §4.7)",
+        params: "node_bytes=N | node_pages=N | fanout=N, cache=none|lru|mlru, key_bytes=4|8, value_bytes=4|8",
+    }]
+}
+
+fn unknown(name: &str) -> IndexError {
+    let names: Vec<&str> = list().iter().map(|i| i.name).collect();
+    IndexError::Config(format!(
+        "unknown index `{name}`; known: {}",
+        names.join(", ")
+    ))
+}
+
+/// A new, empty index `name` on `storage`.
+pub fn create(
+    name: &str,
+    storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<Box<dyn Index>> {
+    match name {
+        "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
+        _ => Err(unknown(name)),
+    }
+}
+
+/// Reopens the index `name` that `flush` left on `storage`.
+pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
+    match name {
+        "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
+        _ => Err(unknown(name)),
+    }
+}

@@ -1,0 +1,253 @@
+//! B+-tree node images, shared by every tree-shaped index (the `btree`
+//! baseline now; BFTL, MB-Tree, AS B-tree and the Buffered-B+ tree reuse the
+//! in-memory [`Node`] and the layout arithmetic).
+//!
+//! A node image is a page frame ([`super::page`], kind `TreeNode`) whose
+//! payload is:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0 | level (0 = leaf) |
+//! | 1 | reserved |
+//! | 2..4 | count, little-endian `u16`: entries (leaf) or children (internal) |
+//! | 4..8 | next leaf id, little-endian `u32` (`u32::MAX` = none; leaves only) |
+//! | 8.. | leaf: `count` × (key, value) at the entry format's widths |
+//! |     | internal: `count` × child id (`u32`), then `count − 1` separator (key, value) pairs |
+//!
+//! Integers are little-endian at the widths of the [`EntryFormat`].
+//!
+//! Invariants of a decoded node:
+//! 1. Leaf entries are strictly increasing in (key, value) order.
+//! 2. An internal node with `n` children has `n − 1` separators; every entry
+//!    `e` under child `i` satisfies `sep[i−1] ≤ e < sep[i]`.
+//! 3. `count` never exceeds the layout's capacity; a larger count read back
+//!    is `Corrupt`.
+
+use crate::index::{EntryFormat, IndexError};
+
+use super::page::{self, PageKind, FRAME_HEADER};
+
+/// Identifier of a logical tree node.
+pub type NodeId = u32;
+/// "No node" in links.
+pub const NO_NODE: NodeId = u32::MAX;
+/// Bytes of the node header inside the frame payload.
+pub const NODE_HEADER: usize = 8;
+const CHILD_BYTES: usize = 4;
+
+/// A decoded node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Node {
+    /// 0 for a leaf.
+    pub level: u8,
+    /// Leaf: the entries. Internal: the separators.
+    pub entries: Vec<(u64, u64)>,
+    /// Internal only: child ids, one more than separators.
+    pub children: Vec<NodeId>,
+    /// Leaf only: the next leaf in key order.
+    pub next: NodeId,
+}
+
+impl Node {
+    pub fn is_leaf(&self) -> bool {
+        self.level == 0
+    }
+
+    /// Empties the node for reuse without giving back its memory.
+    pub fn clear(&mut self, level: u8) {
+        self.level = level;
+        self.entries.clear();
+        self.children.clear();
+        self.next = NO_NODE;
+    }
+
+    /// Index of the child whose range holds `entry` (invariant 2).
+    pub fn child_slot(&self, entry: (u64, u64)) -> usize {
+        self.entries.partition_point(|s| *s <= entry)
+    }
+}
+
+/// Sizes and capacities of nodes for one format and node size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeLayout {
+    pub format: EntryFormat,
+    /// Bytes of one node image (frame header included).
+    pub node_bytes: usize,
+    /// Most entries a leaf holds.
+    pub leaf_capacity: usize,
+    /// Most children an internal node holds (the fanout).
+    pub fanout: usize,
+}
+
+impl NodeLayout {
+    /// The layout of nodes of `node_bytes` bytes.
+    pub fn with_node_bytes(format: EntryFormat, node_bytes: usize) -> Result<Self, IndexError> {
+        let e = format.entry_bytes();
+        let overhead = FRAME_HEADER + NODE_HEADER;
+        let leaf_capacity = node_bytes.saturating_sub(overhead) / e;
+        let fanout = (node_bytes.saturating_sub(overhead) + e) / (CHILD_BYTES + e);
+        if leaf_capacity < 3 || fanout < 3 {
+            return Err(IndexError::Config(format!(
+                "a node of {node_bytes} bytes holds {leaf_capacity} entries and {fanout} children; \
+                 at least 3 of each are needed ({overhead} bytes of header, {e} per entry)"
+            )));
+        }
+        if leaf_capacity > u16::MAX as usize || fanout > u16::MAX as usize {
+            return Err(IndexError::Config(format!(
+                "a node of {node_bytes} bytes is too large"
+            )));
+        }
+        Ok(NodeLayout {
+            format,
+            node_bytes,
+            leaf_capacity,
+            fanout,
+        })
+    }
+
+    /// The smallest layout whose internal nodes hold `fanout` children.
+    pub fn with_fanout(format: EntryFormat, fanout: usize) -> Result<Self, IndexError> {
+        if fanout < 3 {
+            return Err(IndexError::Config(format!(
+                "fanout must be at least 3, got {fanout}"
+            )));
+        }
+        let e = format.entry_bytes();
+        let bytes = FRAME_HEADER + NODE_HEADER + fanout * CHILD_BYTES + (fanout - 1) * e;
+        Self::with_node_bytes(format, bytes)
+    }
+
+    /// Encodes `node` into `out[..node_bytes]` (zero-padded), sealed.
+    pub fn encode(&self, node: &Node, out: &mut [u8]) {
+        let f = self.format;
+        let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
+        let payload = &mut out[FRAME_HEADER..self.node_bytes];
+        let count = if node.is_leaf() {
+            node.entries.len()
+        } else {
+            node.children.len()
+        };
+        payload[0] = node.level;
+        payload[1] = 0;
+        payload[2..4].copy_from_slice(&(count as u16).to_le_bytes());
+        payload[4..8].copy_from_slice(&node.next.to_le_bytes());
+        let mut at = NODE_HEADER;
+        if !node.is_leaf() {
+            for &c in &node.children {
+                payload[at..at + CHILD_BYTES].copy_from_slice(&c.to_le_bytes());
+                at += CHILD_BYTES;
+            }
+        }
+        for &(k, v) in &node.entries {
+            f.put_key(&mut payload[at..], k);
+            f.put_value(&mut payload[at + kb..], v);
+            at += kb + vb;
+        }
+        payload[at..].fill(0);
+        page::seal(&mut out[..self.node_bytes], PageKind::TreeNode, at);
+    }
+
+    /// Decodes the image read from `page` into `node` (reusing its memory).
+    pub fn decode(&self, image: &[u8], page: u64, node: &mut Node) -> Result<(), IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+        let payload = page::open(image, PageKind::TreeNode, page)?
+            .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
+        if payload.len() < NODE_HEADER {
+            return Err(corrupt("node payload shorter than its header".into()));
+        }
+        let level = payload[0];
+        let count = u16::from_le_bytes([payload[2], payload[3]]) as usize;
+        let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+        let f = self.format;
+        let e = f.entry_bytes();
+        let kb = f.key_bytes as usize;
+        node.clear(level);
+        node.next = next;
+        let mut at = NODE_HEADER;
+        let entries = if level == 0 {
+            if count > self.leaf_capacity {
+                return Err(corrupt(format!(
+                    "leaf count {count} exceeds capacity {}",
+                    self.leaf_capacity
+                )));
+            }
+            count
+        } else {
+            if count < 2 || count > self.fanout {
+                return Err(corrupt(format!(
+                    "internal node with {count} children (fanout {})",
+                    self.fanout
+                )));
+            }
+            if payload.len() < at + count * CHILD_BYTES {
+                return Err(corrupt("node payload too short for its children".into()));
+            }
+            for _ in 0..count {
+                let c = &payload[at..at + CHILD_BYTES];
+                node.children
+                    .push(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                at += CHILD_BYTES;
+            }
+            count - 1
+        };
+        if payload.len() < at + entries * e {
+            return Err(corrupt("node payload too short for its entries".into()));
+        }
+        for _ in 0..entries {
+            let k = f.read_key(&payload[at..]);
+            let v = f.read_value(&payload[at + kb..]);
+            node.entries.push((k, v));
+            at += e;
+        }
+        if node.entries.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(corrupt("node entries out of order".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_and_round_trip() {
+        let f = EntryFormat::default();
+        let l = NodeLayout::with_node_bytes(f, 512).unwrap();
+        assert_eq!(l.leaf_capacity, (512 - 24) / 8);
+        assert_eq!(l.fanout, (512 - 24 + 8) / 12);
+        let by_fanout = NodeLayout::with_fanout(f, 8).unwrap();
+        assert_eq!(by_fanout.fanout, 8);
+        assert!(NodeLayout::with_node_bytes(f, 40).is_err());
+
+        let mut buf = vec![0u8; 512];
+        let leaf = Node {
+            level: 0,
+            entries: vec![(1, 2), (1, 3), (u32::MAX as u64, 9)],
+            children: vec![],
+            next: 17,
+        };
+        l.encode(&leaf, &mut buf);
+        let mut back = Node::default();
+        l.decode(&buf, 5, &mut back).unwrap();
+        assert_eq!(back, leaf);
+        let inner = Node {
+            level: 2,
+            entries: vec![(5, 0), (9, 1)],
+            children: vec![4, 8, 12],
+            next: NO_NODE,
+        };
+        l.encode(&inner, &mut buf);
+        l.decode(&buf, 5, &mut back).unwrap();
+        assert_eq!(back, inner);
+        buf[40] ^= 1;
+        assert!(matches!(
+            l.decode(&buf, 5, &mut back),
+            Err(IndexError::Corrupt { page: 5, .. })
+        ));
+        assert!(
+            l.decode(&[0u8; 512], 6, &mut back).is_err(),
+            "an empty page is no node"
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The shared checksummed page frame. Every page (or sub-page node image)
+//! an index writes starts with this 16-byte header, so that a corrupted
+//! page read by any index yields [`IndexError::Corrupt`], never a wrong
+//! answer.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..2 | magic `b"FX"` |
+//! | 2 | kind ([`PageKind`]) |
+//! | 3 | format version (1) |
+//! | 4..8 | payload length, little-endian `u32` |
+//! | 8..12 | CRC-32C of bytes 0..8, 12..16 and the payload, little-endian |
+//! | 12..16 | reserved, zero |
+//! | 16.. | payload |
+//!
+//! Invariants:
+//! 1. A frame is valid iff magic, version and length are sane and the CRC
+//!    matches; anything else is `Corrupt`.
+//! 2. An all-zero frame is **empty** (never written, or trimmed): reading
+//!    it is not corruption in itself; the caller decides whether empty is
+//!    allowed (a superblock slot may be empty, a node a pointer names may not).
+
+use crate::index::IndexError;
+
+/// Header bytes before the payload.
+pub const FRAME_HEADER: usize = 16;
+const MAGIC: [u8; 2] = *b"FX";
+const VERSION: u8 = 1;
+
+/// What a frame holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PageKind {
+    Superblock = 1,
+    TreeNode = 2,
+}
+
+impl PageKind {
+    fn from_u8(b: u8) -> Option<PageKind> {
+        match b {
+            1 => Some(PageKind::Superblock),
+            2 => Some(PageKind::TreeNode),
+            _ => None,
+        }
+    }
+}
+
+/// Writes the header for a payload of `payload_len` bytes already placed at
+/// `frame[FRAME_HEADER..]`. `frame` must hold header and payload.
+pub fn seal(frame: &mut [u8], kind: PageKind, payload_len: usize) {
+    debug_assert!(frame.len() >= FRAME_HEADER + payload_len);
+    frame[0..2].copy_from_slice(&MAGIC);
+    frame[2] = kind as u8;
+    frame[3] = VERSION;
+    frame[4..8].copy_from_slice(&(payload_len as u32).to_le_bytes());
+    frame[12..16].fill(0);
+    let crc = frame_crc(frame, payload_len);
+    frame[8..12].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// The checksum covers every header byte but itself, and the payload.
+fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
+    let head = crc32c::crc32c_append(crc32c::crc32c(&frame[0..8]), &frame[12..16]);
+    crc32c::crc32c_append(head, &frame[FRAME_HEADER..FRAME_HEADER + payload_len])
+}
+
+/// Checks a frame read back from `page`; `Ok(None)` when it is empty.
+pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>, IndexError> {
+    let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+    if frame.len() < FRAME_HEADER {
+        return Err(corrupt(format!(
+            "frame of {} bytes is shorter than its header",
+            frame.len()
+        )));
+    }
+    if frame[..FRAME_HEADER].iter().all(|&b| b == 0) {
+        return Ok(None);
+    }
+    if frame[0..2] != MAGIC {
+        return Err(corrupt("bad magic".into()));
+    }
+    if frame[3] != VERSION {
+        return Err(corrupt(format!("unknown format version {}", frame[3])));
+    }
+    let len = u32::from_le_bytes([frame[4], frame[5], frame[6], frame[7]]) as usize;
+    if FRAME_HEADER + len > frame.len() {
+        return Err(corrupt(format!("payload length {len} exceeds the frame")));
+    }
+    let stored = u32::from_le_bytes([frame[8], frame[9], frame[10], frame[11]]);
+    let crc = frame_crc(frame, len);
+    if crc != stored {
+        return Err(corrupt(format!(
+            "checksum mismatch (stored {stored:#010x}, computed {crc:#010x})"
+        )));
+    }
+    match PageKind::from_u8(frame[2]) {
+        Some(k) if k == expected => Ok(Some(&frame[FRAME_HEADER..FRAME_HEADER + len])),
+        _ => Err(corrupt(format!(
+            "page kind {} where {:?} was expected",
+            frame[2], expected
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_empty_and_corrupt() {
+        let mut f = vec![0u8; 64];
+        assert_eq!(open(&f, PageKind::TreeNode, 3).unwrap(), None);
+        f[16..20].copy_from_slice(&[1, 2, 3, 4]);
+        seal(&mut f, PageKind::TreeNode, 4);
+        assert_eq!(
+            open(&f, PageKind::TreeNode, 3).unwrap(),
+            Some(&[1u8, 2, 3, 4][..])
+        );
+        assert!(open(&f, PageKind::Superblock, 3).is_err());
+        for i in 0..20 {
+            let mut g = f.clone();
+            g[i] ^= 0x10;
+            assert!(
+                matches!(
+                    open(&g, PageKind::TreeNode, 3),
+                    Err(IndexError::Corrupt { page: 3, .. })
+                ),
+                "byte {i}"
+            );
+        }
+    }
+}

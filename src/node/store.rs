@@ -1,0 +1,362 @@
+//! How a tree's logical nodes reach the device: the [`NodeStore`] trait, and
+//! [`PageNodeStore`], which writes every node in place at a fixed logical
+//! address over any [`BlockDevice`] (the "B-tree over FTL" of `bftl.md` §2
+//! and the B-Tree of `mb-tree.md` §6).
+//!
+//! Later indexes keep the same B+-tree ([`crate::index::btree`]) and swap the
+//! store: BFTL's node translation table of index units, the delta schemes'
+//! base node + delta pages, the Buffered-B+ tree's node log. Those need to
+//! know *what changed* in a node, so [`NodeStore::write_node`] carries a
+//! [`NodeChange`]; an in-place store ignores it.
+//!
+//! On-flash format of `PageNodeStore`:
+//! * logical page 0: the superblock, a page frame of kind `Superblock`
+//!   whose payload is [`TreeMeta`] (layout in its docs);
+//! * node `id` occupies `node_pages` consecutive logical pages starting at
+//!   `1 + id × node_pages`; its image (see [`super::codec`]) is written
+//!   zero-padded to whole pages, so the FTL never has to read-modify-write,
+//!   and read back as just the node's bytes.
+//!
+//! Invariants:
+//! 1. Ids below `next_id` are either live nodes or on the free list; freed
+//!    nodes' pages are trimmed.
+//! 2. The free list is not persisted: the tree rebuilds it on open by
+//!    walking from the root (every id below `next_id` that is unreachable
+//!    is free), which costs one read per node and is charged to the open.
+
+use crate::device::{BlockDevice, DeviceError, Storage};
+use crate::index::{EntryFormat, IndexError};
+
+use super::codec::{Node, NodeId, NodeLayout, NO_NODE};
+use super::page::{self, PageKind, FRAME_HEADER};
+
+/// What a write changes in a node, for stores that log changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeChange {
+    /// One entry (or separator) added.
+    Insert(u64, u64),
+    /// One entry (or separator) removed.
+    Delete(u64, u64),
+    /// Anything else: a split, merge, redistribution, new node, or several
+    /// changes accumulated in a cache.
+    Rewrite,
+}
+
+/// The tree's persistent metadata, kept in the superblock.
+///
+/// Superblock payload, little-endian:
+///
+/// | bytes | field |
+/// |---|---|
+/// | 0..8 | magic `b"FLASHIX\0"` |
+/// | 8..24 | index name, UTF-8, zero-padded |
+/// | 24 | key bytes |
+/// | 25 | value bytes |
+/// | 26 | height (levels; 1 = the root is a leaf) |
+/// | 27 | reserved |
+/// | 28..32 | node bytes |
+/// | 32..36 | root node id |
+/// | 36..40 | next unallocated node id |
+/// | 40..48 | entries |
+/// | 48..56 | generation (incremented by every store) |
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeMeta {
+    pub index: String,
+    pub format: EntryFormat,
+    pub node_bytes: u32,
+    pub root: NodeId,
+    pub height: u8,
+    pub next_id: NodeId,
+    pub entries: u64,
+    pub generation: u64,
+}
+
+const META_MAGIC: [u8; 8] = *b"FLASHIX\0";
+const META_BYTES: usize = 56;
+
+impl TreeMeta {
+    fn encode(&self, out: &mut [u8]) {
+        out[..META_BYTES].fill(0);
+        out[0..8].copy_from_slice(&META_MAGIC);
+        let name = self.index.as_bytes();
+        let n = name.len().min(16);
+        out[8..8 + n].copy_from_slice(&name[..n]);
+        out[24] = self.format.key_bytes;
+        out[25] = self.format.value_bytes;
+        out[26] = self.height;
+        out[28..32].copy_from_slice(&self.node_bytes.to_le_bytes());
+        out[32..36].copy_from_slice(&self.root.to_le_bytes());
+        out[36..40].copy_from_slice(&self.next_id.to_le_bytes());
+        out[40..48].copy_from_slice(&self.entries.to_le_bytes());
+        out[48..56].copy_from_slice(&self.generation.to_le_bytes());
+    }
+
+    fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
+        let corrupt = |detail: &str| IndexError::Corrupt {
+            page: 0,
+            detail: format!("superblock: {detail}"),
+        };
+        if p.len() < META_BYTES || p[0..8] != META_MAGIC {
+            return Err(corrupt("bad magic or length"));
+        }
+        let name_end = p[8..24].iter().position(|&b| b == 0).unwrap_or(16);
+        let index = std::str::from_utf8(&p[8..8 + name_end])
+            .map_err(|_| corrupt("index name is not UTF-8"))?
+            .to_string();
+        let format = EntryFormat::new(p[24], p[25]).map_err(|_| corrupt("bad entry widths"))?;
+        let u32_at = |i: usize| u32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&p[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        let meta = TreeMeta {
+            index,
+            format,
+            height: p[26],
+            node_bytes: u32_at(28),
+            root: u32_at(32),
+            next_id: u32_at(36),
+            entries: u64_at(40),
+            generation: u64_at(48),
+        };
+        if meta.height == 0 || meta.root == NO_NODE || meta.root >= meta.next_id {
+            return Err(corrupt("root or height out of range"));
+        }
+        Ok(meta)
+    }
+}
+
+/// Storage of a tree's logical nodes.
+pub trait NodeStore {
+    /// The node layout this store reads and writes.
+    fn layout(&self) -> NodeLayout;
+    /// Reads node `id` into `node` (reusing its memory).
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError>;
+    /// Writes node `id`; `change` says what changed since its last write.
+    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange)
+        -> Result<(), IndexError>;
+    /// A fresh node id.
+    fn allocate(&mut self) -> Result<NodeId, IndexError>;
+    /// Whether `n` more nodes can be allocated (no I/O).
+    fn can_allocate(&self, n: usize) -> bool;
+    /// Gives node `id` back.
+    fn free(&mut self, id: NodeId) -> Result<(), IndexError>;
+    /// Sets allocation state found on open (invariant 2).
+    fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>);
+    /// The next id [`allocate`](Self::allocate) would hand out fresh.
+    fn next_id(&self) -> NodeId;
+    /// Reads the metadata record; `None` when the storage holds none.
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError>;
+    /// Writes the metadata record.
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError>;
+    /// Makes every write durable.
+    fn sync(&mut self) -> Result<(), IndexError>;
+    /// RAM the store holds (free list, tables), at flash widths.
+    fn memory_bytes(&self) -> usize;
+    /// Flash space occupied by live nodes and metadata.
+    fn flash_bytes_used(&self) -> u64;
+    fn storage(&self) -> &Storage;
+    fn into_storage(self: Box<Self>) -> Storage;
+}
+
+/// In-place node storage over a logical-page device.
+pub struct PageNodeStore {
+    storage: Storage,
+    layout: NodeLayout,
+    page_size: usize,
+    node_pages: u64,
+    capacity_pages: u64,
+    image: Vec<u8>,
+    free: Vec<NodeId>,
+    next_id: NodeId,
+}
+
+impl PageNodeStore {
+    /// A store of nodes of `layout` on `storage`, which must be a
+    /// logical-page device.
+    pub fn new(storage: Storage, layout: NodeLayout) -> Result<Self, IndexError> {
+        let (page_size, capacity_pages) = match &storage {
+            Storage::Pages(d) => (d.page_size(), d.capacity_pages()),
+            Storage::Raw(_) => {
+                return Err(IndexError::Config(
+                    "this index writes nodes in place and needs a logical-page device \
+                     (an FTL profile or file:PATH), not raw:"
+                        .into(),
+                ))
+            }
+        };
+        if page_size < FRAME_HEADER + META_BYTES {
+            return Err(IndexError::Config(format!(
+                "page size {page_size} is too small for the superblock"
+            )));
+        }
+        let node_pages = layout.node_bytes.div_ceil(page_size) as u64;
+        Ok(PageNodeStore {
+            storage,
+            layout,
+            page_size,
+            node_pages,
+            capacity_pages,
+            image: vec![0u8; node_pages as usize * page_size],
+            free: Vec::new(),
+            next_id: 0,
+        })
+    }
+
+    fn dev(&mut self) -> &mut dyn BlockDevice {
+        match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `new` refuses raw storage.
+            Storage::Raw(_) => unreachable!("PageNodeStore is built only on Storage::Pages"),
+        }
+    }
+
+    fn lba(&self, id: NodeId) -> u64 {
+        1 + id as u64 * self.node_pages
+    }
+}
+
+impl NodeStore for PageNodeStore {
+    fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        if id >= self.next_id {
+            return Err(IndexError::Corrupt {
+                page: self.lba(id),
+                detail: format!(
+                    "node id {id} was never allocated (next id {})",
+                    self.next_id
+                ),
+            });
+        }
+        let lba = self.lba(id);
+        let (ps, nb) = (self.page_size, self.layout.node_bytes);
+        let mut image = std::mem::take(&mut self.image);
+        let mut result = Ok(());
+        if nb <= ps {
+            result = self.dev().read(lba, 0, &mut image[..nb]);
+        } else {
+            for i in 0..self.node_pages as usize {
+                result = self
+                    .dev()
+                    .read(lba + i as u64, 0, &mut image[i * ps..(i + 1) * ps]);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        let decoded = result
+            .map_err(IndexError::from)
+            .and_then(|_| self.layout.decode(&image[..nb], lba, node));
+        self.image = image;
+        decoded
+    }
+
+    fn write_node(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        _change: NodeChange,
+    ) -> Result<(), IndexError> {
+        let lba = self.lba(id);
+        let ps = self.page_size;
+        let mut image = std::mem::take(&mut self.image);
+        self.layout.encode(node, &mut image);
+        image[self.layout.node_bytes..].fill(0);
+        let mut result = Ok(());
+        for i in 0..self.node_pages as usize {
+            result = self
+                .dev()
+                .write(lba + i as u64, 0, &image[i * ps..(i + 1) * ps]);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.image = image;
+        Ok(result?)
+    }
+
+    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+        if let Some(id) = self.free.pop() {
+            return Ok(id);
+        }
+        let id = self.next_id;
+        let end = self.lba(id) + self.node_pages;
+        if id == NO_NODE || end > self.capacity_pages {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: format!(
+                    "node {id} would need logical pages up to {end}; the device has {}",
+                    self.capacity_pages
+                ),
+            }));
+        }
+        self.next_id += 1;
+        Ok(id)
+    }
+
+    fn can_allocate(&self, n: usize) -> bool {
+        let fresh_room =
+            self.capacity_pages.saturating_sub(self.lba(self.next_id)) / self.node_pages;
+        let id_room = (NO_NODE - self.next_id) as u64;
+        self.free.len() as u64 + fresh_room.min(id_room) >= n as u64
+    }
+
+    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+        let lba = self.lba(id);
+        for i in 0..self.node_pages {
+            self.dev().trim(lba + i)?;
+        }
+        self.free.push(id);
+        Ok(())
+    }
+
+    fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        self.next_id = next_id;
+        self.free = free;
+    }
+
+    fn next_id(&self) -> NodeId {
+        self.next_id
+    }
+
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+        let mut buf = vec![0u8; self.page_size];
+        self.dev().read(0, 0, &mut buf)?;
+        match page::open(&buf, PageKind::Superblock, 0)? {
+            None => Ok(None),
+            Some(payload) => Ok(Some(TreeMeta::decode(payload)?)),
+        }
+    }
+
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+        let mut buf = vec![0u8; self.page_size];
+        meta.encode(&mut buf[FRAME_HEADER..]);
+        page::seal(&mut buf, PageKind::Superblock, META_BYTES);
+        self.dev().write(0, 0, &buf)?;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), IndexError> {
+        Ok(self.dev().sync()?)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.free.len() * std::mem::size_of::<NodeId>()
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        let live = self.next_id as u64 - self.free.len() as u64;
+        (1 + live * self.node_pages) * self.page_size as u64
+    }
+
+    fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.storage
+    }
+}

@@ -1,0 +1,158 @@
+//! `btree` refuses bad input and bad configurations with clear errors and
+//! loses nothing; corrupted pages are reported as `Corrupt`.
+
+use flashix::device::fault::{FaultPlan, FaultyDevice};
+use flashix::device::ram::RamDisk;
+use flashix::device::{DeviceError, DeviceSpec, Storage};
+use flashix::index::{registry, IndexError, Params};
+
+fn ram() -> Storage {
+    Storage::Pages(Box::new(RamDisk::new(512, 1 << 16)))
+}
+
+fn p(pairs: &[&str]) -> Params {
+    Params::parse(pairs.iter().copied()).unwrap()
+}
+
+#[test]
+fn budget_below_two_nodes_is_refused() {
+    let e = registry::create("btree", ram(), 1000, p(&[]))
+        .err()
+        .unwrap();
+    assert!(
+        matches!(
+            e,
+            IndexError::BudgetTooSmall {
+                needed: 1024,
+                given: 1000,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("1024"));
+}
+
+#[test]
+fn out_of_range_keys_change_nothing() {
+    let mut t = registry::create("btree", ram(), 4096, p(&[])).unwrap();
+    t.insert(5, 5).unwrap();
+    assert!(matches!(
+        t.insert(1 << 32, 1),
+        Err(IndexError::KeyOutOfRange { .. })
+    ));
+    assert!(matches!(
+        t.insert(1, 1 << 32),
+        Err(IndexError::ValueOutOfRange { .. })
+    ));
+    assert!(matches!(
+        t.update(5, 5, 1 << 40),
+        Err(IndexError::ValueOutOfRange { .. })
+    ));
+    let mut out = Vec::new();
+    t.range(0, u64::MAX, &mut out).unwrap();
+    assert_eq!(
+        out,
+        vec![(5, 5)],
+        "the failed update did not delete the old pair"
+    );
+}
+
+#[test]
+fn unknown_parameters_and_raw_chips_are_refused() {
+    let e = registry::create("btree", ram(), 4096, p(&["fanot=8"]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("fanot") && e.contains("fanout"), "{e}");
+    let e = registry::create("btree", ram(), 4096, p(&["cache=fifo"]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("fifo"), "{e}");
+    let raw = DeviceSpec::parse("raw:slc-small", &[])
+        .unwrap()
+        .build()
+        .unwrap();
+    assert!(registry::create("btree", raw, 4096, p(&[])).is_err());
+    assert!(registry::create("nope", ram(), 4096, p(&[]))
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("btree"));
+    let e = registry::open("btree", ram(), 4096, p(&[])).err().unwrap();
+    assert!(matches!(e, IndexError::NoIndex(_)), "{e}");
+}
+
+#[test]
+fn a_corrupted_node_page_is_reported_not_misread() {
+    let mut t = registry::create("btree", ram(), 1024, p(&["cache=none"])).unwrap();
+    for i in 0..200 {
+        t.insert(i, i).unwrap();
+    }
+    t.flush().unwrap();
+    let Storage::Pages(mut dev) = t.into_storage() else {
+        unreachable!()
+    };
+    // Node 0 (the first leaf) lives at logical page 1: flip one byte of it.
+    let mut b = [0u8; 1];
+    dev.read(1, 40, &mut b).unwrap();
+    dev.write(1, 40, &[b[0] ^ 0x04]).unwrap();
+    let mut t = registry::open("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
+    let mut out = Vec::new();
+    let e = t.range(0, 1000, &mut out).unwrap_err();
+    assert!(matches!(e, IndexError::Corrupt { page: 1, .. }), "{e}");
+}
+
+#[test]
+fn a_bit_flipped_on_read_is_corrupt() {
+    let plan = FaultPlan {
+        flip_read: Some((3, 100)),
+        ..FaultPlan::default()
+    };
+    let dev = FaultyDevice::new(RamDisk::new(512, 1 << 16), plan);
+    let mut t = registry::create(
+        "btree",
+        Storage::Pages(Box::new(dev)),
+        1024,
+        p(&["cache=none"]),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut results = Vec::new();
+    for i in 0..4 {
+        results.push(t.get(i, &mut out));
+    }
+    assert!(
+        results
+            .iter()
+            .any(|r| matches!(r, Err(IndexError::Corrupt { .. }))),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn a_full_device_is_an_error_and_loses_nothing() {
+    let sets = vec![("blocks".to_string(), "8".to_string())];
+    let storage = DeviceSpec::parse("slc-small", &sets)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut t = registry::create("btree", storage, 2048, p(&["cache=none"])).unwrap();
+    let mut inserted = 0u64;
+    let err = loop {
+        match t.insert(inserted * 13 % 100_003, inserted) {
+            Ok(()) => inserted += 1,
+            Err(e) => break e,
+        }
+        assert!(inserted < 1_000_000, "never filled");
+    };
+    assert!(
+        matches!(err, IndexError::Device(DeviceError::Full { .. })),
+        "{err}"
+    );
+    let mut out = Vec::new();
+    t.range(0, u64::MAX, &mut out).unwrap();
+    assert_eq!(out.len() as u64, inserted);
+    t.flush().unwrap();
+}

@@ -1,0 +1,116 @@
+//! The one model-based harness for every index (CONVENTIONS "Tests"): a
+//! random sequence of [`ModelOp`]s runs against the index and against a
+//! `BTreeSet<(key, value)>`, and every answer must agree. `Reopen` flushes,
+//! drops the index, and opens it again from the same storage.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+
+use flashix::device::Storage;
+use flashix::index::{registry, Index, Params};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+pub enum ModelOp {
+    Insert(u64, u64),
+    Delete(u64, u64),
+    Update(u64, u64, u64),
+    Get(u64),
+    Range(u64, u64),
+    Flush,
+    Reopen,
+}
+
+/// Operations over a small key and value space, so that duplicates,
+/// deletes of present entries and collisions are frequent.
+pub fn ops(max_len: usize, keys: u64) -> impl Strategy<Value = Vec<ModelOp>> {
+    let vals = 8u64;
+    let op = prop_oneof![
+        8 => (0..keys, 0..vals).prop_map(|(k, v)| ModelOp::Insert(k, v)),
+        4 => (0..keys, 0..vals).prop_map(|(k, v)| ModelOp::Delete(k, v)),
+        2 => (0..keys, 0..vals, 0..vals).prop_map(|(k, o, n)| ModelOp::Update(k, o, n)),
+        3 => (0..keys).prop_map(ModelOp::Get),
+        2 => (0..keys, 0..keys / 4 + 1).prop_map(|(lo, len)| ModelOp::Range(lo, lo + len)),
+        1 => Just(ModelOp::Flush),
+        1 => Just(ModelOp::Reopen),
+    ];
+    proptest::collection::vec(op, 1..max_len)
+}
+
+fn params(pairs: &[&str]) -> Params {
+    Params::parse(pairs.iter().copied()).expect("test parameters are well formed")
+}
+
+/// Runs `ops` on index `name` built on `storage()` and checks every answer.
+pub fn check(
+    name: &str,
+    set: &[&str],
+    memory: usize,
+    storage: impl Fn() -> Storage,
+    ops: &[ModelOp],
+) -> Result<(), TestCaseError> {
+    let mut index: Box<dyn Index> = registry::create(name, storage(), memory, params(set))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut model: BTreeSet<(u64, u64)> = BTreeSet::new();
+    let mut values = Vec::new();
+    let mut entries = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let ctx = format!("op {i}: {op:?}");
+        match *op {
+            ModelOp::Insert(k, v) => {
+                index
+                    .insert(k, v)
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                model.insert((k, v));
+            }
+            ModelOp::Delete(k, v) => {
+                let got = index
+                    .delete(k, v)
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                prop_assert_eq!(got, model.remove(&(k, v)), "{}", ctx);
+            }
+            ModelOp::Update(k, o, n) => {
+                let got = index
+                    .update(k, o, n)
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                prop_assert_eq!(got, model.remove(&(k, o)), "{}", ctx);
+                model.insert((k, n));
+            }
+            ModelOp::Get(k) => {
+                index
+                    .get(k, &mut values)
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                let want: Vec<u64> = model.range((k, 0)..=(k, u64::MAX)).map(|e| e.1).collect();
+                prop_assert_eq!(&values, &want, "{}", ctx);
+            }
+            ModelOp::Range(lo, hi) => {
+                index
+                    .range(lo, hi, &mut entries)
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                let want: Vec<(u64, u64)> =
+                    model.range((lo, 0)..=(hi, u64::MAX)).copied().collect();
+                prop_assert_eq!(&entries, &want, "{}", ctx);
+            }
+            ModelOp::Flush => {
+                index
+                    .flush()
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+            }
+            ModelOp::Reopen => {
+                index
+                    .flush()
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                let storage = index.into_storage();
+                index = registry::open(name, storage, memory, params(set))
+                    .map_err(|e| TestCaseError::fail(format!("{ctx}: reopen: {e}")))?;
+            }
+        }
+    }
+    // Everything is there at the end, in order.
+    index
+        .range(0, u64::MAX, &mut entries)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let want: Vec<(u64, u64)> = model.iter().copied().collect();
+    prop_assert_eq!(entries, want, "final full scan");
+    Ok(())
+}

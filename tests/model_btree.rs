@@ -1,0 +1,83 @@
+//! `btree` against the oracle, with every cache policy, small nodes (deep
+//! trees: many splits, merges and redistributions), 4+4 and 8+8 entries,
+//! on a RAM disk, on the FTL over the simulated chip, and on a real file.
+
+mod common;
+
+use common::{check, ops, ModelOp};
+use flashix::device::file::FileDevice;
+use flashix::device::ram::RamDisk;
+use flashix::device::{DeviceSpec, Storage};
+use proptest::prelude::*;
+
+fn ram() -> Storage {
+    Storage::Pages(Box::new(RamDisk::new(512, 1 << 20)))
+}
+
+fn ftl() -> Storage {
+    let sets = vec![("blocks".to_string(), "256".to_string())];
+    DeviceSpec::parse("slc-small", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn small_nodes_no_cache(ops in ops(400, 64)) {
+        check("btree", &["node_bytes=64", "cache=none"], 4096, ram, &ops)?;
+    }
+
+    #[test]
+    fn small_nodes_lru(ops in ops(400, 64)) {
+        check("btree", &["node_bytes=64", "cache=lru"], 64 * 5, ram, &ops)?;
+    }
+
+    #[test]
+    fn small_nodes_mlru(ops in ops(400, 64)) {
+        check("btree", &["node_bytes=64", "cache=mlru"], 64 * 5, ram, &ops)?;
+    }
+
+    #[test]
+    fn wide_entries_mlru(ops in ops(300, 1 << 40)) {
+        check("btree", &["node_bytes=96", "key_bytes=8", "value_bytes=8"], 96 * 4, ram, &ops)?;
+    }
+
+    #[test]
+    fn over_the_ftl(ops in ops(300, 200)) {
+        check("btree", &["fanout=4", "cache=mlru"], 2048, ftl, &ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_a_real_file(ops in ops(200, 100)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("btree.db");
+        // Called once: reopening goes through `into_storage`, so the file
+        // is created here and reopened by the harness.
+        let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
+        check("btree", &["node_bytes=128", "cache=lru"], 1024, storage, &ops)?;
+    }
+}
+
+#[test]
+fn many_inserts_and_deletes_keep_the_tree_balanced() {
+    let mut seq = Vec::new();
+    for i in 0..3000u64 {
+        seq.push(ModelOp::Insert(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Reopen);
+    for i in 0..2500u64 {
+        seq.push(ModelOp::Delete(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Range(0, 2000));
+    seq.push(ModelOp::Reopen);
+    for cache in ["cache=none", "cache=lru", "cache=mlru"] {
+        check("btree", &["node_bytes=64", cache], 640, ram, &seq).unwrap();
+    }
+}

@@ -108,6 +108,15 @@ fn get_uint(bytes: &[u8], width: u8) -> u64 {
     u64::from_le_bytes(b)
 }
 
+impl EntryFormat {
+    /// Reads `key_bytes` / `value_bytes` (default 4 + 4) from parameters.
+    pub fn from_params(params: &mut super::Params) -> Result<Self, IndexError> {
+        let k = params.get("key_bytes", 4u8)?;
+        let v = params.get("value_bytes", 4u8)?;
+        EntryFormat::new(k, v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,14 +141,5 @@ mod tests {
         w.put_key(&mut b, u64::MAX - 3);
         assert_eq!(w.read_key(&b), u64::MAX - 3);
         assert!(EntryFormat::new(5, 4).is_err());
-    }
-}
-
-impl EntryFormat {
-    /// Reads `key_bytes` / `value_bytes` (default 4 + 4) from parameters.
-    pub fn from_params(params: &mut super::Params) -> Result<Self, IndexError> {
-        let k = params.get("key_bytes", 4u8)?;
-        let v = params.get("value_bytes", 4u8)?;
-        EntryFormat::new(k, v)
     }
 }

@@ -1,1 +1,410 @@
 //! Runs workloads on indexes and reports what the device did.
+//!
+//! [`run`] executes a preload and a measured phase on one index. Around
+//! every measured operation it snapshots the device counters and charges
+//! the difference to that operation's type, so work an operation triggers
+//! (a split, a buffer flush, garbage collection) counts for it. With
+//! `verify`, every answer is checked against an in-memory oracle
+//! (`BTreeSet<(key, value)>`); the first disagreement stops the run with
+//! [`RunError::Mismatch`]. With a result sink, every search and range
+//! answer is printed in trace order (`replay --print-results`).
+//!
+//! Invariants:
+//! 1. Σ `by_op` device work + `preload` = `device_stats` − work done by
+//!    `flush` calls outside operations (none in a plain run).
+//! 2. Output buffers are reused across operations: a run allocates nothing
+//!    per operation except what the index itself does.
+
+pub mod report;
+
+pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::device::DeviceStats;
+use crate::index::{Index, IndexError};
+use crate::workload::{Op, OpKind, WorkloadError};
+
+/// Errors of a run.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum RunError {
+    /// The index failed on operation `op_number` (1-based; preload first).
+    Index {
+        op_number: u64,
+        op: Op,
+        source: IndexError,
+    },
+    Workload(WorkloadError),
+    /// The index answered differently from the oracle.
+    Mismatch {
+        op_number: u64,
+        op: Op,
+        expected: String,
+        got: String,
+    },
+    /// Writing printed results failed.
+    Output(std::io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Index {
+                op_number,
+                op,
+                source,
+            } => write!(f, "operation {op_number} (`{op}`): {source}"),
+            RunError::Workload(e) => write!(f, "{e}"),
+            RunError::Mismatch {
+                op_number,
+                op,
+                expected,
+                got,
+            } => write!(
+                f,
+                "wrong answer at operation {op_number} (`{op}`): expected {expected}, got {got}"
+            ),
+            RunError::Output(e) => write!(f, "writing results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Index { source, .. } => Some(source),
+            RunError::Workload(e) => Some(e),
+            RunError::Output(e) => Some(e),
+            RunError::Mismatch { .. } => None,
+        }
+    }
+}
+
+impl From<WorkloadError> for RunError {
+    fn from(e: WorkloadError) -> Self {
+        RunError::Workload(e)
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Check every answer against the oracle.
+    pub verify: bool,
+    /// Never show a progress bar.
+    pub quiet: bool,
+    /// Expected operations (preload + measured), for the progress bar.
+    pub expected_ops: Option<u64>,
+    /// Report fields the runner cannot know.
+    pub index: IndexDescription,
+    pub workload: String,
+    pub seed: u64,
+    pub memory_budget: u64,
+}
+
+struct Accum {
+    stats: DeviceStats,
+    count: u64,
+    hist: Histogram<u64>,
+}
+
+impl Accum {
+    fn new() -> Self {
+        Accum {
+            stats: DeviceStats::default(),
+            count: 0,
+            // Invariant: 3 significant figures is a valid precision.
+            hist: Histogram::new(3).expect("valid histogram precision"),
+        }
+    }
+
+    fn add(&mut self, d: &DeviceStats) {
+        let s = &mut self.stats;
+        s.logical_reads += d.logical_reads;
+        s.logical_writes += d.logical_writes;
+        s.physical_reads += d.physical_reads;
+        s.physical_writes += d.physical_writes;
+        s.erases += d.erases;
+        s.gc_copies += d.gc_copies;
+        s.time_us += d.time_us;
+        s.energy_uj += d.energy_uj;
+        self.count += 1;
+        // Tenths of a microsecond keep sub-µs byte-level costs visible.
+        let _ = self.hist.record((d.time_us * 10.0).max(0.0).round() as u64);
+    }
+
+    fn cost(&self) -> OpCost {
+        let n = self.count.max(1) as f64;
+        let s = &self.stats;
+        let q = |p: f64| self.hist.value_at_quantile(p) as f64 / 10.0;
+        OpCost {
+            count: self.count,
+            page_reads: s.physical_reads,
+            page_writes: s.physical_writes,
+            logical_reads: s.logical_reads,
+            logical_writes: s.logical_writes,
+            erases: s.erases,
+            gc_copies: s.gc_copies,
+            time_us: s.time_us,
+            energy_uj: s.energy_uj,
+            page_reads_per_op: s.physical_reads as f64 / n,
+            page_writes_per_op: s.physical_writes as f64 / n,
+            time_us_per_op: s.time_us / n,
+            energy_uj_per_op: s.energy_uj / n,
+            latency_us: Latency {
+                p50: q(0.5),
+                p99: q(0.99),
+                max: self.hist.max() as f64 / 10.0,
+            },
+        }
+    }
+}
+
+/// Runs the preload, then the measured operations, on `index`.
+pub fn run(
+    index: &mut dyn Index,
+    preload: &mut dyn Iterator<Item = Result<Op, WorkloadError>>,
+    ops: &mut dyn Iterator<Item = Result<Op, WorkloadError>>,
+    options: &RunOptions,
+    results: Option<&mut dyn Write>,
+) -> Result<Report, RunError> {
+    let wall = Instant::now();
+    let start_stats = index.storage().stats();
+    let mut oracle = options.verify.then(BTreeSet::new);
+    let mut values = Vec::new();
+    let mut entries = Vec::new();
+    let mut expected_values = Vec::new();
+    let mut op_number = 0u64;
+    let mut memory_peak = index.memory_bytes() as u64;
+    let mut progress = Progress::new(options);
+    let mut results = results;
+
+    let mut preload_ops = 0u64;
+    for op in preload {
+        let op = op?;
+        op_number += 1;
+        preload_ops += 1;
+        apply(
+            index,
+            op,
+            op_number,
+            &mut oracle,
+            &mut values,
+            &mut entries,
+            &mut expected_values,
+            &mut None,
+        )?;
+        memory_peak = memory_peak.max(index.memory_bytes() as u64);
+        progress.tick(op_number);
+    }
+    let after_preload = index.storage().stats();
+
+    let mut accums: BTreeMap<OpKind, Accum> = BTreeMap::new();
+    let mut before = after_preload;
+    for op in ops {
+        let op = op?;
+        op_number += 1;
+        apply(
+            index,
+            op,
+            op_number,
+            &mut oracle,
+            &mut values,
+            &mut entries,
+            &mut expected_values,
+            &mut results,
+        )?;
+        let after = index.storage().stats();
+        accums
+            .entry(op.kind())
+            .or_insert_with(Accum::new)
+            .add(&after.delta(&before));
+        before = after;
+        memory_peak = memory_peak.max(index.memory_bytes() as u64);
+        progress.tick(op_number);
+    }
+    progress.finish();
+    let end = index.storage().stats();
+    let measured = end.delta(&after_preload);
+    let wall_seconds = wall.elapsed().as_secs_f64();
+    let wear = index.storage().wear();
+    Ok(Report {
+        index: options.index.clone(),
+        device: index.storage().info(),
+        format: Some(index.format()),
+        memory_budget_bytes: options.memory_budget,
+        workload: options.workload.clone(),
+        seed: options.seed,
+        verified: options.verify,
+        ops: accums
+            .iter()
+            .map(|(k, a)| (k.name().to_string(), a.count))
+            .collect(),
+        preload_ops,
+        device_stats: DeviceReport::new(&end.delta(&start_stats), wear),
+        preload: DeviceReport::new(&after_preload.delta(&start_stats), None),
+        by_op: accums
+            .iter()
+            .map(|(k, a)| (k.name().to_string(), a.cost()))
+            .collect(),
+        time_us: measured.time_us,
+        energy_uj: measured.energy_uj,
+        memory_peak_bytes: memory_peak,
+        memory_final_bytes: index.memory_bytes() as u64,
+        flash_bytes_used: index.flash_bytes_used(),
+        index_stats: index.stats(),
+        wall_seconds,
+        ops_per_wall_second: if wall_seconds > 0.0 {
+            op_number as f64 / wall_seconds
+        } else {
+            0.0
+        },
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    index: &mut dyn Index,
+    op: Op,
+    op_number: u64,
+    oracle: &mut Option<BTreeSet<(u64, u64)>>,
+    values: &mut Vec<u64>,
+    entries: &mut Vec<(u64, u64)>,
+    expected: &mut Vec<u64>,
+    results: &mut Option<&mut dyn Write>,
+) -> Result<(), RunError> {
+    let fail = |source: IndexError| RunError::Index {
+        op_number,
+        op,
+        source,
+    };
+    let mismatch = |expected: String, got: String| RunError::Mismatch {
+        op_number,
+        op,
+        expected,
+        got,
+    };
+    match op {
+        Op::Insert { key, value } => {
+            index.insert(key, value).map_err(fail)?;
+            if let Some(o) = oracle {
+                o.insert((key, value));
+            }
+        }
+        Op::Delete { key, value } => {
+            let found = index.delete(key, value).map_err(fail)?;
+            if let Some(o) = oracle {
+                let want = o.remove(&(key, value));
+                if want != found {
+                    return Err(mismatch(want.to_string(), found.to_string()));
+                }
+            }
+        }
+        Op::Update { key, old, new } => {
+            let found = index.update(key, old, new).map_err(fail)?;
+            if let Some(o) = oracle {
+                let want = o.remove(&(key, old));
+                o.insert((key, new));
+                if want != found {
+                    return Err(mismatch(
+                        format!("old entry present = {want}"),
+                        found.to_string(),
+                    ));
+                }
+            }
+        }
+        Op::Search { key } => {
+            index.get(key, values).map_err(fail)?;
+            if let Some(o) = oracle {
+                expected.clear();
+                expected.extend(o.range((key, 0)..=(key, u64::MAX)).map(|e| e.1));
+                if expected != values {
+                    return Err(mismatch(format!("{expected:?}"), format!("{values:?}")));
+                }
+            }
+            if let Some(out) = results {
+                write!(out, "S {key}:").map_err(RunError::Output)?;
+                for v in values.iter() {
+                    write!(out, " {v}").map_err(RunError::Output)?;
+                }
+                writeln!(out).map_err(RunError::Output)?;
+            }
+        }
+        Op::Range { lo, hi } => {
+            index.range(lo, hi, entries).map_err(fail)?;
+            if let Some(o) = oracle {
+                let ok = o
+                    .range((lo, 0)..=(hi, u64::MAX))
+                    .copied()
+                    .eq(entries.iter().copied());
+                if !ok {
+                    let want: Vec<(u64, u64)> =
+                        o.range((lo, 0)..=(hi, u64::MAX)).copied().collect();
+                    return Err(mismatch(format!("{want:?}"), format!("{entries:?}")));
+                }
+            }
+            if let Some(out) = results {
+                write!(out, "R {lo} {hi}:").map_err(RunError::Output)?;
+                for (k, v) in entries.iter() {
+                    write!(out, " {k}:{v}").map_err(RunError::Output)?;
+                }
+                writeln!(out).map_err(RunError::Output)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr, shown only when stderr is a terminal, the run
+/// is not quiet, and it has lasted more than a second.
+struct Progress {
+    enabled: bool,
+    started: Instant,
+    expected: Option<u64>,
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    fn new(options: &RunOptions) -> Self {
+        Progress {
+            enabled: !options.quiet && std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            expected: options.expected_ops,
+            bar: None,
+        }
+    }
+
+    fn tick(&mut self, done: u64) {
+        if !self.enabled || done % 4096 != 0 {
+            return;
+        }
+        if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
+            let bar = match self.expected {
+                Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            };
+            if let Ok(style) = ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} ops ({per_sec})",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            self.bar = Some(bar);
+        }
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The JSON report of a run, and its human summary.
+//!
+//! Every count comes from the device layer: `device_stats` is the device's
+//! own counters over the whole run (preload included), `preload` the part
+//! spent preloading, and `by_op` the measured phase split by the operation
+//! type that caused each piece of device work (deferred work, such as a
+//! buffer flush an insert triggers, is charged to that insert).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::device::{DeviceInfo, DeviceStats, Wear};
+use crate::index::{EntryFormat, IndexStats};
+
+/// Latency percentiles of one operation type, µs of device time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Latency {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Device work charged to one operation type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct OpCost {
+    pub count: u64,
+    /// Physical page reads (chip reads, GC included).
+    pub page_reads: u64,
+    /// Physical page writes (chip programs, GC copies included).
+    pub page_writes: u64,
+    pub logical_reads: u64,
+    pub logical_writes: u64,
+    pub erases: u64,
+    pub gc_copies: u64,
+    pub time_us: f64,
+    pub energy_uj: f64,
+    pub page_reads_per_op: f64,
+    pub page_writes_per_op: f64,
+    pub time_us_per_op: f64,
+    pub energy_uj_per_op: f64,
+    pub latency_us: Latency,
+}
+
+/// Device counters as reported.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceReport {
+    pub logical_reads: u64,
+    pub logical_writes: u64,
+    pub logical_trims: u64,
+    pub physical_reads: u64,
+    pub physical_writes: u64,
+    pub erases: u64,
+    pub gc_copies: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub physical_bytes_read: u64,
+    pub physical_bytes_written: u64,
+    pub write_amplification: f64,
+    pub time_us: f64,
+    pub energy_uj: f64,
+    pub wear: Option<Wear>,
+}
+
+impl DeviceReport {
+    pub fn new(s: &DeviceStats, wear: Option<Wear>) -> Self {
+        DeviceReport {
+            logical_reads: s.logical_reads,
+            logical_writes: s.logical_writes,
+            logical_trims: s.logical_trims,
+            physical_reads: s.physical_reads,
+            physical_writes: s.physical_writes,
+            erases: s.erases,
+            gc_copies: s.gc_copies,
+            bytes_read: s.bytes_read,
+            bytes_written: s.bytes_written,
+            physical_bytes_read: s.physical_bytes_read,
+            physical_bytes_written: s.physical_bytes_written,
+            write_amplification: s.write_amplification(),
+            time_us: s.time_us,
+            energy_uj: s.energy_uj,
+            wear,
+        }
+    }
+}
+
+/// Which index, with which parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IndexDescription {
+    pub name: String,
+    pub params: BTreeMap<String, String>,
+}
+
+/// One run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub index: IndexDescription,
+    pub device: DeviceInfo,
+    pub format: Option<EntryFormat>,
+    pub memory_budget_bytes: u64,
+    pub workload: String,
+    pub seed: u64,
+    pub verified: bool,
+    /// Measured operations per type.
+    pub ops: BTreeMap<String, u64>,
+    pub preload_ops: u64,
+    /// The whole run, preload included.
+    pub device_stats: DeviceReport,
+    /// The preload phase alone.
+    pub preload: DeviceReport,
+    /// The measured phase, by operation type.
+    pub by_op: BTreeMap<String, OpCost>,
+    /// Device time and energy of the measured phase.
+    pub time_us: f64,
+    pub energy_uj: f64,
+    pub memory_peak_bytes: u64,
+    pub memory_final_bytes: u64,
+    pub flash_bytes_used: u64,
+    pub index_stats: IndexStats,
+    pub wall_seconds: f64,
+    /// Operations (preload included) per wall-clock second.
+    pub ops_per_wall_second: f64,
+}
+
+impl Report {
+    /// Measured operations in total.
+    pub fn measured_ops(&self) -> u64 {
+        self.ops.values().sum()
+    }
+
+    /// A human summary: one row per operation type, then totals.
+    pub fn summary_table(&self) -> String {
+        use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "op",
+            "count",
+            "page reads",
+            "page writes",
+            "erases",
+            "time (ms)",
+            "energy (mJ)",
+            "p50 µs",
+            "p99 µs",
+        ]);
+        for (name, c) in &self.by_op {
+            t.add_row(vec![
+                name.clone(),
+                c.count.to_string(),
+                c.page_reads.to_string(),
+                c.page_writes.to_string(),
+                c.erases.to_string(),
+                format!("{:.1}", c.time_us / 1e3),
+                format!("{:.1}", c.energy_uj / 1e3),
+                format!("{:.0}", c.latency_us.p50),
+                format!("{:.0}", c.latency_us.p99),
+            ]);
+        }
+        let d = &self.device_stats;
+        let mut out = format!(
+            "{} on {} ({}), workload {}\n{t}\n",
+            self.index.name, self.device.name, self.device.kind, self.workload
+        );
+        out.push_str(&format!(
+            "whole run: {} physical reads, {} physical writes, {} erases, {} GC copies, write amplification {:.2}\n",
+            d.physical_reads, d.physical_writes, d.erases, d.gc_copies, d.write_amplification
+        ));
+        out.push_str(&format!(
+            "memory: peak {} B, final {} B (budget {} B); flash used {} B; {:.2} s wall, {:.0} ops/s{}\n",
+            self.memory_peak_bytes,
+            self.memory_final_bytes,
+            self.memory_budget_bytes,
+            self.flash_bytes_used,
+            self.wall_seconds,
+            self.ops_per_wall_second,
+            if self.verified { "; every answer verified" } else { "" }
+        ));
+        out
+    }
+}

@@ -1,0 +1,197 @@
+//! Named workloads from the papers. Each is a [`WorkloadSpec`] that
+//! `--workload-set K=V`, `--preload` and `--ops` override.
+//!
+//! | preset | what | source |
+//! |---|---|---|
+//! | `insert-uniform` | inserts, keys uniform in [0, 3,000,000] | `mb-tree.md` §6 |
+//! | `mbtree` | inserts of uniform keys in [0, 3,000,000], then a search of every inserted key | `mb-tree.md` §6.1–6.2 |
+//! | `bftl` | inserts, keys an `rs` mix (rs = 0.5) | `bftl.md` §5.2 |
+//! | `bftl-maintain` | 50% deletes / 50% inserts, rs = 0.5, after a preload | `bftl.md` §5.3 |
+//! | `lat` | keys i.i.d. uniform in 1 … 10,000; lookups at 25% of inserts; 50,000-key preload | `buffered-bplus-tree.md` §6 |
+//! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | `as-btree.md` §4.2 |
+//! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; Zipf 0.99 | YCSB core workloads |
+//! | `zipf` | inserts, Zipf(0.99) keys | — |
+
+use super::generator::{KeyDist, Mix, WorkloadSpec};
+use super::WorkloadError;
+
+/// A named workload.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub spec: WorkloadSpec,
+}
+
+fn base(name: &str) -> WorkloadSpec {
+    WorkloadSpec {
+        name: name.to_string(),
+        key_min: 0,
+        key_max: 3_000_000,
+        dist: KeyDist::Uniform,
+        mix: Mix::INSERTS,
+        range_len: 100,
+        search_existing: true,
+        search_after: false,
+        preload: 0,
+        ops: 100_000,
+        seed: 42,
+    }
+}
+
+fn mix(insert: f64, search: f64, delete: f64, update: f64, range: f64) -> Mix {
+    Mix {
+        insert,
+        search,
+        delete,
+        update,
+        range,
+    }
+}
+
+/// Every preset.
+pub fn presets() -> Vec<Preset> {
+    let mut v = Vec::new();
+    v.push(Preset {
+        name: "insert-uniform",
+        description: "inserts, keys uniform in [0, 3,000,000] (mb-tree.md §6)",
+        spec: base("insert-uniform"),
+    });
+    let mut s = base("mbtree");
+    s.ops = 200_000;
+    s.search_after = true;
+    v.push(Preset {
+        name: "mbtree",
+        description: "200,000 inserts of uniform keys in [0, 3,000,000], then a search of each inserted key (mb-tree.md §6.1)",
+        spec: s,
+    });
+    let mut s = base("bftl");
+    s.key_max = u32::MAX as u64;
+    s.dist = KeyDist::Rs(0.5);
+    s.ops = 24_000;
+    v.push(Preset {
+        name: "bftl",
+        description:
+            "24,000 inserts, keys an rs mix of ascending and random, rs=0.5 (bftl.md §5.2)",
+        spec: s,
+    });
+    let mut s = base("bftl-maintain");
+    s.key_max = u32::MAX as u64;
+    s.dist = KeyDist::Rs(0.5);
+    s.mix = mix(0.5, 0.0, 0.5, 0.0, 0.0);
+    s.preload = 12_000;
+    s.ops = 24_000;
+    v.push(Preset {
+        name: "bftl-maintain",
+        description: "24,000 operations, deletion/insertion 50/50, rs=0.5, after 12,000 inserts (bftl.md §5.3)",
+        spec: s,
+    });
+    let mut s = base("lat");
+    s.key_min = 1;
+    s.key_max = 10_000;
+    s.mix = mix(1.0, 0.25, 0.0, 0.0, 0.0);
+    s.preload = 50_000;
+    s.ops = 250_000;
+    v.push(Preset {
+        name: "lat",
+        description: "keys i.i.d. uniform in 1..10,000, lookup-to-insert ratio 25%, 50,000-key preload (buffered-bplus-tree.md §6)",
+        spec: s,
+    });
+    let mut s = base("tpcc-index");
+    s.mix = mix(0.24, 0.72, 0.01, 0.0, 0.03);
+    s.preload = 100_000;
+    v.push(Preset {
+        name: "tpcc-index",
+        description: "72% search, 24% insert, 3% range, 1% delete after a 100,000-entry preload (as-btree.md §4.2)",
+        spec: s,
+    });
+    for (name, description, m) in [
+        (
+            "ycsb-a",
+            "50% read, 50% update, Zipf 0.99 keys, 100,000-entry preload (YCSB A)",
+            mix(0.0, 0.5, 0.0, 0.5, 0.0),
+        ),
+        (
+            "ycsb-b",
+            "95% read, 5% update, Zipf 0.99 keys, 100,000-entry preload (YCSB B)",
+            mix(0.0, 0.95, 0.0, 0.05, 0.0),
+        ),
+        (
+            "ycsb-c",
+            "read only, Zipf 0.99 keys, 100,000-entry preload (YCSB C)",
+            mix(0.0, 1.0, 0.0, 0.0, 0.0),
+        ),
+    ] {
+        let mut s = base(name);
+        s.dist = KeyDist::Zipf(0.99);
+        s.mix = m;
+        s.preload = 100_000;
+        v.push(Preset {
+            name,
+            description,
+            spec: s,
+        });
+    }
+    let mut s = base("zipf");
+    s.dist = KeyDist::Zipf(0.99);
+    v.push(Preset {
+        name: "zipf",
+        description: "inserts, Zipf(0.99) keys in [0, 3,000,000]",
+        spec: s,
+    });
+    v
+}
+
+/// The spec of preset `name` with overrides, preload, ops and seed applied.
+pub fn build(
+    name: &str,
+    sets: &[(String, String)],
+    preload: Option<u64>,
+    ops: Option<u64>,
+    seed: u64,
+) -> Result<WorkloadSpec, WorkloadError> {
+    let mut spec = presets()
+        .into_iter()
+        .find(|p| p.name == name)
+        .map(|p| p.spec)
+        .ok_or_else(|| {
+            let names: Vec<&str> = presets().iter().map(|p| p.name).collect();
+            WorkloadError::Config(format!(
+                "unknown workload preset `{name}`; known: {}",
+                names.join(", ")
+            ))
+        })?;
+    for (k, v) in sets {
+        spec.set(k, v)?;
+    }
+    if let Some(p) = preload {
+        spec.preload = p;
+    }
+    if let Some(o) = ops {
+        spec.ops = o;
+    }
+    spec.seed = seed;
+    spec.validate()?;
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_builds_and_generates() {
+        for p in presets() {
+            let spec = build(p.name, &[], Some(10), Some(100), 1).unwrap();
+            let pre = spec.preload_ops().unwrap();
+            let mut pre = pre;
+            assert_eq!(pre.by_ref().count(), 10);
+            let n = pre.continue_with(&spec).unwrap().count();
+            assert!(n >= 100, "{}: {n}", p.name);
+        }
+        assert!(build("nope", &[], None, None, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("mbtree"));
+    }
+}

@@ -1,0 +1,212 @@
+//! The runner: device cost is charged to the operation type that caused it,
+//! verification catches wrong answers, and printed results have the exact
+//! `replay --print-results` form.
+
+use flashix::device::{DeviceSpec, Storage};
+use flashix::index::{registry, EntryFormat, Index, IndexStats, Params, Result as IndexResult};
+use flashix::runner::{run, RunError, RunOptions};
+use flashix::workload::preset;
+use flashix::workload::{Op, WorkloadError};
+
+fn ftl() -> Storage {
+    DeviceSpec::parse("slc-small", &[])
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+fn btree(cache: &str) -> Box<dyn Index> {
+    let params = Params::parse([cache]).unwrap();
+    registry::create("btree", ftl(), 20_000, params).unwrap()
+}
+
+fn ops(v: Vec<Op>) -> impl Iterator<Item = Result<Op, WorkloadError>> {
+    v.into_iter().map(Ok)
+}
+
+#[test]
+fn cost_is_charged_to_the_operation_that_caused_it() {
+    let mut t = btree("cache=none");
+    let spec = preset::build("mbtree", &[], Some(0), Some(2_000), 7).unwrap();
+    let opts = RunOptions {
+        verify: true,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let mut pre = spec.preload_ops().unwrap();
+    let mut measured = spec.measured_ops().unwrap();
+    let r = run(t.as_mut(), &mut pre, &mut measured, &opts, None).unwrap();
+    let ins = &r.by_op["insert"];
+    let search = &r.by_op["search"];
+    assert_eq!((ins.count, search.count), (2_000, 2_000));
+    // Without a cache every insert writes at least its leaf; searches never write.
+    assert!(ins.page_writes >= 2_000, "{}", ins.page_writes);
+    assert_eq!(search.page_writes, 0);
+    assert!(search.page_reads >= 2_000);
+    // slc-small charges 909 µs per program and 348 µs per read.
+    let expect =
+        ins.page_writes as f64 * 909.0 + ins.page_reads as f64 * 348.0 + ins.erases as f64 * 1881.0;
+    assert!((ins.time_us - expect).abs() < 1e-3 * expect);
+    assert_eq!(
+        r.device_stats.physical_writes,
+        ins.page_writes + search.page_writes + r.preload.physical_writes
+    );
+    assert!(r.verified && r.memory_peak_bytes > 0 && r.flash_bytes_used > 0);
+    assert!(ins.latency_us.p50 >= 909.0 && ins.latency_us.max >= ins.latency_us.p99);
+    let json = serde_json::to_value(&r).unwrap();
+    for field in [
+        "device_stats",
+        "by_op",
+        "memory_peak_bytes",
+        "index_stats",
+        "ops_per_wall_second",
+    ] {
+        assert!(json.get(field).is_some(), "{field}");
+    }
+    assert!(json["device_stats"].get("write_amplification").is_some());
+}
+
+/// An index that silently drops every third insert.
+struct Lossy {
+    inner: Box<dyn Index>,
+    n: u64,
+}
+
+impl Index for Lossy {
+    fn name(&self) -> &'static str {
+        "lossy"
+    }
+    fn format(&self) -> EntryFormat {
+        self.inner.format()
+    }
+    fn insert(&mut self, key: u64, value: u64) -> IndexResult<()> {
+        self.n += 1;
+        if self.n % 3 == 0 {
+            return Ok(());
+        }
+        self.inner.insert(key, value)
+    }
+    fn delete(&mut self, key: u64, value: u64) -> IndexResult<bool> {
+        self.inner.delete(key, value)
+    }
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> IndexResult<()> {
+        self.inner.get(key, out)
+    }
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> IndexResult<()> {
+        self.inner.range(lo, hi, out)
+    }
+    fn flush(&mut self) -> IndexResult<()> {
+        self.inner.flush()
+    }
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+    fn stats(&self) -> IndexStats {
+        self.inner.stats()
+    }
+    fn flash_bytes_used(&self) -> u64 {
+        self.inner.flash_bytes_used()
+    }
+    fn storage(&self) -> &Storage {
+        self.inner.storage()
+    }
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.inner.into_storage()
+    }
+}
+
+#[test]
+fn verification_catches_a_wrong_answer() {
+    let mut lossy = Lossy {
+        inner: btree("cache=mlru"),
+        n: 0,
+    };
+    let opts = RunOptions {
+        verify: true,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let v = vec![
+        Op::Insert { key: 1, value: 1 },
+        Op::Insert { key: 2, value: 2 },
+        Op::Insert { key: 3, value: 3 },
+        Op::Search { key: 3 },
+    ];
+    let err = run(
+        &mut lossy,
+        &mut std::iter::empty(),
+        &mut ops(v),
+        &opts,
+        None,
+    )
+    .unwrap_err();
+    match err {
+        RunError::Mismatch { op_number, .. } => assert_eq!(op_number, 4),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn printed_results_have_the_replay_form() {
+    let mut t = btree("cache=lru");
+    let v = vec![
+        Op::Insert { key: 5, value: 9 },
+        Op::Insert { key: 5, value: 1 },
+        Op::Insert { key: 7, value: 2 },
+        Op::Search { key: 5 },
+        Op::Search { key: 6 },
+        Op::Range { lo: 4, hi: 7 },
+        Op::Delete { key: 5, value: 9 },
+        Op::Range { lo: 8, hi: 9 },
+        Op::Update {
+            key: 7,
+            old: 2,
+            new: 3,
+        },
+        Op::Search { key: 7 },
+    ];
+    let mut out = Vec::new();
+    let opts = RunOptions {
+        verify: true,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    run(
+        t.as_mut(),
+        &mut std::iter::empty(),
+        &mut ops(v),
+        &opts,
+        Some(&mut out),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "S 5: 1 9\nS 6:\nR 4 7: 5:1 5:9 7:2\nR 8 9:\nS 7: 3\n"
+    );
+}
+
+#[test]
+fn an_index_error_names_the_operation() {
+    let mut t = btree("cache=none");
+    let v = vec![
+        Op::Insert { key: 1, value: 1 },
+        Op::Insert {
+            key: 1 << 33,
+            value: 1,
+        },
+    ];
+    let opts = RunOptions::default();
+    let e = run(
+        t.as_mut(),
+        &mut std::iter::empty(),
+        &mut ops(v),
+        &opts,
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("operation 2") && e.contains("does not fit"),
+        "{e}"
+    );
+}

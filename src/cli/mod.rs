@@ -1,11 +1,481 @@
-//! The command line (see `args.rs` for the grammar).
+//! The command line: `list`, `run`, `replay`, `trace gen`, `compare`,
+//! `bench` (grammar in [`args`]). Every error reaches `main` as one line.
 
 pub mod args;
 pub mod size;
 
-/// Runs the command line; errors are printed by `main`.
-pub fn main() -> Result<(), Box<dyn std::error::Error>> {
-    use clap::Parser;
-    let _cli = args::Cli::parse();
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use clap::Parser;
+
+use crate::device::profile::profiles;
+use crate::device::DeviceSpec;
+use crate::index::{registry, Index, Params};
+use crate::runner::{self, IndexDescription, Report, RunOptions};
+use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
+
+use args::{
+    BenchArgs, Cli, Command, CompareArgs, DeviceArgs, IndexArgs, ReplayArgs, RunArgs, TraceCommand,
+    WorkloadArgs,
+};
+
+type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// Runs the command line.
+pub fn main() -> CliResult<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List => list(),
+        Command::Run(a) => run_cmd(a),
+        Command::Replay(a) => replay(a),
+        Command::Trace(TraceCommand::Gen(a)) => {
+            let w = WorkloadArgs {
+                workload: Some(a.workload),
+                workload_set: a.workload_set,
+                trace: None,
+                preload: a.preload,
+                ops: a.ops,
+                seed: a.seed,
+            };
+            trace_gen(&w)
+        }
+        Command::Compare(a) => compare(a),
+        Command::Bench(a) => bench(a),
+    }
+}
+
+/// Splits `K=V` arguments.
+fn pairs(items: &[String], flag: &str) -> CliResult<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| format!("{flag} `{s}` is not of the form KEY=VALUE").into())
+        })
+        .collect()
+}
+
+fn memory(text: &str) -> CliResult<usize> {
+    Ok(size::parse_size(text).map_err(|e| format!("--memory: {e}"))? as usize)
+}
+
+fn list() -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "Indexes (--index NAME, parameters with --set K=V):")?;
+    for i in registry::list() {
+        writeln!(
+            out,
+            "  {:<16} {}\n  {:<16} parameters: {}",
+            i.name, i.description, "", i.params
+        )?;
+    }
+    writeln!(out, "\nDevice profiles (--device NAME | raw:NAME | file:PATH, overrides with --device-set K=V):")?;
+    for p in profiles() {
+        writeln!(out, "  {:<16} {}", p.name, p.description)?;
+    }
+    writeln!(
+        out,
+        "\nWorkload presets (--workload NAME, overrides with --workload-set K=V):"
+    )?;
+    for p in presets() {
+        writeln!(out, "  {:<16} {}", p.name, p.description)?;
+    }
+    writeln!(
+        out,
+        "\nExperiments: none yet (the experiment harness adds `flashix reproduce`)."
+    )?;
+    Ok(())
+}
+
+fn device(d: &DeviceArgs) -> CliResult<DeviceSpec> {
+    Ok(DeviceSpec::parse(
+        &d.device,
+        &pairs(&d.device_set, "--device-set")?,
+    )?)
+}
+
+fn index_params(i: &IndexArgs) -> CliResult<Params> {
+    Ok(Params::parse(i.set.iter().map(String::as_str))?)
+}
+
+fn describe(i: &IndexArgs) -> IndexDescription {
+    IndexDescription {
+        name: i.index.clone(),
+        params: i
+            .set
+            .iter()
+            .filter_map(|s| s.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+fn workload_spec(w: &WorkloadArgs, default: &str) -> CliResult<WorkloadSpec> {
+    let name = w.workload.as_deref().unwrap_or(default);
+    Ok(preset::build(
+        name,
+        &pairs(&w.workload_set, "--workload-set")?,
+        w.preload,
+        w.ops,
+        w.seed,
+    )?)
+}
+
+/// Runs a preset or a trace on a built index.
+fn execute(
+    index: &mut dyn Index,
+    w: &WorkloadArgs,
+    mut options: RunOptions,
+    results: Option<&mut dyn Write>,
+) -> CliResult<Report> {
+    if let Some(path) = &w.trace {
+        if w.preload.is_some() || !w.workload_set.is_empty() {
+            return Err("--preload and --workload-set apply to presets, not to --trace".into());
+        }
+        options.workload = format!("trace {}", path.display());
+        let reader = TraceReader::open(path)?;
+        let mut ops: Box<dyn Iterator<Item = _>> = match w.ops {
+            Some(n) => Box::new(reader.take(n as usize)),
+            None => Box::new(reader),
+        };
+        return Ok(runner::run(
+            index,
+            &mut std::iter::empty(),
+            &mut ops,
+            &options,
+            results,
+        )?);
+    }
+    let spec = workload_spec(w, "insert-uniform")?;
+    let format = index.format();
+    if spec.key_max > format.max_key() {
+        return Err(format!(
+            "workload keys reach {} but {}-byte keys hold at most {}; lower key_max or set key_bytes=8",
+            spec.key_max,
+            format.key_bytes,
+            format.max_key()
+        )
+        .into());
+    }
+    options.workload = spec.describe();
+    options.seed = spec.seed;
+    options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });
+    // The measured phase continues from the preload's final state (live
+    // set, value counter); generating the preload twice, once to reach that
+    // state, keeps memory constant instead of holding the preload's ops.
+    let mut ahead = spec.preload_ops()?.with_max_value(format.max_value());
+    ahead.by_ref().for_each(drop);
+    let mut measured = ahead.continue_with(&spec)?;
+    let mut pre = spec.preload_ops()?.with_max_value(format.max_value());
+    Ok(runner::run(
+        index,
+        &mut pre,
+        &mut measured,
+        &options,
+        results,
+    )?)
+}
+
+fn build_index(
+    i: &IndexArgs,
+    spec: &DeviceSpec,
+    memory: usize,
+    open: bool,
+) -> CliResult<Box<dyn Index>> {
+    let params = index_params(i)?;
+    if open {
+        let storage = spec.open_existing()?;
+        Ok(registry::open(&i.index, storage, memory, params)?)
+    } else {
+        let storage = spec.build()?;
+        Ok(registry::create(&i.index, storage, memory, params)?)
+    }
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
+    let f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut w = BufWriter::new(f);
+    serde_json::to_writer_pretty(&mut w, value)?;
+    writeln!(w)?;
+    w.flush()?;
+    Ok(())
+}
+
+fn run_cmd(a: RunArgs) -> CliResult<()> {
+    let spec = device(&a.device)?;
+    let mem = memory(&a.memory)?;
+    let mut index = build_index(&a.index, &spec, mem, a.open)?;
+    let options = RunOptions {
+        verify: a.verify,
+        quiet: a.quiet,
+        index: describe(&a.index),
+        memory_budget: mem as u64,
+        ..RunOptions::default()
+    };
+    let report = execute(index.as_mut(), &a.workload, options, None)?;
+    // A file device keeps the index for later runs (`--open`).
+    index.flush()?;
+    print!("{}", report.summary_table());
+    if let Some(path) = &a.json {
+        write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+fn replay(a: ReplayArgs) -> CliResult<()> {
+    let spec = device(&a.device)?;
+    let mem = memory(&a.memory)?;
+    let mut index = build_index(&a.index, &spec, mem, false)?;
+    let w = WorkloadArgs {
+        workload: None,
+        workload_set: vec![],
+        trace: Some(a.trace.clone()),
+        preload: None,
+        ops: None,
+        seed: 0,
+    };
+    let options = RunOptions {
+        quiet: true,
+        index: describe(&a.index),
+        memory_budget: mem as u64,
+        ..RunOptions::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    execute(index.as_mut(), &w, options, Some(&mut out))?;
+    out.flush()?;
+    Ok(())
+}
+
+fn trace_gen(w: &WorkloadArgs) -> CliResult<()> {
+    let spec = workload_spec(w, "insert-uniform")?;
+    let stdout = std::io::stdout();
+    let mut out = TraceWriter::new(BufWriter::new(stdout.lock()));
+    out.comment(&format!(
+        "flashix trace gen, seed {}\n{}",
+        spec.seed,
+        spec.describe()
+    ))?;
+    let mut pre = spec.preload_ops()?;
+    for op in pre.by_ref() {
+        out.write(&op?)?;
+    }
+    for op in pre.continue_with(&spec)? {
+        out.write(&op?)?;
+    }
+    out.finish()?;
+    Ok(())
+}
+
+/// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
+fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
+    if list == "all" {
+        return Ok(["cache=none", "cache=lru", "cache=mlru"]
+            .iter()
+            .map(|c| IndexArgs {
+                index: "btree".into(),
+                set: vec![c.to_string()],
+            })
+            .collect());
+    }
+    list.split(',')
+        .map(|item| {
+            let (name, sets) = item.split_once(':').unwrap_or((item, ""));
+            if name.is_empty() {
+                return Err("--indexes: an empty index name".into());
+            }
+            Ok(IndexArgs {
+                index: name.to_string(),
+                set: sets
+                    .split(';')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+fn label(i: &IndexArgs) -> String {
+    if i.set.is_empty() {
+        i.index.clone()
+    } else {
+        format!("{}:{}", i.index, i.set.join(";"))
+    }
+}
+
+fn compare(a: CompareArgs) -> CliResult<()> {
+    let configs = compare_configs(&a.indexes)?;
+    let spec = device(&a.device)?;
+    let mem = memory(&a.memory)?;
+    let mut workload = a.workload.clone();
+    if workload.workload.is_none() && workload.trace.is_none() {
+        workload.workload = Some("mbtree".into());
+        workload.ops.get_or_insert(100_000);
+    }
+    let mut reports = Vec::new();
+    for cfg in &configs {
+        let mut index = build_index(cfg, &spec, mem, false)?;
+        let options = RunOptions {
+            verify: a.verify,
+            quiet: a.quiet,
+            index: describe(cfg),
+            memory_budget: mem as u64,
+            ..RunOptions::default()
+        };
+        let report = execute(index.as_mut(), &workload, options, None)?;
+        reports.push((label(cfg), report));
+    }
+    if let Some((_, first)) = reports.first() {
+        println!(
+            "device {} ({}), memory {} B, workload {}",
+            first.device.name, first.device.kind, mem, first.workload
+        );
+    }
+    println!("{}", compare_table(&reports));
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
+        write_json(&dir.join("compare.json"), &all)?;
+        eprintln!("reports written to {}", dir.join("compare.json").display());
+    }
+    Ok(())
+}
+
+/// One row per index; the best (lowest) value of each column marked `*`.
+pub fn compare_table(reports: &[(String, Report)]) -> String {
+    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+    type Column = (&'static str, fn(&Report) -> f64, fn(f64) -> String);
+    let columns: [Column; 9] = [
+        (
+            "page reads",
+            |r| r.device_stats.physical_reads as f64,
+            |v| format!("{v:.0}"),
+        ),
+        (
+            "page writes",
+            |r| r.device_stats.physical_writes as f64,
+            |v| format!("{v:.0}"),
+        ),
+        (
+            "erases",
+            |r| r.device_stats.erases as f64,
+            |v| format!("{v:.0}"),
+        ),
+        (
+            "write amp.",
+            |r| r.device_stats.write_amplification,
+            |v| format!("{v:.2}"),
+        ),
+        (
+            "sim. time (s)",
+            |r| r.device_stats.time_us / 1e6,
+            |v| format!("{v:.2}"),
+        ),
+        (
+            "energy (J)",
+            |r| r.device_stats.energy_uj / 1e6,
+            |v| format!("{v:.3}"),
+        ),
+        (
+            "memory (B)",
+            |r| r.memory_peak_bytes as f64,
+            |v| format!("{v:.0}"),
+        ),
+        (
+            "flash (KiB)",
+            |r| r.flash_bytes_used as f64 / 1024.0,
+            |v| format!("{v:.0}"),
+        ),
+        ("wall (s)", |r| r.wall_seconds, |v| format!("{v:.2}")),
+    ];
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    let mut header = vec!["index".to_string()];
+    header.extend(columns.iter().map(|c| c.0.to_string()));
+    t.set_header(header);
+    let best: Vec<f64> = columns
+        .iter()
+        .map(|c| {
+            reports
+                .iter()
+                .map(|(_, r)| c.1(r))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    for (name, r) in reports {
+        let mut row = vec![name.clone()];
+        for (c, b) in columns.iter().zip(&best) {
+            let v = c.1(r);
+            let mark = if reports.len() > 1 && v <= *b {
+                " *"
+            } else {
+                ""
+            };
+            row.push(format!("{}{mark}", c.2(v)));
+        }
+        t.add_row(row);
+    }
+    format!("{t}\n* best (lowest) in its column; counts are the device's, preload included")
+}
+
+/// Peak resident set size of this process (Linux), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn bench(a: BenchArgs) -> CliResult<()> {
+    let mem = memory(&a.memory)?;
+    let spec = DeviceSpec::parse("slc-small", &[])?;
+    let i = IndexArgs {
+        index: "btree".into(),
+        set: vec!["node_bytes=512".into(), "cache=mlru".into()],
+    };
+    let mut index = build_index(&i, &spec, mem, false)?;
+    let w = WorkloadArgs {
+        workload: Some("mbtree".into()),
+        workload_set: vec!["key_max=4294967295".into()],
+        trace: None,
+        preload: Some(0),
+        ops: Some(a.ops),
+        seed: a.seed,
+    };
+    let options = RunOptions {
+        quiet: a.quiet,
+        index: describe(&i),
+        memory_budget: mem as u64,
+        ..RunOptions::default()
+    };
+    let report = execute(index.as_mut(), &w, options, None)?;
+    print!("{}", report.summary_table());
+    let rss = peak_rss();
+    let limit = 3 * report.flash_bytes_used + 50 * 1024 * 1024;
+    println!(
+        "bench: {} inserts + {} searches on btree (4+4 B entries, 512 B nodes, {} B modified LRU) over Ftl<Nand slc-small>",
+        a.ops, a.ops, mem
+    );
+    println!(
+        "  {:.0} simulated index operations per wall-clock second ({:.2} s)",
+        report.ops_per_wall_second, report.wall_seconds
+    );
+    match rss {
+        Some(r) => println!(
+            "  peak RSS {:.1} MiB; limit 3 x flash used ({:.1} MiB) + 50 MiB = {:.1} MiB: {}",
+            r as f64 / 1048576.0,
+            report.flash_bytes_used as f64 / 1048576.0,
+            limit as f64 / 1048576.0,
+            if r <= limit { "within" } else { "EXCEEDED" }
+        ),
+        None => println!("  peak RSS: not available on this system"),
+    }
+    if let Some(path) = &a.json {
+        write_json(path, &report)?;
+    }
     Ok(())
 }

@@ -157,7 +157,7 @@ impl NodeCache {
     }
 
     fn evict_to(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
-        while self.slots.len() + room_for > self.capacity {
+        while !self.slots.is_empty() && self.slots.len() + room_for > self.capacity {
             let Some(&k) = self.order.iter().next() else {
                 break;
             };
@@ -184,6 +184,9 @@ impl NodeCache {
         evicted: &mut Vec<Evicted>,
     ) -> Option<Node> {
         if was_cached {
+            // Nodes out for an operation are not counted while out; make
+            // room again so invariant 1 holds after they come back.
+            self.evict_to(1, evicted);
             self.insert(id, node, dirty);
             return None;
         }
@@ -197,8 +200,10 @@ impl NodeCache {
         }
     }
 
-    /// An updated node that was cached: it stays, dirty, no write.
-    pub fn after_update_hit(&mut self, id: NodeId, node: Node) {
+    /// An updated node that was cached: it stays, dirty, no write (it may
+    /// push out others, see `after_read`).
+    pub fn after_update_hit(&mut self, id: NodeId, node: Node, evicted: &mut Vec<Evicted>) {
+        self.evict_to(1, evicted);
         self.insert(id, node, true);
     }
 

@@ -199,7 +199,7 @@ impl WorkloadSpec {
 
     /// The preload phase: `preload` inserts.
     pub fn preload_ops(&self) -> Result<Generator, WorkloadError> {
-        let mut g = Generator::new(self, self.seed ^ 0x5EED_0F_9E10AD)?;
+        let mut g = Generator::new(self, self.seed ^ 0x5EED_0F9E_10AD)?;
         g.mix = Mix::INSERTS;
         g.remaining = self.preload;
         g.search_after = false;

@@ -359,8 +359,10 @@ impl BTree {
     /// Stores an updated node according to the cache policy.
     fn commit(&mut self, id: NodeId, node: Node, cached: bool, change: NodeChange) -> Result<()> {
         if cached {
-            self.cache.after_update_hit(id, node);
-            return Ok(());
+            let mut evicted = std::mem::take(&mut self.evicted);
+            self.cache.after_update_hit(id, node, &mut evicted);
+            self.evicted = evicted;
+            return self.write_evicted();
         }
         if self.cache.writes_through_on_miss() {
             if let Err(e) = self.store.write_node(id, &node, change) {

@@ -1,0 +1,274 @@
+//! The command line: bad input is one clear error line and a non-zero exit,
+//! never a panic; the documented forms work.
+
+use std::io::Write;
+use std::process::{Command, Output};
+
+fn flashix(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = flashix(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(err.contains(needle), "{args:?}: stderr was {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
+}
+
+fn trace(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+#[test]
+fn malformed_trace_names_the_line() {
+    let t = trace("I 1 2\n# ok\nI 3\n");
+    let p = t.path().to_str().unwrap();
+    fails_with(
+        &["run", "--index", "btree", "--trace", p, "--quiet"],
+        ":3: expected 2 numbers after I, got 1",
+    );
+    fails_with(
+        &[
+            "replay",
+            "--trace",
+            p,
+            "--index",
+            "btree",
+            "--print-results",
+        ],
+        ":3:",
+    );
+}
+
+#[test]
+fn keys_too_wide_unknown_names_and_small_budgets() {
+    let t = trace("I 4294967296 1\n");
+    let p = t.path().to_str().unwrap();
+    fails_with(
+        &["run", "--index", "btree", "--trace", p],
+        "does not fit the entry format",
+    );
+    fails_with(
+        &["run", "--index", "bree", "--ops", "10"],
+        "unknown index `bree`",
+    );
+    fails_with(
+        &[
+            "run", "--index", "btree", "--device", "slc-tiny", "--ops", "10",
+        ],
+        "unknown device profile",
+    );
+    fails_with(
+        &["run", "--index", "btree", "--memory", "100", "--ops", "10"],
+        "too small",
+    );
+    fails_with(
+        &["run", "--index", "btree", "--memory", "lots", "--ops", "10"],
+        "--memory",
+    );
+    fails_with(
+        &[
+            "run",
+            "--index",
+            "btree",
+            "--set",
+            "cache=fifo",
+            "--ops",
+            "10",
+        ],
+        "fifo",
+    );
+    fails_with(
+        &[
+            "run",
+            "--index",
+            "btree",
+            "--device-set",
+            "colour=red",
+            "--ops",
+            "10",
+        ],
+        "colour",
+    );
+    fails_with(
+        &["run", "--index", "btree", "--workload", "nope"],
+        "unknown workload preset",
+    );
+    fails_with(
+        &[
+            "run",
+            "--index",
+            "btree",
+            "--workload-set",
+            "key_max=99999999999",
+            "--ops",
+            "5",
+        ],
+        "key_max",
+    );
+    fails_with(
+        &[
+            "run",
+            "--index",
+            "btree",
+            "--device",
+            "raw:slc-small",
+            "--ops",
+            "5",
+        ],
+        "logical-page device",
+    );
+}
+
+#[test]
+fn replay_prints_exactly_the_lookup_results() {
+    let t = trace("I 5 9\nI 5 1\nI 7 2\nS 5\nS 6\nR 4 7\nD 5 9\nU 7 2 3\nS 7\n");
+    let out = flashix(&[
+        "replay",
+        "--trace",
+        t.path().to_str().unwrap(),
+        "--index",
+        "btree",
+        "--device",
+        "slc-small",
+        "--print-results",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "S 5: 1 9\nS 6:\nR 4 7: 5:1 5:9 7:2\nS 7: 3\n"
+    );
+}
+
+#[test]
+fn trace_gen_round_trips_through_run_with_verification() {
+    let out = flashix(&[
+        "trace",
+        "gen",
+        "--workload",
+        "tpcc-index",
+        "--preload",
+        "500",
+        "--ops",
+        "2000",
+        "--seed",
+        "3",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 2500);
+    let t = trace(&text);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--set",
+        "cache=lru",
+        "--trace",
+        t.path().to_str().unwrap(),
+        "--verify",
+        "--json",
+        json.to_str().unwrap(),
+        "--memory",
+        "8KiB",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let counted: u64 = report["ops"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        counted, 2500,
+        "a trace has no preload phase: every line is measured"
+    );
+    assert_eq!(report["verified"], true);
+}
+
+#[test]
+fn a_file_device_keeps_the_index_for_a_later_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = format!("file:{}", dir.path().join("idx.db").display());
+    let load = trace("I 1 10\nI 2 20\nI 2 21\n");
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--device",
+        &dev,
+        "--trace",
+        load.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let query = trace("S 2\nR 0 9\n");
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--device",
+        &dev,
+        "--open",
+        "--trace",
+        query.path().to_str().unwrap(),
+        "--verify",
+    ]);
+    // The oracle of the second run starts empty, so verification flags
+    // exactly the entries the reopened index still holds.
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("wrong answer") && err.contains("expected [], got [20, 21]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn compare_and_list_run() {
+    let out = flashix(&["compare", "--ops", "2000", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for row in [
+        "btree:cache=none",
+        "btree:cache=lru",
+        "btree:cache=mlru",
+        "page writes",
+        "*",
+    ] {
+        assert!(text.contains(row), "{text}");
+    }
+    let out = flashix(&["list"]);
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("toshiba-byte"));
+}

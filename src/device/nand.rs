@@ -1,8 +1,9 @@
 //! A simulated raw NAND chip ([`Flash`]): the physics every other layer is
 //! charged against (`bftl.md` §2, `buffered-bplus-tree.md` §2.1).
 //!
-//! Storage is sparse: a page costs memory only once programmed, and its
-//! bytes are dropped again when its block is erased or when the owner calls
+//! Storage is sparse: a block costs memory only once programmed (about 21
+//! bytes of bookkeeping per page), and a page's bytes live in a reusable
+//! slab only until its block is erased or the owner calls
 //! [`Flash::release`]. A 64 GiB chip therefore costs nothing until written.
 //!
 //! Invariants:
@@ -20,6 +21,7 @@
 //! charged separately nor counted against `nop`; erased spare bytes read 0xFF.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
@@ -27,16 +29,43 @@ use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Re
 pub const MAX_SPARE: usize = 32;
 /// Largest `nop` the simulator tracks.
 pub const MAX_NOP: u8 = 8;
+const NO_SLOT: u32 = u32::MAX;
 
-/// One programmed page.
-struct PageSlot {
-    /// `None` once released: the page is still programmed but its bytes are
-    /// gone (the owner promised not to read them).
-    data: Option<Box<[u8]>>,
-    spare: [u8; MAX_SPARE],
-    /// Byte ranges programmed since the last erase, `[start, end)`.
-    ranges: [(u32, u32); MAX_NOP as usize],
-    programs: u8,
+/// Multiply-shift hashing of block numbers: the simulator's maps are keyed
+/// by small integers it chose itself, so SipHash's DoS resistance buys
+/// nothing and costs a hash per page operation.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct BlockHasher(u64);
+
+impl Hasher for BlockHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BlockHasher>>;
+
+/// The pages of one block that has been programmed since its last erase.
+/// Per page: a slot in the page slab (4 bytes), its spare area and its
+/// program count; byte ranges only for partially programmed pages.
+struct BlockData {
+    /// Index into `Nand::slab`, or `NO_SLOT` (erased, or released).
+    slots: Vec<u32>,
+    /// `pages_per_block × spare_size` bytes, erased = 0xFF.
+    spare: Vec<u8>,
+    /// Programs since the last erase (0 = erased).
+    programs: Vec<u8>,
+    /// Byte ranges `[start, end)` of pages programmed partially; a page with
+    /// programs but no entry was programmed whole.
+    partial: HashMap<u32, Vec<(u32, u32)>>,
 }
 
 /// A simulated NAND chip.
@@ -44,13 +73,14 @@ pub struct Nand {
     geometry: Geometry,
     cost: CostModel,
     name: String,
-    pages: HashMap<u64, PageSlot>,
-    erase_counts: HashMap<u64, u64>,
+    blocks: FastMap<u64, BlockData>,
+    /// Page buffers; `slab_free` lists the unused ones, so steady-state
+    /// programs allocate nothing.
+    slab: Vec<Box<[u8]>>,
+    slab_free: Vec<u32>,
+    erase_counts: FastMap<u64, u64>,
     bad: HashSet<u64>,
     stats: DeviceStats,
-    /// Page buffers of erased pages, reused so that steady-state programs do
-    /// not allocate.
-    spare_buffers: Vec<Box<[u8]>>,
 }
 
 impl std::fmt::Debug for Nand {
@@ -58,7 +88,7 @@ impl std::fmt::Debug for Nand {
         f.debug_struct("Nand")
             .field("name", &self.name)
             .field("geometry", &self.geometry)
-            .field("programmed_pages", &self.pages.len())
+            .field("resident_pages", &self.resident_pages())
             .finish()
     }
 }
@@ -95,11 +125,12 @@ impl Nand {
             geometry,
             cost,
             name: name.to_string(),
-            pages: HashMap::new(),
-            erase_counts: HashMap::new(),
+            blocks: FastMap::default(),
+            slab: Vec::new(),
+            slab_free: Vec::new(),
+            erase_counts: FastMap::default(),
             bad: HashSet::new(),
             stats: DeviceStats::default(),
-            spare_buffers: Vec::new(),
         })
     }
 
@@ -109,7 +140,7 @@ impl Nand {
 
     /// Pages currently holding bytes in memory (for checking sparseness).
     pub fn resident_pages(&self) -> usize {
-        self.pages.values().filter(|p| p.data.is_some()).count()
+        self.slab.len() - self.slab_free.len()
     }
 
     /// Times `block` has been erased.
@@ -137,6 +168,11 @@ impl Nand {
         Ok(())
     }
 
+    fn locate(&self, page: u64) -> (u64, usize) {
+        let ppb = self.geometry.pages_per_block as u64;
+        (page / ppb, (page % ppb) as usize)
+    }
+
     fn charge_read(&mut self, bytes: usize) {
         let c = self.cost.read(bytes);
         self.stats.physical_reads += 1;
@@ -145,21 +181,29 @@ impl Nand {
         self.stats.energy_uj += c.uj;
     }
 
-    fn fresh_buffer(&mut self) -> Box<[u8]> {
-        match self.spare_buffers.pop() {
-            Some(mut b) => {
-                b.fill(0xFF);
-                b
+    /// A slab slot holding an erased (0xFF) page.
+    fn fresh_slot(&mut self) -> u32 {
+        match self.slab_free.pop() {
+            Some(i) => {
+                self.slab[i as usize].fill(0xFF);
+                i
             }
-            None => vec![0xFFu8; self.geometry.page_size as usize].into_boxed_slice(),
+            None => {
+                self.slab.push(vec![0xFFu8; self.geometry.page_size as usize].into_boxed_slice());
+                (self.slab.len() - 1) as u32
+            }
         }
     }
 
-    fn recycle(&mut self, buf: Box<[u8]>) {
-        // Bounded so that erasing a huge region does not pin memory.
-        if self.spare_buffers.len() < 4096 {
-            self.spare_buffers.push(buf);
-        }
+    fn block_mut(&mut self, block: u64) -> &mut BlockData {
+        let ppb = self.geometry.pages_per_block as usize;
+        let spare = self.geometry.spare_size as usize;
+        self.blocks.entry(block).or_insert_with(|| BlockData {
+            slots: vec![NO_SLOT; ppb],
+            spare: vec![0xFF; ppb * spare],
+            programs: vec![0; ppb],
+            partial: HashMap::new(),
+        })
     }
 }
 
@@ -170,14 +214,15 @@ impl Flash for Nand {
 
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, offset, buf.len())?;
-        match self.pages.get(&page) {
-            Some(slot) => match &slot.data {
-                Some(d) => buf.copy_from_slice(&d[offset..offset + buf.len()]),
+        let (block, i) = self.locate(page);
+        match self.blocks.get(&block) {
+            Some(b) if b.programs[i] > 0 => match b.slots[i] {
                 // A released page: its owner broke its promise. Zero bytes
                 // make any checksum above fail rather than invent data.
-                None => buf.fill(0),
+                NO_SLOT => buf.fill(0),
+                slot => buf.copy_from_slice(&self.slab[slot as usize][offset..offset + buf.len()]),
             },
-            None => buf.fill(0xFF),
+            _ => buf.fill(0xFF),
         }
         self.charge_read(buf.len());
         Ok(())
@@ -185,42 +230,38 @@ impl Flash for Nand {
 
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.check_page(page, offset, data.len())?;
-        let block = page / self.geometry.pages_per_block as u64;
+        let (block, i) = self.locate(page);
         if self.bad.contains(&block) {
             return Err(DeviceError::BadBlock { block });
         }
         let (start, end) = (offset as u32, (offset + data.len()) as u32);
+        let whole = offset == 0 && data.len() == self.geometry.page_size as usize;
         let nop = self.geometry.nop;
-        if let Some(slot) = self.pages.get(&page) {
-            if slot.programs >= nop {
+        if let Some(b) = self.blocks.get(&block) {
+            let programs = b.programs[i];
+            if programs >= nop {
                 return Err(DeviceError::NopExceeded { page, nop });
             }
-            let overlaps = slot.ranges[..slot.programs as usize]
-                .iter()
-                .any(|&(s, e)| start < e && s < end && start < end);
-            if overlaps || slot.data.is_none() {
-                return Err(DeviceError::NotErased { page });
+            if programs > 0 {
+                let overlaps = match b.partial.get(&(i as u32)) {
+                    // Programmed whole: every byte is taken.
+                    None => true,
+                    Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
+                };
+                if overlaps || b.slots[i] == NO_SLOT {
+                    return Err(DeviceError::NotErased { page });
+                }
             }
         }
-        if !self.pages.contains_key(&page) {
-            let buffer = self.fresh_buffer();
-            self.pages.insert(
-                page,
-                PageSlot {
-                    data: Some(buffer),
-                    spare: [0xFF; MAX_SPARE],
-                    ranges: [(0, 0); MAX_NOP as usize],
-                    programs: 0,
-                },
-            );
+        let fresh = self.blocks.get(&block).is_none_or(|b| b.slots[i] == NO_SLOT);
+        let slot = if fresh { self.fresh_slot() } else { self.blocks[&block].slots[i] };
+        self.slab[slot as usize][offset..offset + data.len()].copy_from_slice(data);
+        let b = self.block_mut(block);
+        b.slots[i] = slot;
+        b.programs[i] += 1;
+        if !whole {
+            b.partial.entry(i as u32).or_default().push((start, end));
         }
-        // Invariant: the slot was inserted just above if it was missing.
-        let slot = self.pages.get_mut(&page).expect("slot exists");
-        if let Some(d) = slot.data.as_mut() {
-            d[offset..offset + data.len()].copy_from_slice(data);
-        }
-        slot.ranges[slot.programs as usize] = (start, end);
-        slot.programs += 1;
         let c = self.cost.write(data.len());
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += data.len() as u64;
@@ -232,8 +273,10 @@ impl Flash for Nand {
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, 0, 0)?;
         let n = buf.len().min(self.geometry.spare_size as usize);
-        match self.pages.get(&page) {
-            Some(slot) => buf[..n].copy_from_slice(&slot.spare[..n]),
+        let (block, i) = self.locate(page);
+        let ss = self.geometry.spare_size as usize;
+        match self.blocks.get(&block) {
+            Some(b) => buf[..n].copy_from_slice(&b.spare[i * ss..i * ss + n]),
             None => buf[..n].fill(0xFF),
         }
         buf[n..].fill(0xFF);
@@ -243,41 +286,24 @@ impl Flash for Nand {
 
     fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
         self.check_page(page, 0, 0)?;
-        if data.len() > self.geometry.spare_size as usize {
+        let ss = self.geometry.spare_size as usize;
+        if data.len() > ss {
             return Err(DeviceError::OutOfRange {
                 what: "spare bytes",
                 value: data.len() as u64,
-                limit: self.geometry.spare_size as u64,
+                limit: ss as u64,
             });
         }
-        let block = page / self.geometry.pages_per_block as u64;
+        let (block, i) = self.locate(page);
         if self.bad.contains(&block) {
             return Err(DeviceError::BadBlock { block });
         }
-        match self.pages.get_mut(&page) {
-            Some(slot) => {
-                if slot.spare[..data.len()].iter().any(|&b| b != 0xFF) {
-                    return Err(DeviceError::NotErased { page });
-                }
-                slot.spare[..data.len()].copy_from_slice(data);
-            }
-            None => {
-                // Spare written before data: the page counts as programmed
-                // with no data range yet.
-                let mut spare = [0xFF; MAX_SPARE];
-                spare[..data.len()].copy_from_slice(data);
-                let buffer = self.fresh_buffer();
-                self.pages.insert(
-                    page,
-                    PageSlot {
-                        data: Some(buffer),
-                        spare,
-                        ranges: [(0, 0); MAX_NOP as usize],
-                        programs: 0,
-                    },
-                );
-            }
+        let b = self.block_mut(block);
+        let area = &mut b.spare[i * ss..i * ss + data.len()];
+        if area.iter().any(|&x| x != 0xFF) {
+            return Err(DeviceError::NotErased { page });
         }
+        area.copy_from_slice(data);
         Ok(())
     }
 
@@ -292,14 +318,8 @@ impl Flash for Nand {
         if self.bad.contains(&block) {
             return Err(DeviceError::BadBlock { block });
         }
-        let ppb = self.geometry.pages_per_block as u64;
-        let first = block * ppb;
-        for page in first..first + ppb {
-            if let Some(slot) = self.pages.remove(&page) {
-                if let Some(d) = slot.data {
-                    self.recycle(d);
-                }
-            }
+        if let Some(b) = self.blocks.remove(&block) {
+            self.slab_free.extend(b.slots.into_iter().filter(|&s| s != NO_SLOT));
         }
         let count = self.erase_counts.entry(block).or_insert(0);
         *count += 1;
@@ -320,12 +340,12 @@ impl Flash for Nand {
     }
 
     fn release(&mut self, page: u64) {
-        let mut freed = None;
-        if let Some(slot) = self.pages.get_mut(&page) {
-            freed = slot.data.take();
-        }
-        if let Some(buf) = freed {
-            self.recycle(buf);
+        let (block, i) = self.locate(page);
+        if let Some(b) = self.blocks.get_mut(&block) {
+            let slot = std::mem::replace(&mut b.slots[i], NO_SLOT);
+            if slot != NO_SLOT {
+                self.slab_free.push(slot);
+            }
         }
     }
 

@@ -46,6 +46,9 @@ impl Hasher for BlockHasher {
             self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
     }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
     fn write_u64(&mut self, n: u64) {
         self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }

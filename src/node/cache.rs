@@ -25,7 +25,9 @@
 //! 2. `order` holds exactly one key per resident node, matching its
 //!    current level and tick.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use crate::device::nand::FastMap;
 
 use super::codec::{Node, NodeId};
 
@@ -77,7 +79,7 @@ pub struct Evicted {
 pub struct NodeCache {
     policy: CachePolicy,
     capacity: usize,
-    slots: HashMap<NodeId, Slot>,
+    slots: FastMap<NodeId, Slot>,
     /// Eviction order: smallest first.
     order: BTreeSet<(u8, u64, NodeId)>,
     tick: u64,
@@ -96,7 +98,7 @@ impl NodeCache {
         NodeCache {
             policy,
             capacity,
-            slots: HashMap::with_capacity(capacity),
+            slots: FastMap::default(),
             order: BTreeSet::new(),
             tick: 0,
             hits: 0,

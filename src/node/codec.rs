@@ -190,17 +190,18 @@ impl NodeLayout {
             }
             count - 1
         };
-        if payload.len() < at + entries * e {
-            return Err(corrupt("node payload too short for its entries".into()));
-        }
-        for _ in 0..entries {
-            let k = f.read_key(&payload[at..]);
-            let v = f.read_value(&payload[at + kb..]);
-            node.entries.push((k, v));
-            at += e;
-        }
-        if node.entries.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(corrupt("node entries out of order".into()));
+        let body = payload
+            .get(at..at + entries * e)
+            .ok_or_else(|| corrupt("node payload too short for its entries".into()))?;
+        node.entries.reserve(entries);
+        let mut previous: Option<(u64, u64)> = None;
+        for chunk in body.chunks_exact(e) {
+            let entry = (f.read_key(chunk), f.read_value(&chunk[kb..]));
+            if previous.is_some_and(|p| p >= entry) {
+                return Err(corrupt("node entries out of order".into()));
+            }
+            previous = Some(entry);
+            node.entries.push(entry);
         }
         Ok(())
     }

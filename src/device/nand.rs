@@ -192,7 +192,8 @@ impl Nand {
                 i
             }
             None => {
-                self.slab.push(vec![0xFFu8; self.geometry.page_size as usize].into_boxed_slice());
+                self.slab
+                    .push(vec![0xFFu8; self.geometry.page_size as usize].into_boxed_slice());
                 (self.slab.len() - 1) as u32
             }
         }
@@ -256,8 +257,15 @@ impl Flash for Nand {
                 }
             }
         }
-        let fresh = self.blocks.get(&block).is_none_or(|b| b.slots[i] == NO_SLOT);
-        let slot = if fresh { self.fresh_slot() } else { self.blocks[&block].slots[i] };
+        let fresh = self
+            .blocks
+            .get(&block)
+            .is_none_or(|b| b.slots[i] == NO_SLOT);
+        let slot = if fresh {
+            self.fresh_slot()
+        } else {
+            self.blocks[&block].slots[i]
+        };
         self.slab[slot as usize][offset..offset + data.len()].copy_from_slice(data);
         let b = self.block_mut(block);
         b.slots[i] = slot;
@@ -322,7 +330,8 @@ impl Flash for Nand {
             return Err(DeviceError::BadBlock { block });
         }
         if let Some(b) = self.blocks.remove(&block) {
-            self.slab_free.extend(b.slots.into_iter().filter(|&s| s != NO_SLOT));
+            self.slab_free
+                .extend(b.slots.into_iter().filter(|&s| s != NO_SLOT));
         }
         let count = self.erase_counts.entry(block).or_insert(0);
         *count += 1;

@@ -134,18 +134,9 @@ pub enum TraceCommand {
 
 #[derive(Debug, Args)]
 pub struct TraceGenArgs {
-    /// Workload preset.
-    #[arg(long)]
-    pub workload: String,
-    /// Workload parameter, KEY=VALUE (repeatable).
-    #[arg(long = "workload-set", value_name = "K=V")]
-    pub workload_set: Vec<String>,
-    #[arg(long)]
-    pub preload: Option<u64>,
-    #[arg(long)]
-    pub ops: Option<u64>,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
+    /// The workload (a preset; `--trace` makes no sense here).
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
 }
 
 #[derive(Debug, Args)]

@@ -31,15 +31,10 @@ pub fn main() -> CliResult<()> {
         Command::Run(a) => run_cmd(a),
         Command::Replay(a) => replay(a),
         Command::Trace(TraceCommand::Gen(a)) => {
-            let w = WorkloadArgs {
-                workload: Some(a.workload),
-                workload_set: a.workload_set,
-                trace: None,
-                preload: a.preload,
-                ops: a.ops,
-                seed: a.seed,
-            };
-            trace_gen(&w)
+            if a.workload.trace.is_some() {
+                return Err("trace gen writes a trace; it takes --workload, not --trace".into());
+            }
+            trace_gen(&a.workload)
         }
         Command::Compare(a) => compare(a),
         Command::Bench(a) => bench(a),

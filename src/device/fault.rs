@@ -90,6 +90,22 @@ impl Injector {
         }
     }
 
+    /// Performs one write through `write` according to the plan: whole,
+    /// torn (its first half only, then `PowerLost`), or not at all.
+    fn write(&mut self, data: &[u8], mut write: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        match self.next_write() {
+            WriteFate::Full => write(data),
+            WriteFate::Torn => {
+                let half = data.len() / 2;
+                if half > 0 {
+                    write(&data[..half])?;
+                }
+                Err(DeviceError::PowerLost)
+            }
+            WriteFate::Lost => Err(DeviceError::PowerLost),
+        }
+    }
+
     fn after_read(&mut self, buf: &mut [u8]) {
         self.reads += 1;
         if buf.is_empty() {
@@ -151,17 +167,9 @@ impl<F: Flash> Flash for FaultyFlash<F> {
         Ok(())
     }
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
-        match self.inj.next_write() {
-            WriteFate::Full => self.inner.program(page, offset, data),
-            WriteFate::Torn => {
-                let half = data.len() / 2;
-                if half > 0 {
-                    self.inner.program(page, offset, &data[..half])?;
-                }
-                Err(DeviceError::PowerLost)
-            }
-            WriteFate::Lost => Err(DeviceError::PowerLost),
-        }
+        let inner = &mut self.inner;
+        self.inj
+            .write(data, |bytes| inner.program(page, offset, bytes))
     }
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
         self.inj.check_power()?;
@@ -237,17 +245,9 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
         Ok(())
     }
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
-        match self.inj.next_write() {
-            WriteFate::Full => self.inner.write(lba, offset, data),
-            WriteFate::Torn => {
-                let half = data.len() / 2;
-                if half > 0 {
-                    self.inner.write(lba, offset, &data[..half])?;
-                }
-                Err(DeviceError::PowerLost)
-            }
-            WriteFate::Lost => Err(DeviceError::PowerLost),
-        }
+        let inner = &mut self.inner;
+        self.inj
+            .write(data, |bytes| inner.write(lba, offset, bytes))
     }
     fn trim(&mut self, lba: u64) -> Result<()> {
         self.inj.check_power()?;

@@ -150,22 +150,7 @@ impl FileDevice {
         if self.poisoned {
             return Err(DeviceError::Poisoned);
         }
-        if lba >= self.capacity {
-            return Err(DeviceError::OutOfRange {
-                what: "logical page",
-                value: lba,
-                limit: self.capacity,
-            });
-        }
-        let end = offset as u64 + len as u64;
-        if end > self.page_size as u64 {
-            return Err(DeviceError::OutOfRange {
-                what: "byte range end",
-                value: end,
-                limit: self.page_size as u64,
-            });
-        }
-        Ok(())
+        super::check_access(lba, self.capacity, offset, len, self.page_size)
     }
 
     /// Reads a whole page into the aligned buffer, zero-filling past EOF.

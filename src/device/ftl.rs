@@ -458,22 +458,7 @@ impl<F: Flash> Ftl<F> {
     }
 
     fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
-        if lba >= self.capacity {
-            return Err(DeviceError::OutOfRange {
-                what: "logical page",
-                value: lba,
-                limit: self.capacity,
-            });
-        }
-        let end = offset as u64 + len as u64;
-        if end > self.page_size as u64 {
-            return Err(DeviceError::OutOfRange {
-                what: "byte range end",
-                value: end,
-                limit: self.page_size as u64,
-            });
-        }
-        Ok(())
+        super::check_access(lba, self.capacity, offset, len, self.page_size)
     }
 }
 

@@ -217,6 +217,34 @@ pub trait BlockDevice {
     fn info(&self) -> DeviceInfo;
 }
 
+/// Checks that `len` bytes at `offset` of logical page `lba` lie inside a
+/// device of `capacity` pages of `page_size` bytes (shared by every
+/// [`BlockDevice`]).
+pub(crate) fn check_access(
+    lba: u64,
+    capacity: u64,
+    offset: usize,
+    len: usize,
+    page_size: usize,
+) -> Result<()> {
+    if lba >= capacity {
+        return Err(DeviceError::OutOfRange {
+            what: "logical page",
+            value: lba,
+            limit: capacity,
+        });
+    }
+    let end = offset as u64 + len as u64;
+    if end > page_size as u64 {
+        return Err(DeviceError::OutOfRange {
+            what: "byte range end",
+            value: end,
+            limit: page_size as u64,
+        });
+    }
+    Ok(())
+}
+
 /// What an index is built on.
 pub enum Storage {
     /// A logical-page device (FTL over a chip, real file, RAM disk).

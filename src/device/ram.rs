@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
+use super::{BlockDevice, DeviceInfo, DeviceStats, Result, Wear};
 
 /// An in-memory logical-page device.
 #[derive(Debug)]
@@ -26,21 +26,7 @@ impl RamDisk {
     }
 
     fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
-        if lba >= self.capacity_pages {
-            return Err(DeviceError::OutOfRange {
-                what: "logical page",
-                value: lba,
-                limit: self.capacity_pages,
-            });
-        }
-        if offset + len > self.page_size {
-            return Err(DeviceError::OutOfRange {
-                what: "byte range end",
-                value: (offset + len) as u64,
-                limit: self.page_size as u64,
-            });
-        }
-        Ok(())
+        super::check_access(lba, self.capacity_pages, offset, len, self.page_size)
     }
 }
 

@@ -177,10 +177,12 @@ pub fn run(
 ) -> Result<Report, RunError> {
     let wall = Instant::now();
     let start_stats = index.storage().stats();
-    let mut oracle = options.verify.then(BTreeSet::new);
-    let mut values = Vec::new();
-    let mut entries = Vec::new();
-    let mut expected_values = Vec::new();
+    let mut checker = Checker {
+        oracle: options.verify.then(BTreeSet::new),
+        values: Vec::new(),
+        entries: Vec::new(),
+        expected: Vec::new(),
+    };
     let mut op_number = 0u64;
     let mut memory_peak = index.memory_bytes() as u64;
     let mut progress = Progress::new(options);
@@ -191,16 +193,7 @@ pub fn run(
         let op = op?;
         op_number += 1;
         preload_ops += 1;
-        apply(
-            index,
-            op,
-            op_number,
-            &mut oracle,
-            &mut values,
-            &mut entries,
-            &mut expected_values,
-            &mut None,
-        )?;
+        checker.apply(index, op, op_number, None)?;
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
         progress.tick(op_number);
     }
@@ -211,16 +204,7 @@ pub fn run(
     for op in ops {
         let op = op?;
         op_number += 1;
-        apply(
-            index,
-            op,
-            op_number,
-            &mut oracle,
-            &mut values,
-            &mut entries,
-            &mut expected_values,
-            &mut results,
-        )?;
+        checker.apply(index, op, op_number, results.as_deref_mut())?;
         let after = index.storage().stats();
         accums
             .entry(op.kind())
@@ -269,97 +253,110 @@ pub fn run(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn apply(
-    index: &mut dyn Index,
-    op: Op,
-    op_number: u64,
-    oracle: &mut Option<BTreeSet<(u64, u64)>>,
-    values: &mut Vec<u64>,
-    entries: &mut Vec<(u64, u64)>,
-    expected: &mut Vec<u64>,
-    results: &mut Option<&mut dyn Write>,
-) -> Result<(), RunError> {
-    let fail = |source: IndexError| RunError::Index {
-        op_number,
-        op,
-        source,
-    };
-    let mismatch = |expected: String, got: String| RunError::Mismatch {
-        op_number,
-        op,
-        expected,
-        got,
-    };
-    match op {
-        Op::Insert { key, value } => {
-            index.insert(key, value).map_err(fail)?;
-            if let Some(o) = oracle {
-                o.insert((key, value));
+/// The oracle and the reused answer buffers.
+struct Checker {
+    oracle: Option<BTreeSet<(u64, u64)>>,
+    values: Vec<u64>,
+    entries: Vec<(u64, u64)>,
+    expected: Vec<u64>,
+}
+
+impl Checker {
+    /// Applies `op` to `index`, checks the answer, prints it if asked.
+    fn apply(
+        &mut self,
+        index: &mut dyn Index,
+        op: Op,
+        op_number: u64,
+        results: Option<&mut (dyn Write + '_)>,
+    ) -> Result<(), RunError> {
+        let Checker {
+            oracle,
+            values,
+            entries,
+            expected,
+        } = self;
+        let fail = |source: IndexError| RunError::Index {
+            op_number,
+            op,
+            source,
+        };
+        let mismatch = |expected: String, got: String| RunError::Mismatch {
+            op_number,
+            op,
+            expected,
+            got,
+        };
+        match op {
+            Op::Insert { key, value } => {
+                index.insert(key, value).map_err(fail)?;
+                if let Some(o) = oracle {
+                    o.insert((key, value));
+                }
             }
-        }
-        Op::Delete { key, value } => {
-            let found = index.delete(key, value).map_err(fail)?;
-            if let Some(o) = oracle {
-                let want = o.remove(&(key, value));
-                if want != found {
-                    return Err(mismatch(want.to_string(), found.to_string()));
+            Op::Delete { key, value } => {
+                let found = index.delete(key, value).map_err(fail)?;
+                if let Some(o) = oracle {
+                    let want = o.remove(&(key, value));
+                    if want != found {
+                        return Err(mismatch(want.to_string(), found.to_string()));
+                    }
+                }
+            }
+            Op::Update { key, old, new } => {
+                let found = index.update(key, old, new).map_err(fail)?;
+                if let Some(o) = oracle {
+                    let want = o.remove(&(key, old));
+                    o.insert((key, new));
+                    if want != found {
+                        return Err(mismatch(
+                            format!("old entry present = {want}"),
+                            found.to_string(),
+                        ));
+                    }
+                }
+            }
+            Op::Search { key } => {
+                index.get(key, values).map_err(fail)?;
+                if let Some(o) = oracle {
+                    expected.clear();
+                    expected.extend(o.range((key, 0)..=(key, u64::MAX)).map(|e| e.1));
+                    if expected != values {
+                        return Err(mismatch(format!("{expected:?}"), format!("{values:?}")));
+                    }
+                }
+                if let Some(out) = results {
+                    write!(out, "S {key}:").map_err(RunError::Output)?;
+                    for v in values.iter() {
+                        write!(out, " {v}").map_err(RunError::Output)?;
+                    }
+                    writeln!(out).map_err(RunError::Output)?;
+                }
+            }
+            Op::Range { lo, hi } => {
+                index.range(lo, hi, entries).map_err(fail)?;
+                if let Some(o) = oracle {
+                    let ok = o
+                        .range((lo, 0)..=(hi, u64::MAX))
+                        .copied()
+                        .eq(entries.iter().copied());
+                    if !ok {
+                        let want: Vec<(u64, u64)> =
+                            o.range((lo, 0)..=(hi, u64::MAX)).copied().collect();
+                        return Err(mismatch(format!("{want:?}"), format!("{entries:?}")));
+                    }
+                }
+                if let Some(out) = results {
+                    write!(out, "R {lo} {hi}:").map_err(RunError::Output)?;
+                    for (k, v) in entries.iter() {
+                        write!(out, " {k}:{v}").map_err(RunError::Output)?;
+                    }
+                    writeln!(out).map_err(RunError::Output)?;
                 }
             }
         }
-        Op::Update { key, old, new } => {
-            let found = index.update(key, old, new).map_err(fail)?;
-            if let Some(o) = oracle {
-                let want = o.remove(&(key, old));
-                o.insert((key, new));
-                if want != found {
-                    return Err(mismatch(
-                        format!("old entry present = {want}"),
-                        found.to_string(),
-                    ));
-                }
-            }
-        }
-        Op::Search { key } => {
-            index.get(key, values).map_err(fail)?;
-            if let Some(o) = oracle {
-                expected.clear();
-                expected.extend(o.range((key, 0)..=(key, u64::MAX)).map(|e| e.1));
-                if expected != values {
-                    return Err(mismatch(format!("{expected:?}"), format!("{values:?}")));
-                }
-            }
-            if let Some(out) = results {
-                write!(out, "S {key}:").map_err(RunError::Output)?;
-                for v in values.iter() {
-                    write!(out, " {v}").map_err(RunError::Output)?;
-                }
-                writeln!(out).map_err(RunError::Output)?;
-            }
-        }
-        Op::Range { lo, hi } => {
-            index.range(lo, hi, entries).map_err(fail)?;
-            if let Some(o) = oracle {
-                let ok = o
-                    .range((lo, 0)..=(hi, u64::MAX))
-                    .copied()
-                    .eq(entries.iter().copied());
-                if !ok {
-                    let want: Vec<(u64, u64)> =
-                        o.range((lo, 0)..=(hi, u64::MAX)).copied().collect();
-                    return Err(mismatch(format!("{want:?}"), format!("{entries:?}")));
-                }
-            }
-            if let Some(out) = results {
-                write!(out, "R {lo} {hi}:").map_err(RunError::Output)?;
-                for (k, v) in entries.iter() {
-                    write!(out, " {k}:{v}").map_err(RunError::Output)?;
-                }
-                writeln!(out).map_err(RunError::Output)?;
-            }
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A progress bar on stderr, shown only when stderr is a terminal, the run

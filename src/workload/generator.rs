@@ -485,35 +485,34 @@ mod tests {
         );
     }
 
+    fn insert_keys(s: &WorkloadSpec) -> Vec<u64> {
+        collect(s.measured_ops().unwrap())
+            .into_iter()
+            .map(|o| {
+                if let Op::Insert { key, .. } = o {
+                    key
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn rs_one_is_ascending_rs_zero_is_not() {
         let mut s = spec();
         s.mix = Mix::INSERTS;
         s.key_max = u32::MAX as u64;
         s.set("rs", "1").unwrap();
-        let keys: Vec<u64> = collect(s.measured_ops().unwrap())
-            .into_iter()
-            .map(|o| {
-                if let Op::Insert { key, .. } = o {
-                    key
-                } else {
-                    0
-                }
-            })
-            .collect();
-        assert!(keys.windows(2).all(|w| w[1] == w[0] + 1));
+        assert!(insert_keys(&s).windows(2).all(|w| w[1] == w[0] + 1));
         s.set("rs", "0").unwrap();
-        let keys: Vec<u64> = collect(s.measured_ops().unwrap())
-            .into_iter()
-            .map(|o| {
-                if let Op::Insert { key, .. } = o {
-                    key
-                } else {
-                    0
-                }
-            })
-            .collect();
-        assert!(keys.windows(2).filter(|w| w[1] == w[0] + 1).count() < 10);
+        assert!(
+            insert_keys(&s)
+                .windows(2)
+                .filter(|w| w[1] == w[0] + 1)
+                .count()
+                < 10
+        );
     }
 
     #[test]

@@ -428,10 +428,7 @@ impl BTree {
             right.next = node.next;
             node.next = new_id;
             let sep = right.entries[0];
-            self.counters.splits += 1;
-            self.commit(id, node, cached, NodeChange::Rewrite)?;
-            self.commit(new_id, right, false, NodeChange::Rewrite)?;
-            return Ok(Ins::Split(sep, new_id));
+            return self.finish_split((id, node, cached), (new_id, right), sep);
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
@@ -465,10 +462,38 @@ impl BTree {
         let up = node.entries.pop().ok_or_else(|| {
             IndexError::Config("internal split of a node without separators".into())
         })?;
+        self.finish_split((id, node, cached), (new_id, right), up)
+    }
+
+    /// Commits both halves of a split; `sep` goes up to the parent.
+    fn finish_split(
+        &mut self,
+        left: (NodeId, Node, bool),
+        right: (NodeId, Node),
+        sep: (u64, u64),
+    ) -> Result<Ins> {
         self.counters.splits += 1;
-        self.commit(id, node, cached, NodeChange::Rewrite)?;
-        self.commit(new_id, right, false, NodeChange::Rewrite)?;
-        Ok(Ins::Split(up, new_id))
+        self.commit(left.0, left.1, left.2, NodeChange::Rewrite)?;
+        self.commit(right.0, right.1, false, NodeChange::Rewrite)?;
+        Ok(Ins::Split(sep, right.0))
+    }
+
+    /// Ends a merge whose entries are already in `left`: drops the
+    /// separator and the right child from `parent`, commits `left`, frees
+    /// the right node.
+    fn finish_merge(
+        &mut self,
+        parent: &mut Node,
+        left_slot: usize,
+        left: (NodeId, Node, bool),
+        right: (NodeId, Node),
+    ) -> Result<()> {
+        parent.entries.remove(left_slot);
+        parent.children.remove(left_slot + 1);
+        self.counters.merges += 1;
+        self.commit(left.0, left.1, left.2, NodeChange::Rewrite)?;
+        self.recycle(right.1);
+        self.discard(right.0)
     }
 
     // ---- delete ----------------------------------------------------------
@@ -564,12 +589,12 @@ impl BTree {
             if total <= self.layout.leaf_capacity {
                 left.entries.append(&mut right.entries);
                 left.next = right.next;
-                parent.entries.remove(left_slot);
-                parent.children.remove(left_slot + 1);
-                self.counters.merges += 1;
-                self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
-                self.recycle(right);
-                return self.discard(right_id);
+                return self.finish_merge(
+                    parent,
+                    left_slot,
+                    (left_id, left, l_cached),
+                    (right_id, right),
+                );
             }
             let mut all = std::mem::take(&mut self.scratch_entries);
             all.clear();
@@ -587,12 +612,12 @@ impl BTree {
                 left.entries.push(sep);
                 left.entries.append(&mut right.entries);
                 left.children.append(&mut right.children);
-                parent.entries.remove(left_slot);
-                parent.children.remove(left_slot + 1);
-                self.counters.merges += 1;
-                self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
-                self.recycle(right);
-                return self.discard(right_id);
+                return self.finish_merge(
+                    parent,
+                    left_slot,
+                    (left_id, left, l_cached),
+                    (right_id, right),
+                );
             }
             let mut seps = std::mem::take(&mut self.scratch_entries);
             let mut kids = std::mem::take(&mut self.scratch_children);

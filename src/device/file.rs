@@ -150,7 +150,14 @@ impl FileDevice {
         if self.poisoned {
             return Err(DeviceError::Poisoned);
         }
-        super::check_access(lba, self.capacity, offset, len, self.page_size)
+        super::check_access(
+            "logical page",
+            lba,
+            self.capacity,
+            offset,
+            len,
+            self.page_size,
+        )
     }
 
     /// Reads a whole page into the aligned buffer, zero-filling past EOF.

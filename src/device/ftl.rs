@@ -458,7 +458,14 @@ impl<F: Flash> Ftl<F> {
     }
 
     fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
-        super::check_access(lba, self.capacity, offset, len, self.page_size)
+        super::check_access(
+            "logical page",
+            lba,
+            self.capacity,
+            offset,
+            len,
+            self.page_size,
+        )
     }
 }
 

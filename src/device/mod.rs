@@ -217,10 +217,11 @@ pub trait BlockDevice {
     fn info(&self) -> DeviceInfo;
 }
 
-/// Checks that `len` bytes at `offset` of logical page `lba` lie inside a
-/// device of `capacity` pages of `page_size` bytes (shared by every
-/// [`BlockDevice`]).
+/// Checks that `len` bytes at `offset` of page `lba` (a `what`: logical or
+/// physical page) lie inside a device of `capacity` pages of `page_size`
+/// bytes; shared by every device.
 pub(crate) fn check_access(
+    what: &'static str,
     lba: u64,
     capacity: u64,
     offset: usize,
@@ -229,7 +230,7 @@ pub(crate) fn check_access(
 ) -> Result<()> {
     if lba >= capacity {
         return Err(DeviceError::OutOfRange {
-            what: "logical page",
+            what,
             value: lba,
             limit: capacity,
         });

@@ -152,23 +152,15 @@ impl Nand {
     }
 
     fn check_page(&self, page: u64, offset: usize, len: usize) -> Result<()> {
-        let pages = self.geometry.pages();
-        if page >= pages {
-            return Err(DeviceError::OutOfRange {
-                what: "physical page",
-                value: page,
-                limit: pages,
-            });
-        }
-        let end = offset as u64 + len as u64;
-        if end > self.geometry.page_size as u64 {
-            return Err(DeviceError::OutOfRange {
-                what: "byte range end",
-                value: end,
-                limit: self.geometry.page_size as u64,
-            });
-        }
-        Ok(())
+        let g = &self.geometry;
+        super::check_access(
+            "physical page",
+            page,
+            g.pages(),
+            offset,
+            len,
+            g.page_size as usize,
+        )
     }
 
     fn locate(&self, page: u64) -> (u64, usize) {

@@ -26,7 +26,14 @@ impl RamDisk {
     }
 
     fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
-        super::check_access(lba, self.capacity_pages, offset, len, self.page_size)
+        super::check_access(
+            "logical page",
+            lba,
+            self.capacity_pages,
+            offset,
+            len,
+            self.page_size,
+        )
     }
 }
 

@@ -18,6 +18,7 @@
 
 pub mod cli;
 pub mod device;
+pub mod experiment;
 pub mod index;
 pub mod node;
 pub mod runner;

@@ -34,6 +34,29 @@ pub enum Command {
     /// The speed benchmark: random inserts then searches on `btree` over
     /// the simulated FTL, with throughput and peak memory.
     Bench(BenchArgs),
+    /// Reproduce a paper experiment (or `all`): CSV, JSON, figure and a
+    /// published-vs-measured report.
+    Reproduce(ReproduceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Experiment id (see `flashix list`), or `all`.
+    pub id: String,
+    /// Reduced sizes (seconds instead of minutes).
+    #[arg(long)]
+    pub quick: bool,
+    /// Output folder; each experiment writes into OUT/ID/.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Parallel runs (default: number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where `all` writes its RESULTS.md summary (default OUT/RESULTS.md).
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Index choice and its parameters.

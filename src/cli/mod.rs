@@ -12,13 +12,14 @@ use clap::Parser;
 
 use crate::device::profile::profiles;
 use crate::device::DeviceSpec;
+use crate::experiment::{self, output};
 use crate::index::{registry, Index, Params};
 use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
 
 use args::{
-    BenchArgs, Cli, Command, CompareArgs, DeviceArgs, IndexArgs, ReplayArgs, RunArgs, TraceCommand,
-    WorkloadArgs,
+    BenchArgs, Cli, Command, CompareArgs, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs,
+    RunArgs, TraceCommand, WorkloadArgs,
 };
 
 type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -38,6 +39,7 @@ pub fn main() -> CliResult<()> {
         }
         Command::Compare(a) => compare(a),
         Command::Bench(a) => bench(a),
+        Command::Reproduce(a) => reproduce(a),
     }
 }
 
@@ -145,33 +147,7 @@ fn execute(
         )?);
     }
     let spec = workload_spec(w, "insert-uniform")?;
-    let format = index.format();
-    if spec.key_max > format.max_key() {
-        return Err(format!(
-            "workload keys reach {} but {}-byte keys hold at most {}; lower key_max or set key_bytes=8",
-            spec.key_max,
-            format.key_bytes,
-            format.max_key()
-        )
-        .into());
-    }
-    options.workload = spec.describe();
-    options.seed = spec.seed;
-    options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });
-    // The measured phase continues from the preload's final state (live
-    // set, value counter); generating the preload twice, once to reach that
-    // state, keeps memory constant instead of holding the preload's ops.
-    let mut ahead = spec.preload_ops()?.with_max_value(format.max_value());
-    ahead.by_ref().for_each(drop);
-    let mut measured = ahead.continue_with(&spec)?;
-    let mut pre = spec.preload_ops()?.with_max_value(format.max_value());
-    Ok(runner::run(
-        index,
-        &mut pre,
-        &mut measured,
-        &options,
-        results,
-    )?)
+    Ok(runner::run_workload(index, &spec, options, results)?)
 }
 
 fn build_index(
@@ -335,16 +311,32 @@ fn compare(a: CompareArgs) -> CliResult<()> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
         write_json(&dir.join("compare.json"), &all)?;
-        eprintln!("reports written to {}", dir.join("compare.json").display());
+        let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
+        let groups: Vec<(String, Vec<f64>)> = compare_columns()
+            .iter()
+            .map(|c| {
+                (
+                    c.0.to_string(),
+                    reports.iter().map(|(_, r)| c.1(r)).collect(),
+                )
+            })
+            .collect();
+        experiment::plot::write_bar_chart(
+            &dir.join("compare"),
+            "flashix compare",
+            &names,
+            &groups,
+        )?;
+        eprintln!("reports and chart written to {}", dir.display());
     }
     Ok(())
 }
 
-/// One row per index; the best (lowest) value of each column marked `*`.
-pub fn compare_table(reports: &[(String, Report)]) -> String {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-    type Column = (&'static str, fn(&Report) -> f64, fn(f64) -> String);
-    let columns: [Column; 9] = [
+type Column = (&'static str, fn(&Report) -> f64, fn(f64) -> String);
+
+/// The columns of `compare`: name, value, formatting.
+fn compare_columns() -> [Column; 9] {
+    [
         (
             "page reads",
             |r| r.device_stats.physical_reads as f64,
@@ -371,7 +363,7 @@ pub fn compare_table(reports: &[(String, Report)]) -> String {
             |v| format!("{v:.2}"),
         ),
         (
-            "energy (J)",
+            "energy (joule)",
             |r| r.device_stats.energy_uj / 1e6,
             |v| format!("{v:.3}"),
         ),
@@ -386,7 +378,13 @@ pub fn compare_table(reports: &[(String, Report)]) -> String {
             |v| format!("{v:.0}"),
         ),
         ("wall (s)", |r| r.wall_seconds, |v| format!("{v:.2}")),
-    ];
+    ]
+}
+
+/// One row per index; the best (lowest) value of each column marked `*`.
+pub fn compare_table(reports: &[(String, Report)]) -> String {
+    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+    let columns = compare_columns();
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     let mut header = vec!["index".to_string()];
@@ -471,6 +469,49 @@ fn bench(a: BenchArgs) -> CliResult<()> {
     }
     if let Some(path) = &a.json {
         write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+fn reproduce(a: ReproduceArgs) -> CliResult<()> {
+    let chosen = if a.id == "all" {
+        experiment::experiments()
+    } else {
+        vec![experiment::find(&a.id)?]
+    };
+    let jobs = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let mut done = Vec::new();
+    for exp in chosen {
+        let runs = exp.runs(a.quick);
+        let results = experiment::run_sweep(runs, jobs, a.quiet, exp.id, |run| {
+            experiment::defs::execute(&exp, run)
+        })?;
+        let folder = output::write_all(&exp, &results, &a.out, a.quick)?;
+        println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
+        for c in output::comparisons(&exp, &results) {
+            let measured = c
+                .measured
+                .map(|m| format!("{m:.3}"))
+                .unwrap_or_else(|| "-".into());
+            println!(
+                "  {}: published {} {}, measured {} {}",
+                c.name, c.published, c.unit, measured, c.unit
+            );
+        }
+        done.push((exp, results, folder));
+    }
+    if a.id == "all" {
+        let summary = a
+            .summary
+            .clone()
+            .unwrap_or_else(|| a.out.join("RESULTS.md"));
+        std::fs::write(&summary, output::results_md(&done, &summary, a.quick))
+            .map_err(|e| format!("{}: {e}", summary.display()))?;
+        println!("summary: {}", summary.display());
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::device::DeviceStats;
 use crate::index::{Index, IndexError};
-use crate::workload::{Op, OpKind, WorkloadError};
+use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
 
 /// Errors of a run.
 #[non_exhaustive]
@@ -357,6 +357,37 @@ impl Checker {
         }
         Ok(())
     }
+}
+
+/// Runs a synthetic workload on `index`: its preload, then its measured
+/// operations, continuing from the preload's live set. Checks first that
+/// the workload's keys fit the index's entry format.
+pub fn run_workload(
+    index: &mut dyn Index,
+    spec: &WorkloadSpec,
+    mut options: RunOptions,
+    results: Option<&mut dyn Write>,
+) -> Result<Report, RunError> {
+    let format = index.format();
+    if spec.key_max > format.max_key() {
+        return Err(RunError::Workload(WorkloadError::Config(format!(
+            "workload keys reach {} but {}-byte keys hold at most {}; lower key_max or set key_bytes=8",
+            spec.key_max,
+            format.key_bytes,
+            format.max_key()
+        ))));
+    }
+    options.workload = spec.describe();
+    options.seed = spec.seed;
+    options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });
+    // The measured phase continues from the preload's final state (live
+    // set, value counter); generating the preload twice, once to reach that
+    // state, keeps memory constant instead of holding the preload's ops.
+    let mut ahead = spec.preload_ops()?.with_max_value(format.max_value());
+    ahead.by_ref().for_each(drop);
+    let mut measured = ahead.continue_with(spec)?;
+    let mut pre = spec.preload_ops()?.with_max_value(format.max_value());
+    run(index, &mut pre, &mut measured, &options, results)
 }
 
 /// A progress bar on stderr, shown only when stderr is a terminal, the run

@@ -1,0 +1,215 @@
+//! Paper experiments: declarative definitions ([`Experiment`]), a parallel
+//! sweep executor ([`sweep`]), and the outputs a reader checks them by: CSV,
+//! JSON, a figure (PNG and SVG) and a Markdown report that puts each
+//! published number beside the measured one ([`output`], [`plot`]).
+//!
+//! An experiment names its sweep axis, its series (the lines or bar groups
+//! of the paper's figure), its fixed parameters at full and quick scale, the
+//! metrics it plots, and the published figures with the paper section they
+//! come from. Published numbers are only ever shown beside measured ones,
+//! never used to compute anything.
+//!
+//! Invariants:
+//! 1. Every run of a sweep is independent and deterministically seeded from
+//!    the experiment id and its parameters, so `--jobs` changes only the
+//!    wall time, never a result.
+//! 2. Results come back in sweep order (series-major, then x), whatever the
+//!    thread timing.
+
+pub mod defs;
+pub mod output;
+pub mod plot;
+pub mod sweep;
+
+use std::collections::BTreeMap;
+
+pub use defs::experiments;
+pub use sweep::{run_sweep, RunOutcome, SweepRun};
+
+/// Parameters of one run: `key → value`. Keys an index run understands:
+/// `index`, `device`, `memory`, `workload`, `ops`, `preload`, and prefixed
+/// `set.K` (index), `device.K` (device) and `workload.K` (workload)
+/// overrides; an experiment's own runner may define others.
+pub type Params = BTreeMap<String, String>;
+
+/// Metrics of one run, by name.
+pub type Metrics = BTreeMap<String, f64>;
+
+/// How a run is executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// Build a device and an index, run a workload, report.
+    Index,
+    /// Uniform random page overwrites straight on the FTL (write
+    /// amplification studies).
+    FtlOverwrite,
+}
+
+/// The swept parameter.
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub param: &'static str,
+    pub label: &'static str,
+    pub full: Vec<&'static str>,
+    pub quick: Vec<&'static str>,
+}
+
+/// One line (or bar group) of the figure.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: &'static str,
+    pub params: Vec<(&'static str, &'static str)>,
+}
+
+/// One plotted metric: a panel of the figure.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    pub metric: &'static str,
+    pub label: &'static str,
+    /// A reference metric (an analytic model) drawn as one more line, from
+    /// the first series' runs, named by the second field.
+    pub reference: Option<(&'static str, &'static str)>,
+}
+
+/// How to find a measured number in the results.
+#[derive(Clone, Debug)]
+pub enum Measure {
+    /// The metric of the run of `series` at axis value `x`.
+    Cell {
+        series: &'static str,
+        x: &'static str,
+        metric: &'static str,
+    },
+    /// The axis value (as a number) at which `metric` of `series` is lowest.
+    ArgMin {
+        series: &'static str,
+        metric: &'static str,
+    },
+    /// The mean over the sweep of `metric` / reference `metric` of `series`.
+    MeanRatio {
+        series: &'static str,
+        metric: &'static str,
+        reference: &'static str,
+    },
+}
+
+/// A number a paper published, and where our matching number is.
+#[derive(Clone, Debug)]
+pub struct Published {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub value: f64,
+    pub unit: &'static str,
+    pub measured: Measure,
+}
+
+/// Figure style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chart {
+    Lines,
+    Bars,
+}
+
+/// A paper experiment.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Paper, section and figure/table.
+    pub source: &'static str,
+    pub paper_ran: &'static str,
+    pub we_ran: &'static str,
+    pub axis: Axis,
+    pub series: Vec<Series>,
+    /// Parameters of every run, at full scale.
+    pub fixed: Vec<(&'static str, &'static str)>,
+    /// Overrides of `fixed` at `--quick` scale.
+    pub quick: Vec<(&'static str, &'static str)>,
+    pub panels: Vec<Panel>,
+    pub chart: Chart,
+    pub published: Vec<Published>,
+    /// Where and why measured and published differ (for RESULTS.md).
+    pub notes: &'static str,
+    pub kind: RunKind,
+}
+
+impl Experiment {
+    /// Every run of the sweep, series-major, then in axis order.
+    pub fn runs(&self, quick: bool) -> Vec<SweepRun> {
+        let xs = if quick {
+            &self.axis.quick
+        } else {
+            &self.axis.full
+        };
+        let mut runs = Vec::new();
+        for s in &self.series {
+            for x in xs {
+                let mut p = Params::new();
+                for (k, v) in &self.fixed {
+                    p.insert(k.to_string(), v.to_string());
+                }
+                if quick {
+                    for (k, v) in &self.quick {
+                        p.insert(k.to_string(), v.to_string());
+                    }
+                }
+                for (k, v) in &s.params {
+                    p.insert(k.to_string(), v.to_string());
+                }
+                p.insert(self.axis.param.to_string(), x.to_string());
+                let seed = sweep::stable_seed(self.id, &p);
+                runs.push(SweepRun {
+                    series: s.name.to_string(),
+                    x: x.to_string(),
+                    params: p,
+                    seed,
+                });
+            }
+        }
+        runs
+    }
+
+    /// The measured value a [`Measure`] names, if the results hold it.
+    pub fn measure(&self, m: &Measure, results: &[RunOutcome]) -> Option<f64> {
+        match m {
+            Measure::Cell { series, x, metric } => results
+                .iter()
+                .find(|r| r.run.series == *series && r.run.x == *x)
+                .and_then(|r| r.metrics.get(*metric).copied()),
+            Measure::ArgMin { series, metric } => results
+                .iter()
+                .filter(|r| r.run.series == *series)
+                .filter_map(|r| {
+                    Some((
+                        r.metrics.get(*metric).copied()?,
+                        r.run.x.parse::<f64>().ok()?,
+                    ))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, x)| x),
+            Measure::MeanRatio {
+                series,
+                metric,
+                reference,
+            } => {
+                let ratios: Vec<f64> = results
+                    .iter()
+                    .filter(|r| r.run.series == *series)
+                    .filter_map(|r| Some(r.metrics.get(*metric)? / r.metrics.get(*reference)?))
+                    .collect();
+                (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
+            }
+        }
+    }
+}
+
+/// Looks an experiment up by id; the error lists the known ones.
+pub fn find(id: &str) -> Result<Experiment, String> {
+    experiments()
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = experiments().iter().map(|e| e.id).collect();
+            format!("unknown experiment `{id}`; known: {}, all", ids.join(", "))
+        })
+}

@@ -1,0 +1,221 @@
+//! What `flashix reproduce` writes for an experiment: `ID.csv` (one row per
+//! run: every parameter, every metric), `ID.json` (every run's full report),
+//! `ID.png` / `ID.svg` (the figure) and `ID.md` (what the paper ran, what we
+//! ran, the figure, and published beside measured with their ratio), plus
+//! the `RESULTS.md` summary of several experiments.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{plot, Experiment, RunOutcome};
+
+/// One row of the published-versus-measured table.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub name: String,
+    pub source: String,
+    pub published: f64,
+    pub unit: String,
+    pub measured: Option<f64>,
+}
+
+impl Comparison {
+    pub fn ratio(&self) -> Option<f64> {
+        self.measured
+            .filter(|_| self.published != 0.0)
+            .map(|m| m / self.published)
+    }
+}
+
+/// Published numbers beside measured ones.
+pub fn comparisons(exp: &Experiment, results: &[RunOutcome]) -> Vec<Comparison> {
+    exp.published
+        .iter()
+        .map(|p| Comparison {
+            name: p.name.to_string(),
+            source: p.source.to_string(),
+            published: p.value,
+            unit: p.unit.to_string(),
+            measured: exp.measure(&p.measured, results),
+        })
+        .collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.6}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+fn table_num(v: f64) -> String {
+    if v.abs() >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// `ID.csv`: series, x, seed, every parameter, every metric.
+pub fn csv(results: &[RunOutcome]) -> String {
+    let params: BTreeSet<&String> = results.iter().flat_map(|r| r.run.params.keys()).collect();
+    let metrics: BTreeSet<&String> = results.iter().flat_map(|r| r.metrics.keys()).collect();
+    let mut out = String::from("series,x,seed");
+    for k in params.iter().chain(metrics.iter()) {
+        out.push(',');
+        out.push_str(&csv_field(k));
+    }
+    out.push('\n');
+    for r in results {
+        let _ = write!(
+            out,
+            "{},{},{}",
+            csv_field(&r.run.series),
+            csv_field(&r.run.x),
+            r.run.seed
+        );
+        for k in &params {
+            out.push(',');
+            out.push_str(&csv_field(
+                r.run.params.get(*k).map(String::as_str).unwrap_or(""),
+            ));
+        }
+        for k in &metrics {
+            out.push(',');
+            if let Some(v) = r.metrics.get(*k) {
+                out.push_str(&fmt_num(*v));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The published-vs-measured table in Markdown.
+pub fn comparison_table(rows: &[Comparison]) -> String {
+    let mut out = String::from("| headline | source | published | measured | measured / published |\n|---|---|---|---|---|\n");
+    for c in rows {
+        let measured = c.measured.map(table_num).unwrap_or_else(|| "—".into());
+        let ratio = c
+            .ratio()
+            .map(|r| format!("{r:.2}"))
+            .unwrap_or_else(|| "—".into());
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} {} | {} {} | {} |",
+            c.name,
+            c.source,
+            table_num(c.published),
+            c.unit,
+            measured,
+            c.unit,
+            ratio
+        );
+    }
+    out
+}
+
+/// Writes every output of `exp` under `dir/ID/`; returns that folder.
+pub fn write_all(
+    exp: &Experiment,
+    results: &[RunOutcome],
+    dir: &Path,
+    quick: bool,
+) -> Result<PathBuf, String> {
+    let folder = dir.join(exp.id);
+    fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let write = |name: String, text: String| {
+        let p = folder.join(name);
+        fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    write(format!("{}.csv", exp.id), csv(results))?;
+    let json: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "series": r.run.series,
+                "x": r.run.x,
+                "seed": r.run.seed,
+                "params": r.run.params,
+                "metrics": r.metrics,
+                "report": r.report,
+            })
+        })
+        .collect();
+    write(
+        format!("{}.json", exp.id),
+        serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?,
+    )?;
+    let data = plot::panels(exp, results);
+    plot::write_figure(&folder.join(exp.id), exp.title, exp.axis.label, &data)?;
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}: {}\n", exp.id, exp.title);
+    let _ = writeln!(md, "Source: {}.\n", exp.source);
+    let _ = writeln!(md, "**What the paper ran.** {}\n", exp.paper_ran);
+    let _ = writeln!(
+        md,
+        "**What we ran.** {}{}\n",
+        exp.we_ran,
+        if quick {
+            " This is the --quick scale."
+        } else {
+            " This is the full scale."
+        }
+    );
+    let _ = writeln!(md, "![{}]({}.png)\n", exp.id, exp.id);
+    let _ = writeln!(
+        md,
+        "## Published vs measured\n\n{}",
+        comparison_table(&comparisons(exp, results))
+    );
+    let _ = writeln!(md, "{}\n", exp.notes);
+    let _ = writeln!(
+        md,
+        "Regenerate: `flashix reproduce {}{}`.",
+        exp.id,
+        if quick { " --quick" } else { "" }
+    );
+    write(format!("{}.md", exp.id), md)?;
+    Ok(folder)
+}
+
+/// `RESULTS.md`: one section per experiment, figures linked relative to
+/// `summary`'s folder.
+pub fn results_md(
+    done: &[(Experiment, Vec<RunOutcome>, PathBuf)],
+    summary: &Path,
+    quick: bool,
+) -> String {
+    let base = summary.parent().unwrap_or(Path::new("."));
+    let mut md = String::from("# Results\n\n");
+    let _ = writeln!(
+        md,
+        "Generated by `flashix reproduce all{}`; every measured number comes from the simulated devices. \
+         Each experiment's folder also holds its CSV, JSON and SVG.\n",
+        if quick { " --quick" } else { "" }
+    );
+    for (exp, results, folder) in done {
+        let png = folder.join(format!("{}.png", exp.id));
+        let rel = png.strip_prefix(base).unwrap_or(&png);
+        let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
+        let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
+        let _ = writeln!(md, "![{}]({})\n", exp.id, rel.display());
+        let _ = writeln!(md, "{}", comparison_table(&comparisons(exp, results)));
+        let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
+    }
+    md
+}

@@ -1,0 +1,81 @@
+//! `flashix reproduce all --quick` writes every output of every experiment,
+//! and each parses: CSV with one row per run, JSON, PNG, SVG, Markdown with
+//! the published-vs-measured table, and the RESULTS.md summary.
+
+use std::process::Command;
+
+use flashix::experiment::experiments;
+
+#[test]
+fn reproduce_all_quick_writes_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args([
+            "reproduce",
+            "all",
+            "--quick",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for exp in experiments() {
+        let folder = dir.path().join(exp.id);
+        let read = |ext: &str| std::fs::read(folder.join(format!("{}.{ext}", exp.id))).unwrap();
+        let csv = String::from_utf8(read("csv")).unwrap();
+        let runs = exp.runs(true).len();
+        assert_eq!(
+            csv.lines().count(),
+            runs + 1,
+            "{}: header + one row per run",
+            exp.id
+        );
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        for line in csv.lines().skip(1) {
+            assert_eq!(line.split(',').count(), header.len(), "{}: {line}", exp.id);
+        }
+        for panel in &exp.panels {
+            assert!(
+                header.contains(&panel.metric),
+                "{}: {} not in CSV",
+                exp.id,
+                panel.metric
+            );
+        }
+        let json: serde_json::Value = serde_json::from_slice(&read("json")).unwrap();
+        assert_eq!(json.as_array().unwrap().len(), runs);
+        assert_eq!(&read("png")[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(String::from_utf8(read("svg")).unwrap().contains("<svg"));
+        let md = String::from_utf8(read("md")).unwrap();
+        assert!(md.contains("Published vs measured") && md.contains("measured / published"));
+        for p in &exp.published {
+            assert!(md.contains(p.name), "{}: {}", exp.id, p.name);
+        }
+    }
+    let summary = std::fs::read_to_string(dir.path().join("RESULTS.md")).unwrap();
+    for exp in experiments() {
+        assert!(summary.contains(&format!("## {}", exp.id)));
+    }
+}
+
+#[test]
+fn an_unknown_experiment_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(["reproduce", "fig99"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown experiment `fig99`") && err.contains("mbtree-fig6"),
+        "{err}"
+    );
+}

@@ -122,10 +122,12 @@ fn keys_too_wide_unknown_names_and_small_budgets() {
             "btree",
             "--device",
             "raw:slc-small",
+            "--set",
+            "node_bytes=600",
             "--ops",
             "5",
         ],
-        "logical-page device",
+        "does not fit",
     );
 }
 
@@ -247,6 +249,33 @@ fn a_file_device_keeps_the_index_for_a_later_run() {
         err.contains("wrong answer") && err.contains("expected [], got [20, 21]"),
         "{err}"
     );
+}
+
+#[test]
+fn btree_on_a_raw_chip_uses_the_node_log() {
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--device",
+        "raw:toshiba-byte",
+        "--set",
+        "fanout=8",
+        "--workload",
+        "lat",
+        "--preload",
+        "1000",
+        "--ops",
+        "3000",
+        "--verify",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("every answer verified"));
 }
 
 #[test]

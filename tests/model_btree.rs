@@ -81,3 +81,27 @@ fn many_inserts_and_deletes_keep_the_tree_balanced() {
         check("btree", &["node_bytes=64", cache], 640, ram, &seq).unwrap();
     }
 }
+
+fn raw_small() -> Storage {
+    // 1 superblock block + 2 halves of 3 blocks: the node log switches
+    // halves often under these sequences.
+    let sets = vec![("blocks".to_string(), "7".to_string())];
+    DeviceSpec::parse("raw:toshiba-byte", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn node_log_on_a_raw_chip(ops in ops(400, 80)) {
+        check("btree", &["fanout=4", "cache=lru"], 512, raw_small, &ops)?;
+    }
+
+    #[test]
+    fn node_log_without_cache(ops in ops(300, 80)) {
+        check("btree", &["fanout=8", "cache=none"], 512, raw_small, &ops)?;
+    }
+}

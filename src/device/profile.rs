@@ -14,8 +14,9 @@
 //! write cost", so both byte-level profiles charge an erase 2.5% of writing
 //! every byte of the block (see `docs/DEVIATIONS.md`).
 //!
-//! Defaults: `nop` 4 for the SLC parts and 1 for MLC (MLC parts forbid
-//! partial programs); endurance 100,000 erases (SLC datasheet class; MLC
+//! Defaults: `nop` 4 for the SLC parts, 1 for MLC (MLC parts forbid
+//! partial programs) and 1 for `toshiba-byte` (`buffered-bplus-tree.md` §6:
+//! "This flash does not allow any page rewrites"); endurance 100,000 erases (SLC datasheet class; MLC
 //! 10,000); 16 spare bytes per page; greedy GC; 7% over-provisioning. The
 //! default capacity is 64 GiB of chip: storage is sparse, so that costs
 //! nothing until written and any workload fits; `blocks=N` sets it exactly.
@@ -112,7 +113,8 @@ pub fn profiles() -> Vec<Profile> {
         Profile {
             name: "toshiba-byte",
             description: "Toshiba TC58DVG02A1FT00 small-block NAND with byte-level costs, 512 B pages, 16 KiB blocks (buffered-bplus-tree.md Table 1)",
-            geometry: geometry(512, 32, 4, 100_000),
+            // §6: "This flash does not allow any page rewrites": nop = 1.
+            geometry: geometry(512, 32, 1, 100_000),
             cost: byte_level(512, 32, (69.0, 1.759, 4.07, 0.105), (274.0, 1.577, 24.54, 0.0962)),
         },
         Profile {

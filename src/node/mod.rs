@@ -1,13 +1,17 @@
 //! Shared on-flash formats and in-memory node machinery for tree-shaped
 //! indexes: the checksummed page frame ([`page`]), the B+-tree node codec
-//! ([`codec`]), node caches ([`cache`]) and node stores ([`store`]). Every
+//! ([`codec`]), node caches ([`cache`]) and node stores ([`store`]: nodes
+//! in place over logical pages; [`log_store`]: nodes packed into a log on a
+//! raw chip). Every
 //! tree index reuses these; none keeps its own copy.
 
 pub mod cache;
 pub mod codec;
+pub mod log_store;
 pub mod page;
 pub mod store;
 
 pub use cache::{CachePolicy, Evicted, NodeCache};
 pub use codec::{Node, NodeId, NodeLayout, NO_NODE};
+pub use log_store::LogNodeStore;
 pub use store::{NodeChange, NodeStore, PageNodeStore, TreeMeta};

@@ -16,9 +16,11 @@
 //! Invariants:
 //! 1. A frame is valid iff magic, version and length are sane and the CRC
 //!    matches; anything else is `Corrupt`.
-//! 2. An all-zero frame is **empty** (never written, or trimmed): reading
-//!    it is not corruption in itself; the caller decides whether empty is
-//!    allowed (a superblock slot may be empty, a node a pointer names may not).
+//! 2. A frame whose header is all 0x00 (a logical page never written, or
+//!    trimmed) or all 0xFF (an erased page of a raw chip) is **empty**:
+//!    reading it is not corruption in itself; the caller decides whether
+//!    empty is allowed (a superblock slot may be empty, a node a pointer
+//!    names may not).
 
 use crate::index::IndexError;
 
@@ -73,7 +75,8 @@ pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>
             frame.len()
         )));
     }
-    if frame[..FRAME_HEADER].iter().all(|&b| b == 0) {
+    let header = &frame[..FRAME_HEADER];
+    if header.iter().all(|&b| b == 0) || header.iter().all(|&b| b == 0xFF) {
         return Ok(None);
     }
     if frame[0..2] != MAGIC {

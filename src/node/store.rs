@@ -72,10 +72,11 @@ pub struct TreeMeta {
 }
 
 const META_MAGIC: [u8; 8] = *b"FLASHIX\0";
-const META_BYTES: usize = 56;
+/// Bytes of an encoded [`TreeMeta`].
+pub(crate) const META_BYTES: usize = 56;
 
 impl TreeMeta {
-    fn encode(&self, out: &mut [u8]) {
+    pub(crate) fn encode(&self, out: &mut [u8]) {
         out[..META_BYTES].fill(0);
         out[0..8].copy_from_slice(&META_MAGIC);
         let name = self.index.as_bytes();
@@ -91,7 +92,7 @@ impl TreeMeta {
         out[48..56].copy_from_slice(&self.generation.to_le_bytes());
     }
 
-    fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
+    pub(crate) fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
         let corrupt = |detail: &str| IndexError::Corrupt {
             page: 0,
             detail: format!("superblock: {detail}"),
@@ -158,6 +159,47 @@ pub trait NodeStore {
     fn flash_bytes_used(&self) -> u64;
     fn storage(&self) -> &Storage;
     fn into_storage(self: Box<Self>) -> Storage;
+    /// Adds the store's own counters to the index's stats.
+    fn report(&self, _stats: &mut crate::index::IndexStats) {}
+}
+
+/// Node ids: the next fresh id and the freed ones, shared by every store.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IdAllocator {
+    pub(crate) next_id: NodeId,
+    pub(crate) free: Vec<NodeId>,
+}
+
+impl IdAllocator {
+    /// A freed id, else a fresh one if `fresh_ok(id)` accepts it.
+    pub(crate) fn allocate(
+        &mut self,
+        fresh_ok: impl FnOnce(NodeId) -> Result<(), IndexError>,
+    ) -> Result<NodeId, IndexError> {
+        if let Some(id) = self.free.pop() {
+            return Ok(id);
+        }
+        let id = self.next_id;
+        if id == NO_NODE {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: "every node id is in use".into(),
+            }));
+        }
+        fresh_ok(id)?;
+        self.next_id += 1;
+        Ok(id)
+    }
+
+    /// Whether `n` ids can be handed out when `fresh_room` fresh ones fit.
+    pub(crate) fn can_allocate(&self, n: usize, fresh_room: u64) -> bool {
+        let id_room = (NO_NODE - self.next_id) as u64;
+        self.free.len() as u64 + fresh_room.min(id_room) >= n as u64
+    }
+
+    /// Live ids (allocated and not freed).
+    pub(crate) fn live(&self) -> u64 {
+        self.next_id as u64 - self.free.len() as u64
+    }
 }
 
 /// In-place node storage over a logical-page device.
@@ -168,8 +210,7 @@ pub struct PageNodeStore {
     node_pages: u64,
     capacity_pages: u64,
     image: Vec<u8>,
-    free: Vec<NodeId>,
-    next_id: NodeId,
+    ids: IdAllocator,
 }
 
 impl PageNodeStore {
@@ -199,8 +240,7 @@ impl PageNodeStore {
             node_pages,
             capacity_pages,
             image: vec![0u8; node_pages as usize * page_size],
-            free: Vec::new(),
-            next_id: 0,
+            ids: IdAllocator::default(),
         })
     }
 
@@ -223,12 +263,12 @@ impl NodeStore for PageNodeStore {
     }
 
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        if id >= self.next_id {
+        if id >= self.ids.next_id {
             return Err(IndexError::Corrupt {
                 page: self.lba(id),
                 detail: format!(
                     "node id {id} was never allocated (next id {})",
-                    self.next_id
+                    self.ids.next_id
                 ),
             });
         }
@@ -280,28 +320,26 @@ impl NodeStore for PageNodeStore {
     }
 
     fn allocate(&mut self) -> Result<NodeId, IndexError> {
-        if let Some(id) = self.free.pop() {
-            return Ok(id);
-        }
-        let id = self.next_id;
-        let end = self.lba(id) + self.node_pages;
-        if id == NO_NODE || end > self.capacity_pages {
-            return Err(IndexError::Device(DeviceError::Full {
-                detail: format!(
-                    "node {id} would need logical pages up to {end}; the device has {}",
-                    self.capacity_pages
-                ),
-            }));
-        }
-        self.next_id += 1;
-        Ok(id)
+        let (capacity, node_pages) = (self.capacity_pages, self.node_pages);
+        self.ids.allocate(|id| {
+            let end = 1 + (id as u64 + 1) * node_pages;
+            if end > capacity {
+                return Err(IndexError::Device(DeviceError::Full {
+                    detail: format!(
+                        "node {id} would need logical pages up to {end}; the device has {capacity}"
+                    ),
+                }));
+            }
+            Ok(())
+        })
     }
 
     fn can_allocate(&self, n: usize) -> bool {
-        let fresh_room =
-            self.capacity_pages.saturating_sub(self.lba(self.next_id)) / self.node_pages;
-        let id_room = (NO_NODE - self.next_id) as u64;
-        self.free.len() as u64 + fresh_room.min(id_room) >= n as u64
+        let fresh_room = self
+            .capacity_pages
+            .saturating_sub(self.lba(self.ids.next_id))
+            / self.node_pages;
+        self.ids.can_allocate(n, fresh_room)
     }
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
@@ -309,17 +347,16 @@ impl NodeStore for PageNodeStore {
         for i in 0..self.node_pages {
             self.dev().trim(lba + i)?;
         }
-        self.free.push(id);
+        self.ids.free.push(id);
         Ok(())
     }
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
-        self.next_id = next_id;
-        self.free = free;
+        self.ids = IdAllocator { next_id, free };
     }
 
     fn next_id(&self) -> NodeId {
-        self.next_id
+        self.ids.next_id
     }
 
     fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
@@ -344,12 +381,11 @@ impl NodeStore for PageNodeStore {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.free.len() * std::mem::size_of::<NodeId>()
+        self.ids.free.len() * std::mem::size_of::<NodeId>()
     }
 
     fn flash_bytes_used(&self) -> u64 {
-        let live = self.next_id as u64 - self.free.len() as u64;
-        (1 + live * self.node_pages) * self.page_size as u64
+        (1 + self.ids.live() * self.node_pages) * self.page_size as u64
     }
 
     fn storage(&self) -> &Storage {

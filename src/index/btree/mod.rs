@@ -12,13 +12,24 @@
 //!
 //! Parameters: `node_bytes=N` or `node_pages=N` (default one device page),
 //! `fanout=N` (the smallest node holding N children; overrides the size),
-//! `cache=none|lru|mlru` (default `mlru`), `key_bytes`, `value_bytes`.
+//! `cache=none|lru|mlru` (default `mlru`), `key_bytes`, `value_bytes`,
+//! `log_blocks=N` (raw chips only).
 //!
-//! Memory: the cache holds `budget / node_bytes` nodes. The smallest budget
-//! accepted is two node images, the working set of a split (a node and its
-//! new sibling); the root-to-leaf path an operation holds is transient and
-//! not counted between operations. `memory_bytes()` = cached nodes at
-//! their image size + the store's free list + 64 bytes of metadata.
+//! Storage: on a logical-page device (FTL, file) nodes are written in place
+//! ([`PageNodeStore`]); on a raw chip (`raw:PROFILE`) they are packed into
+//! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`]), the
+//! layout that paper's tuned B+-tree uses. On a raw chip the node size must
+//! be given again when reopening (the log is scanned with it).
+//!
+//! Memory: the cache holds what the budget leaves after 64 bytes of
+//! metadata and what the node store holds (a node log's one-page write
+//! buffer), in whole node images. The smallest budget accepted is two node
+//! images, the working set of a split (a node and its new sibling), plus
+//! the store's part; the root-to-leaf path an operation holds is transient
+//! and not counted between operations. `memory_bytes()` = cached nodes at
+//! their image size + the store's buffers and free list + the metadata.
+//! Freed node ids (after merges) grow the free list beyond the budget by
+//! 4 bytes each; the report shows it.
 //!
 //! Invariants (besides those of [`crate::node::codec`]):
 //! 1. Every leaf is at level 0 and every root-to-leaf path has `height`
@@ -33,8 +44,9 @@
 
 use crate::device::Storage;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
 use crate::node::{
-    CachePolicy, Evicted, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore,
+    CachePolicy, Evicted, LogNodeStore, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore,
     PageNodeStore, TreeMeta, NO_NODE,
 };
 
@@ -73,6 +85,8 @@ pub struct BTreeOptions {
     pub fanout: Option<usize>,
     pub node_pages: Option<usize>,
     pub cache: CachePolicy,
+    /// Blocks per half of the node log on a raw chip (0: as many as fit).
+    pub log_blocks: u64,
 }
 
 impl BTreeOptions {
@@ -90,6 +104,7 @@ impl BTreeOptions {
             node_pages: params.get_opt("node_pages")?,
             fanout: params.get_opt("fanout")?,
             cache,
+            log_blocks: params.get("log_blocks", 0u64)?,
         })
     }
 
@@ -140,15 +155,35 @@ impl BTree {
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = BTreeOptions::from_params(&mut params)?;
         params.finish(NAME)?;
-        let layout = opts.layout(storage.page_size())?;
-        let store = PageNodeStore::new(storage, layout)?;
-        Self::create_on(NAME, Box::new(store), memory, opts.cache)
+        let layout = match (&storage, opts.sized()) {
+            // One node per log page by default: a page less the record's id.
+            (Storage::Raw(_), false) => {
+                NodeLayout::with_node_bytes(opts.format, storage.page_size() - LOG_RECORD_ID)?
+            }
+            _ => opts.layout(storage.page_size())?,
+        };
+        let store: Box<dyn NodeStore> = match storage {
+            Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
+            Storage::Raw(_) => Box::new(LogNodeStore::new(storage, layout, opts.log_blocks)?),
+        };
+        Self::create_on(NAME, store, memory, opts.cache)
     }
 
     /// Reopens the tree `flush` left on `storage`.
     pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = BTreeOptions::from_params(&mut params)?;
         params.finish(NAME)?;
+        if let Storage::Raw(_) = storage {
+            // The node log's superblock carries the layout too, but the log
+            // must know the node size to scan: take it from the parameters.
+            let layout = if opts.sized() {
+                opts.layout(storage.page_size())?
+            } else {
+                NodeLayout::with_node_bytes(opts.format, storage.page_size() - LOG_RECORD_ID)?
+            };
+            let store = LogNodeStore::new(storage, layout, opts.log_blocks)?;
+            return Self::open_on(NAME, Box::new(store), memory, opts.cache);
+        }
         // The real layout comes from the superblock; this one only reads it.
         let probe = NodeLayout::with_node_bytes(opts.format, storage.page_size().max(64))?;
         let mut store = PageNodeStore::new(storage, probe)?;
@@ -174,7 +209,7 @@ impl BTree {
         cache: CachePolicy,
     ) -> Result<Self> {
         let layout = store.layout();
-        let cache = Self::cache_for(layout, memory, cache)?;
+        let cache = Self::cache_for(layout, memory, store.memory_bytes(), cache)?;
         let root = store.allocate()?;
         let meta = TreeMeta {
             index: name.to_string(),
@@ -211,28 +246,35 @@ impl BTree {
             )));
         }
         let layout = store.layout();
-        let cache = Self::cache_for(layout, memory, cache)?;
+        let cache = Self::cache_for(layout, memory, store.memory_bytes(), cache)?;
         store.restore_allocation(meta.next_id, Vec::new());
         let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
         tree.rebuild_free_list()?;
         Ok(tree)
     }
 
-    fn cache_for(layout: NodeLayout, memory: usize, policy: CachePolicy) -> Result<NodeCache> {
-        let needed = 2 * layout.node_bytes;
+    /// The cache that fits `memory` beside what the store itself holds
+    /// (`reserved`: a node log's write buffer, say).
+    fn cache_for(
+        layout: NodeLayout,
+        memory: usize,
+        reserved: usize,
+        policy: CachePolicy,
+    ) -> Result<NodeCache> {
+        let needed = 2 * layout.node_bytes + reserved;
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
                 needed,
                 given: memory,
                 what: format!(
-                    "two {}-byte node images: a node and its split sibling",
+                    "two {}-byte node images (a node and its split sibling) and {reserved} bytes of the node store",
                     layout.node_bytes
                 ),
             });
         }
         Ok(NodeCache::new(
             policy,
-            memory.saturating_sub(META_MEMORY) / layout.node_bytes,
+            memory.saturating_sub(META_MEMORY + reserved) / layout.node_bytes,
         ))
     }
 
@@ -794,6 +836,7 @@ impl Index for BTree {
         s.set("cache_hits", self.cache.hits as f64);
         s.set("cache_misses", self.cache.misses as f64);
         s.set("memory_budget", self.budget as f64);
+        self.store.report(&mut s);
         s
     }
 
@@ -818,7 +861,9 @@ impl BTree {
             Ok(())
         } else {
             Err(IndexError::Device(crate::device::DeviceError::Full {
-                detail: format!("no room for the {need} nodes an insert may need"),
+                detail: format!(
+                    "the node store has no room for the {need} nodes an insert may need"
+                ),
             }))
         }
     }

@@ -97,11 +97,11 @@ proptest! {
 
     #[test]
     fn node_log_on_a_raw_chip(ops in ops(400, 80)) {
-        check("btree", &["fanout=4", "cache=lru"], 512, raw_small, &ops)?;
+        check("btree", &["fanout=4", "cache=lru"], 512 + 64 * 6, raw_small, &ops)?;
     }
 
     #[test]
     fn node_log_without_cache(ops in ops(300, 80)) {
-        check("btree", &["fanout=8", "cache=none"], 512, raw_small, &ops)?;
+        check("btree", &["fanout=8", "cache=none"], 1024, raw_small, &ops)?;
     }
 }

@@ -509,8 +509,11 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
             .summary
             .clone()
             .unwrap_or_else(|| a.out.join("RESULTS.md"));
-        std::fs::write(&summary, output::results_md(&done, &summary, a.quick))
-            .map_err(|e| format!("{}: {e}", summary.display()))?;
+        std::fs::write(
+            &summary,
+            output::results_md(&done, &a.out, &summary, a.quick),
+        )
+        .map_err(|e| format!("{}: {e}", summary.display()))?;
         println!("summary: {}", summary.display());
     }
     Ok(())

@@ -59,7 +59,7 @@ fn lat_fig12b() -> Experiment {
         panels: vec![
             Panel {
                 metric: "energy_uj_per_op",
-                label: "energy per operation (µJ)",
+                label: "energy per operation (microjoules)",
                 reference: None,
             },
             Panel {

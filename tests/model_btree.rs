@@ -105,3 +105,27 @@ proptest! {
         check("btree", &["fanout=8", "cache=none"], 1024, raw_small, &ops)?;
     }
 }
+
+fn raw_bigger() -> Storage {
+    let sets = vec![("blocks".to_string(), "41".to_string())];
+    DeviceSpec::parse("raw:toshiba-byte", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Nodes of 784 bytes span pages of the 512-byte log.
+    #[test]
+    fn node_log_with_nodes_larger_than_a_page(ops in ops(400, 300)) {
+        check("btree", &["fanout=64", "cache=lru"], 512 + 784 * 4, raw_bigger, &ops)?;
+    }
+
+    /// Nodes of 304 bytes: most records straddle a page boundary.
+    #[test]
+    fn node_log_with_straddling_records(ops in ops(400, 300)) {
+        check("btree", &["fanout=24", "cache=none"], 2048, raw_bigger, &ops)?;
+    }
+}

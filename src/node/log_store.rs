@@ -17,9 +17,13 @@
 //!   number of log pages written in it (`u64`); the frame with the highest
 //!   generation wins. When block 0 is full it is erased first.
 //! * blocks `1 .. 1 + H` and `1 + H .. 1 + 2H`: the two halves of the node
-//!   log (`H = log_blocks`). A log page is a sequence of records
-//!   `node id (u32) | node image (node_bytes)`; an id of `0xFFFF_FFFF`
-//!   (erased bytes) ends the page.
+//!   log (`H = log_blocks`). The log is a stream of records
+//!   `node id (u32) | node image (node_bytes)` over consecutive pages. A
+//!   record that fits a page never straddles one (the rest of the page is
+//!   left erased); a larger record runs on into the next pages, so a node
+//!   may be larger than a page. An id of `0xFFFF_FFFF` (erased
+//!   bytes) means the rest of that page was never written (a flush
+//!   programmed a partial page).
 //!
 //! Memory: the write buffer (one page) and the free id list count in
 //! `memory_bytes`; the node table (4 bytes a node, as in the paper) is
@@ -84,9 +88,9 @@ impl LogNodeStore {
                 )),
             };
         let page_size = geometry.page_size as usize;
-        if layout.node_bytes + RECORD_ID > page_size {
+        if layout.node_bytes > u16::MAX as usize {
             return Err(IndexError::Config(format!(
-                "a {}-byte node does not fit a {page_size}-byte page of the node log",
+                "a {}-byte node is too large for the node log",
                 layout.node_bytes
             )));
         }
@@ -149,9 +153,9 @@ impl LogNodeStore {
         self.ids.live() as usize * 4
     }
 
-    /// Programs the assembled head page and moves the head on; switches
-    /// halves when the active one is full (unless `copying`).
-    fn flush_head(&mut self, copying: bool) -> Result<(), IndexError> {
+    /// Programs the assembled head page (just the bytes it holds) and
+    /// moves the head to the next page.
+    fn program_head(&mut self) -> Result<(), IndexError> {
         if self.head_used == 0 {
             return Ok(());
         }
@@ -164,47 +168,94 @@ impl LogNodeStore {
         self.head.fill(0xFF);
         self.head_used = 0;
         self.head_page += 1;
-        if self.head_page >= self.half_pages() {
-            if copying {
-                return Err(IndexError::Device(crate::device::DeviceError::Full {
-                    detail: "the valid nodes do not fit one half of the node log".into(),
-                }));
-            }
-            self.switch_halves()?;
-            if self.head_page + 1 >= self.half_pages() {
-                // The copies alone fill the new half: switching again would
-                // only copy them back (invariant of `can_allocate`).
-                return Err(IndexError::Device(crate::device::DeviceError::Full {
-                    detail: "the valid nodes fill a whole half of the node log".into(),
-                }));
-            }
+        Ok(())
+    }
+
+    /// Bytes left in the active half from the head on.
+    fn room(&self) -> usize {
+        (self.half_pages() - self.head_page) as usize * self.page_size - self.head_used
+    }
+
+    /// Starts a new page when a record of `need` bytes that fits a page
+    /// would straddle one (so such a node costs one read, as in the paper),
+    /// or when not even its id fits.
+    fn pad(&mut self, need: usize) -> Result<(), IndexError> {
+        let left = self.page_size - self.head_used;
+        if self.head_used > 0 && (left < RECORD_ID || (need <= self.page_size && left < need)) {
+            self.program_head()?;
         }
         Ok(())
     }
 
-    fn records_per_page(&self) -> u64 {
-        (self.page_size / (RECORD_ID + self.layout.node_bytes)) as u64
+    /// Makes the head ready for a record of `need` bytes (see `pad`); the
+    /// whole record must fit the active half, or the log switches halves
+    /// (never while `copying`).
+    fn make_room(&mut self, need: usize, copying: bool) -> Result<(), IndexError> {
+        self.pad(need)?;
+        if self.room() >= need {
+            return Ok(());
+        }
+        let full = |what: &str| {
+            IndexError::Device(crate::device::DeviceError::Full {
+                detail: format!("the valid nodes {what} one half of the node log"),
+            })
+        };
+        if copying {
+            return Err(full("do not fit"));
+        }
+        self.program_head()?;
+        self.switch_halves()?;
+        self.pad(need)?;
+        // The copies must leave a page free, or the log would switch back
+        // and forth (see `can_allocate`).
+        if self.room() < need + self.page_size {
+            return Err(full("fill"));
+        }
+        Ok(())
     }
 
     /// Appends node `id`: from `image` when `copying` (a switch of halves,
-    /// which never switches again), else from `out_image`.
+    /// which never switches again), else from `out_image`. The image may
+    /// run on into the next pages; the id never straddles a page.
     fn append(&mut self, id: NodeId, copying: bool) -> Result<(), IndexError> {
-        let need = RECORD_ID + self.layout.node_bytes;
-        // A flush may switch halves and fill the new head with copies:
-        // check again until the record fits.
-        while self.head_used + need > self.page_size {
-            self.flush_head(copying)?;
-        }
+        let nb = self.layout.node_bytes;
+        self.make_room(RECORD_ID + nb, copying)?;
         let at = self.head_used;
         self.head[at..at + RECORD_ID].copy_from_slice(&id.to_le_bytes());
-        let source = if copying {
-            &self.image
+        self.head_used += RECORD_ID;
+        if self.head_used == self.page_size {
+            self.program_head()?;
+        }
+        let loc = (self.head_abs() << 16) | self.head_used as u64;
+        let mut source = std::mem::take(if copying {
+            &mut self.image
         } else {
-            &self.out_image
-        };
-        self.head[at + RECORD_ID..at + need].copy_from_slice(source);
-        self.head_used += need;
-        let loc = (self.head_abs() << 16) | (at + RECORD_ID) as u64;
+            &mut self.out_image
+        });
+        let mut done = 0;
+        let mut result = Ok(());
+        while done < nb {
+            let n = (nb - done).min(self.page_size - self.head_used);
+            let at = self.head_used;
+            self.head[at..at + n].copy_from_slice(&source[done..done + n]);
+            self.head_used += n;
+            done += n;
+            if self.head_used == self.page_size && done < nb {
+                result = self.program_head();
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        std::mem::swap(
+            if copying {
+                &mut self.image
+            } else {
+                &mut self.out_image
+            },
+            &mut source,
+        );
+        result?;
         let idx = id as usize;
         if self.table.len() <= idx {
             self.table.resize(idx + 1, NOWHERE);
@@ -213,7 +264,8 @@ impl LogNodeStore {
         Ok(())
     }
 
-    /// Reads node `id`'s current image into `self.image`.
+    /// Reads node `id`'s current image into `self.image`; returns the page
+    /// it starts on.
     fn load_image(&mut self, id: NodeId) -> Result<u64, IndexError> {
         let loc = self.table.get(id as usize).copied().unwrap_or(NOWHERE);
         if loc == NOWHERE {
@@ -222,17 +274,28 @@ impl LogNodeStore {
                 detail: format!("node {id} is not in the node table"),
             });
         }
-        let (page, offset) = (loc >> 16, (loc & 0xFFFF) as usize);
+        let (first, mut offset) = (loc >> 16, (loc & 0xFFFF) as usize);
         let nb = self.layout.node_bytes;
-        if page == self.head_abs() && self.head_used > 0 {
-            self.image.copy_from_slice(&self.head[offset..offset + nb]);
-        } else {
-            let mut image = std::mem::take(&mut self.image);
-            let r = self.chip().read(page, offset, &mut image);
-            self.image = image;
-            r?;
+        let mut image = std::mem::take(&mut self.image);
+        let (mut page, mut done) = (first, 0);
+        let mut result = Ok(());
+        while done < nb {
+            let n = (nb - done).min(self.page_size - offset);
+            if page == self.head_abs() && self.head_used > 0 {
+                image[done..done + n].copy_from_slice(&self.head[offset..offset + n]);
+            } else {
+                result = self.chip().read(page, offset, &mut image[done..done + n]);
+                if result.is_err() {
+                    break;
+                }
+            }
+            done += n;
+            page += 1;
+            offset = 0;
         }
-        Ok(page)
+        self.image = image;
+        result?;
+        Ok(first)
     }
 
     /// Copies every valid node to the other half, then erases this one.
@@ -261,31 +324,36 @@ impl LogNodeStore {
     /// Rebuilds the node table by scanning the active half (invariant 2).
     fn rebuild_table(&mut self) -> Result<(), IndexError> {
         self.table.clear();
-        let nb = self.layout.node_bytes;
-        let mut page_buf = vec![0u8; self.page_size];
-        for p in 0..self.head_page {
-            let abs = self.half_start(self.active) + p;
-            self.chip().read(abs, 0, &mut page_buf)?;
-            let mut at = 0;
-            while at + RECORD_ID + nb <= self.page_size {
-                let id = u32::from_le_bytes([
-                    page_buf[at],
-                    page_buf[at + 1],
-                    page_buf[at + 2],
-                    page_buf[at + 3],
-                ]);
-                if id == u32::MAX {
-                    break;
-                }
-                if id < self.ids.next_id {
-                    let idx = id as usize;
-                    if self.table.len() <= idx {
-                        self.table.resize(idx + 1, NOWHERE);
-                    }
-                    self.table[idx] = (abs << 16) | (at + RECORD_ID) as u64;
-                }
-                at += RECORD_ID + nb;
+        let record = RECORD_ID + self.layout.node_bytes;
+        let start = self.half_start(self.active);
+        let mut id_bytes = [0u8; RECORD_ID];
+        let (mut p, mut at) = (0u64, 0usize);
+        while p < self.head_page {
+            if self.page_size - at < RECORD_ID {
+                (p, at) = (p + 1, 0);
+                continue;
             }
+            self.chip().read(start + p, at, &mut id_bytes)?;
+            let id = u32::from_le_bytes(id_bytes);
+            if id == u32::MAX {
+                // Erased: the rest of this page was never written.
+                (p, at) = (p + 1, 0);
+                continue;
+            }
+            let (image_page, image_at) = if at + RECORD_ID == self.page_size {
+                (p + 1, 0)
+            } else {
+                (p, at + RECORD_ID)
+            };
+            if id < self.ids.next_id {
+                let idx = id as usize;
+                if self.table.len() <= idx {
+                    self.table.resize(idx + 1, NOWHERE);
+                }
+                self.table[idx] = ((start + image_page) << 16) | image_at as u64;
+            }
+            let end = at + record;
+            (p, at) = (p + (end / self.page_size) as u64, end % self.page_size);
         }
         Ok(())
     }
@@ -318,8 +386,13 @@ impl NodeStore for LogNodeStore {
     fn can_allocate(&self, n: usize) -> bool {
         // After a switch of halves the live nodes must leave at least one
         // free page, or the log would switch back and forth forever.
-        let rpp = self.records_per_page();
-        let room = (self.half_pages() - 1) * rpp;
+        let need = RECORD_ID + self.layout.node_bytes;
+        let room = if need <= self.page_size {
+            (self.half_pages() - 1) * (self.page_size / need) as u64
+        } else {
+            // Straddling records pad at most RECORD_ID - 1 bytes a page.
+            (self.half_pages() - 1) * (self.page_size - RECORD_ID) as u64 / need as u64
+        };
         let fresh_room = room.saturating_sub(self.ids.live());
         fresh_room >= n as u64 && self.ids.can_allocate(n, fresh_room)
     }
@@ -394,7 +467,7 @@ impl NodeStore for LogNodeStore {
 
     fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
         // The superblock names the head: everything before it must be on flash.
-        self.flush_head(false)?;
+        self.program_head()?;
         if self.meta_next >= self.pages_per_block {
             self.chip().erase(0)?;
             self.meta_next = 0;

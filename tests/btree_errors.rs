@@ -70,16 +70,16 @@ fn unknown_parameters_and_raw_chips_are_refused() {
         .unwrap()
         .to_string();
     assert!(e.contains("fifo"), "{e}");
-    // A raw chip takes the node log, whose records must fit a page.
+    // A raw chip takes the node log, whose record offsets are 16-bit.
     let raw = DeviceSpec::parse("raw:slc-small", &[])
         .unwrap()
         .build()
         .unwrap();
-    let e = registry::create("btree", raw, 4096, p(&["node_bytes=512"]))
+    let e = registry::create("btree", raw, 4096, p(&["node_bytes=70000"]))
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains("does not fit"), "{e}");
+    assert!(e.contains("too large for the node log"), "{e}");
     assert!(registry::create("nope", ram(), 4096, p(&[]))
         .err()
         .unwrap()

@@ -123,11 +123,11 @@ fn keys_too_wide_unknown_names_and_small_budgets() {
             "--device",
             "raw:slc-small",
             "--set",
-            "node_bytes=600",
+            "node_bytes=70000",
             "--ops",
             "5",
         ],
-        "does not fit",
+        "too large for the node log",
     );
 }
 

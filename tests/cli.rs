@@ -280,7 +280,9 @@ fn btree_on_a_raw_chip_uses_the_node_log() {
 
 #[test]
 fn compare_and_list_run() {
-    let out = flashix(&["compare", "--ops", "2000", "--quiet"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let out = flashix(&["compare", "--ops", "2000", "--quiet", "--out", out_dir]);
     assert!(
         out.status.success(),
         "{}",
@@ -296,6 +298,12 @@ fn compare_and_list_run() {
     ] {
         assert!(text.contains(row), "{text}");
     }
+    for file in ["compare.json", "compare.png", "compare.svg"] {
+        assert!(dir.path().join(file).exists(), "{file}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 3);
     let out = flashix(&["list"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()

@@ -174,9 +174,9 @@ pub struct CompareArgs {
     /// Memory budget of every index.
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
-    /// Directory for the JSON reports and the chart.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Directory for the JSON reports and the bar chart.
+    #[arg(long, default_value = "results/compare")]
+    pub out: PathBuf,
     /// Check every answer against an in-memory oracle.
     #[arg(long)]
     pub verify: bool,

@@ -307,7 +307,8 @@ fn compare(a: CompareArgs) -> CliResult<()> {
         );
     }
     println!("{}", compare_table(&reports));
-    if let Some(dir) = &a.out {
+    {
+        let dir = &a.out;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
         write_json(&dir.join("compare.json"), &all)?;

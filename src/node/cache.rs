@@ -22,10 +22,9 @@
 //!
 //! Invariants:
 //! 1. `len() ≤ capacity()` after every call.
-//! 2. `order` holds exactly one key per resident node, matching its
-//!    current level and tick.
-
-use std::collections::BTreeSet;
+//! 2. Every resident node is in `index` and on exactly one recency list
+//!    (its level's for `mlru`, list 0 for `lru`); freed slab slots are on
+//!    no list.
 
 use crate::device::nand::FastMap;
 
@@ -61,10 +60,19 @@ impl CachePolicy {
     }
 }
 
+const NIL: u32 = u32::MAX;
+
 struct Slot {
+    id: NodeId,
     node: Node,
     dirty: bool,
-    tick: u64,
+    /// The recency list the slot is on: the node level for `mlru`, 0 for
+    /// `lru` (which ignores levels).
+    list: u8,
+    /// Neighbours on that list, towards the most (`newer`) and least
+    /// (`older`) recently used end.
+    newer: u32,
+    older: u32,
 }
 
 /// A node pushed out of the cache; write it if `dirty`.
@@ -75,14 +83,17 @@ pub struct Evicted {
     pub dirty: bool,
 }
 
-/// A node cache.
+/// A node cache: a slab of slots, an id index, and one doubly linked
+/// recency list per priority level, so every operation is O(1) (the lowest
+/// non-empty level is found by a scan over at most the tree's height).
 pub struct NodeCache {
     policy: CachePolicy,
     capacity: usize,
-    slots: FastMap<NodeId, Slot>,
-    /// Eviction order: smallest first.
-    order: BTreeSet<(u8, u64, NodeId)>,
-    tick: u64,
+    slab: Vec<Slot>,
+    free_slots: Vec<u32>,
+    index: FastMap<NodeId, u32>,
+    /// Per list: (newest, oldest) slot, or NIL.
+    lists: Vec<(u32, u32)>,
     pub hits: u64,
     pub misses: u64,
 }
@@ -98,9 +109,10 @@ impl NodeCache {
         NodeCache {
             policy,
             capacity,
-            slots: FastMap::default(),
-            order: BTreeSet::new(),
-            tick: 0,
+            slab: Vec::new(),
+            free_slots: Vec::new(),
+            index: FastMap::default(),
+            lists: Vec::new(),
             hits: 0,
             misses: 0,
         }
@@ -113,29 +125,44 @@ impl NodeCache {
         self.capacity
     }
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.index.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.index.is_empty()
     }
 
-    fn key(&self, id: NodeId, level: u8, tick: u64) -> (u8, u64, NodeId) {
-        match self.policy {
-            CachePolicy::ModifiedLru => (level, tick, id),
-            // Plain LRU ignores the level.
-            _ => (0, tick, id),
+    fn unlink(&mut self, i: u32) {
+        let (list, newer, older) = {
+            let s = &self.slab[i as usize];
+            (s.list as usize, s.newer, s.older)
+        };
+        match newer {
+            NIL => self.lists[list].0 = older,
+            n => self.slab[n as usize].older = older,
+        }
+        match older {
+            NIL => self.lists[list].1 = newer,
+            o => self.slab[o as usize].newer = newer,
         }
     }
 
-    /// Takes a node out for use; put it back with [`put_back`](Self::put_back)
-    /// or [`after_update_hit`](Self::after_update_hit). Counts a hit or miss.
+    /// Removes slot `i` from the cache and hands back its contents.
+    fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
+        self.unlink(i);
+        self.free_slots.push(i);
+        let s = &mut self.slab[i as usize];
+        self.index.remove(&s.id);
+        (s.id, std::mem::take(&mut s.node), s.dirty)
+    }
+
+    /// Takes a node out for use; give it back with `after_read` or
+    /// `after_update_hit`. Counts a hit or miss.
     pub fn take(&mut self, id: NodeId) -> Option<(Node, bool)> {
-        match self.slots.remove(&id) {
-            Some(slot) => {
-                let k = self.key(id, slot.node.level, slot.tick);
-                self.order.remove(&k);
+        match self.index.get(&id) {
+            Some(&i) => {
                 self.hits += 1;
-                Some((slot.node, slot.dirty))
+                let (_, node, dirty) = self.remove_slot(i);
+                Some((node, dirty))
             }
             None => {
                 self.misses += 1;
@@ -144,33 +171,56 @@ impl NodeCache {
         }
     }
 
+    /// Puts a node on the newest end of its list.
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
-        self.tick += 1;
-        let k = self.key(id, node.level, self.tick);
-        self.order.insert(k);
-        self.slots.insert(
+        let list = match self.policy {
+            CachePolicy::ModifiedLru => node.level,
+            _ => 0,
+        };
+        if self.lists.len() <= list as usize {
+            self.lists.resize(list as usize + 1, (NIL, NIL));
+        }
+        let head = self.lists[list as usize].0;
+        let slot = Slot {
             id,
-            Slot {
-                node,
-                dirty,
-                tick: self.tick,
-            },
-        );
+            node,
+            dirty,
+            list,
+            newer: NIL,
+            older: head,
+        };
+        let i = match self.free_slots.pop() {
+            Some(i) => {
+                self.slab[i as usize] = slot;
+                i
+            }
+            None => {
+                self.slab.push(slot);
+                (self.slab.len() - 1) as u32
+            }
+        };
+        match head {
+            NIL => self.lists[list as usize].1 = i,
+            h => self.slab[h as usize].newer = i,
+        }
+        self.lists[list as usize].0 = i;
+        self.index.insert(id, i);
+    }
+
+    /// The eviction victim: the oldest node of the lowest non-empty list.
+    fn victim(&self) -> Option<(u8, u32)> {
+        self.lists
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.1 != NIL)
+            .map(|(level, l)| (level as u8, l.1))
     }
 
     fn evict_to(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
-        while !self.slots.is_empty() && self.slots.len() + room_for > self.capacity {
-            let Some(&k) = self.order.iter().next() else {
-                break;
-            };
-            self.order.remove(&k);
-            if let Some(slot) = self.slots.remove(&k.2) {
-                out.push(Evicted {
-                    id: k.2,
-                    node: slot.node,
-                    dirty: slot.dirty,
-                });
-            }
+        while !self.index.is_empty() && self.index.len() + room_for > self.capacity {
+            let Some((_, i)) = self.victim() else { break };
+            let (id, node, dirty) = self.remove_slot(i);
+            out.push(Evicted { id, node, dirty });
         }
     }
 
@@ -236,8 +286,8 @@ impl NodeCache {
                 None
             }
             CachePolicy::ModifiedLru => {
-                if self.slots.len() >= self.capacity {
-                    if let Some(&(victim_level, _, _)) = self.order.iter().next() {
+                if self.index.len() >= self.capacity {
+                    if let Some((victim_level, _)) = self.victim() {
                         // The new node is the most recent; it loses only on
                         // level (§4.7: "if the inserted node has the lower
                         // priority ... nothing happens").
@@ -255,26 +305,26 @@ impl NodeCache {
 
     /// Drops a node (freed by a merge) without writing it.
     pub fn discard(&mut self, id: NodeId) -> Option<Node> {
-        let slot = self.slots.remove(&id)?;
-        let k = self.key(id, slot.node.level, slot.tick);
-        self.order.remove(&k);
-        Some(slot.node)
+        let i = *self.index.get(&id)?;
+        Some(self.remove_slot(i).1)
     }
 
     /// Every dirty node, marked clean, for the caller to write (flush).
     pub fn dirty_nodes(&mut self) -> impl Iterator<Item = (NodeId, &Node)> {
-        self.slots
+        let index = &self.index;
+        self.slab
             .iter_mut()
-            .filter(|(_, s)| s.dirty)
-            .map(|(id, s)| {
+            .enumerate()
+            .filter(move |(i, s)| s.dirty && index.get(&s.id) == Some(&(*i as u32)))
+            .map(|(_, s)| {
                 s.dirty = false;
-                (*id, &s.node)
+                (s.id, &s.node)
             })
     }
 
-    /// Ids of cached nodes, for checks.
+    /// Whether node `id` is cached.
     pub fn contains(&self, id: NodeId) -> bool {
-        self.slots.contains_key(&id)
+        self.index.contains_key(&id)
     }
 }
 

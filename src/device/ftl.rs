@@ -205,6 +205,7 @@ impl<F: Flash> Ftl<F> {
                     break;
                 }
                 programmed = i + 1;
+                // Invariant: both ranges are 8 bytes of the 16-byte spare.
                 let lba = u64::from_le_bytes(spare[0..8].try_into().expect("8 bytes"));
                 let seq = u64::from_le_bytes(spare[8..16].try_into().expect("8 bytes"));
                 if lba >= ftl.capacity {

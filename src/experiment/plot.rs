@@ -153,6 +153,55 @@ where
     area.present().map_err(err)
 }
 
+/// Something drawable on any plotters backend.
+trait Figure {
+    fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Renders `figure` as `stem.png` and `stem.svg`, `width` × 480 pixels.
+fn write_png_svg(stem: &Path, width: u32, figure: &impl Figure) -> Result<(), String> {
+    let png = stem.with_extension("png");
+    figure
+        .draw_on(BitMapBackend::new(&png, (width, 480)).into_drawing_area())
+        .map_err(|e| format!("{}: {e}", png.display()))?;
+    let svg = stem.with_extension("svg");
+    figure
+        .draw_on(SVGBackend::new(&svg, (width, 480)).into_drawing_area())
+        .map_err(|e| format!("{}: {e}", svg.display()))
+}
+
+struct Lines<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    data: &'a [PanelData],
+}
+
+impl Figure for Lines<'_> {
+    fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        draw(area, self.title, self.x_label, self.data)
+    }
+}
+
+struct Bars<'a> {
+    title: &'a str,
+    names: &'a [String],
+    groups: &'a [(String, Vec<f64>)],
+}
+
+impl Figure for Bars<'_> {
+    fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        draw_bars(area, self.title, self.names, self.groups)
+    }
+}
+
 /// Writes the figure as `stem.png` and `stem.svg`.
 pub fn write_figure(
     stem: &Path,
@@ -161,22 +210,15 @@ pub fn write_figure(
     data: &[PanelData],
 ) -> Result<(), String> {
     let width = (520 * data.len().max(1) as u32).max(720);
-    let png = stem.with_extension("png");
-    draw(
-        BitMapBackend::new(&png, (width, 480)).into_drawing_area(),
-        title,
-        x_label,
-        data,
+    write_png_svg(
+        stem,
+        width,
+        &Lines {
+            title,
+            x_label,
+            data,
+        },
     )
-    .map_err(|e| format!("{}: {e}", png.display()))?;
-    let svg = stem.with_extension("svg");
-    draw(
-        SVGBackend::new(&svg, (width, 480)).into_drawing_area(),
-        title,
-        x_label,
-        data,
-    )
-    .map_err(|e| format!("{}: {e}", svg.display()))
 }
 
 fn draw_bars<DB: DrawingBackend>(
@@ -252,20 +294,13 @@ pub fn write_bar_chart(
     groups: &[(String, Vec<f64>)],
 ) -> Result<(), String> {
     let width = (140 * groups.len() as u32).max(800);
-    let png = stem.with_extension("png");
-    draw_bars(
-        BitMapBackend::new(&png, (width, 480)).into_drawing_area(),
-        title,
-        names,
-        groups,
+    write_png_svg(
+        stem,
+        width,
+        &Bars {
+            title,
+            names,
+            groups,
+        },
     )
-    .map_err(|e| format!("{}: {e}", png.display()))?;
-    let svg = stem.with_extension("svg");
-    draw_bars(
-        SVGBackend::new(&svg, (width, 480)).into_drawing_area(),
-        title,
-        names,
-        groups,
-    )
-    .map_err(|e| format!("{}: {e}", svg.display()))
 }

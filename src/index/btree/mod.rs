@@ -693,11 +693,17 @@ impl BTree {
         }
         let target = (lo, 0);
         let mut id = self.meta.root;
-        loop {
+        // Invariant 1: the leaves are `height - 1` steps below the root, so
+        // the descent never reads a leaf it would read again below.
+        for _ in 1..self.meta.height {
             let (node, cached, dirty) = self.fetch(id)?;
             if node.is_leaf() {
+                let page = id as u64;
                 self.release(id, node, cached, dirty)?;
-                break;
+                return Err(IndexError::Corrupt {
+                    page,
+                    detail: "a leaf above the leaf level".into(),
+                });
             }
             let child = node.children[node.child_slot(target)];
             self.release(id, node, cached, dirty)?;
@@ -705,6 +711,14 @@ impl BTree {
         }
         while id != NO_NODE {
             let (node, cached, dirty) = self.fetch(id)?;
+            if !node.is_leaf() {
+                let page = id as u64;
+                self.release(id, node, cached, dirty)?;
+                return Err(IndexError::Corrupt {
+                    page,
+                    detail: "an internal node at the leaf level".into(),
+                });
+            }
             let start = node.entries.partition_point(|e| *e < target);
             let mut done = false;
             for &(k, v) in &node.entries[start..] {

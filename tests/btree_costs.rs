@@ -1,0 +1,51 @@
+//! Exact device costs of `btree` operations in small deterministic cases
+//! (CONVENTIONS: pin counts so that a change that adds I/O fails loudly).
+
+use flashix::device::{DeviceSpec, Storage};
+use flashix::index::{registry, Params};
+
+fn ftl() -> Storage {
+    DeviceSpec::parse("slc-small", &[])
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_uncached_search_reads_one_page_per_level() {
+    let params = Params::parse(["cache=none"]).unwrap();
+    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    for i in 0..5000u64 {
+        t.insert(i * 3, i).unwrap();
+    }
+    let height = t.stats().get("height").unwrap() as u64;
+    assert!(height >= 3);
+    let mut out = Vec::new();
+    let before = t.storage().stats();
+    t.get(3000, &mut out).unwrap();
+    let d = t.storage().stats().delta(&before);
+    assert_eq!(out, vec![1000]);
+    assert_eq!((d.physical_reads, d.physical_writes), (height, 0));
+}
+
+#[test]
+fn an_uncached_insert_without_split_reads_the_path_and_writes_the_leaf() {
+    let params = Params::parse(["cache=none"]).unwrap();
+    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    for i in 0..5000u64 {
+        t.insert(i * 3, i).unwrap();
+    }
+    let height = t.stats().get("height").unwrap() as u64;
+    let splits = t.stats().get("splits").unwrap();
+    let before = t.storage().stats();
+    t.insert(3001, 7).unwrap();
+    let d = t.storage().stats().delta(&before);
+    // Ascending inserts leave leaves half full, so this one cannot split.
+    assert_eq!(t.stats().get("splits").unwrap(), splits);
+    assert_eq!((d.physical_reads, d.physical_writes), (height, 1));
+    // Inserting a present pair reads the path and writes nothing.
+    let before = t.storage().stats();
+    t.insert(3001, 7).unwrap();
+    let d = t.storage().stats().delta(&before);
+    assert_eq!((d.physical_reads, d.physical_writes), (height, 0));
+}

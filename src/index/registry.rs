@@ -4,6 +4,7 @@
 
 use crate::device::Storage;
 
+use super::bftl::Bftl;
 use super::btree::BTree;
 use super::{Index, IndexError, Params, Result};
 
@@ -17,11 +18,18 @@ pub struct IndexInfo {
 
 /// Every index flashix has.
 pub fn list() -> Vec<IndexInfo> {
-    vec![IndexInfo {
-        name: "btree",
-        description: "B+-tree baseline: in-place nodes over an FTL or file, node cache none/lru/mlru (mb-tree.md §4.7)",
-        params: "node_bytes=N | node_pages=N | fanout=N, cache=none|lru|mlru, key_bytes=4|8, value_bytes=4|8",
-    }]
+    vec![
+        IndexInfo {
+            name: "btree",
+            description: "B+-tree baseline: in-place nodes over an FTL or file, or a node log on raw:; node cache none/lru/mlru (mb-tree.md §4.7)",
+            params: "node_bytes=N | node_pages=N | fanout=N, cache=none|lru|mlru, key_bytes=4|8, value_bytes=4|8, log_blocks=N",
+        },
+        IndexInfo {
+            name: "bftl",
+            description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
+            params: "fanout=N | node_bytes=N, reservation_buffer=60, compaction_c=3, key_bytes=4|8, value_bytes=4|8",
+        },
+    ]
 }
 
 fn unknown(name: &str) -> IndexError {
@@ -41,6 +49,7 @@ pub fn create(
 ) -> Result<Box<dyn Index>> {
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
+        "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
         _ => Err(unknown(name)),
     }
 }
@@ -49,6 +58,7 @@ pub fn create(
 pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
+        "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
         _ => Err(unknown(name)),
     }
 }

@@ -491,6 +491,10 @@ impl NodeStore for LogNodeStore {
         self.page_size + self.ids.free.len() * std::mem::size_of::<NodeId>()
     }
 
+    fn reserved_bytes(&self) -> usize {
+        self.page_size
+    }
+
     fn flash_bytes_used(&self) -> u64 {
         (self.pages_per_block + self.head_page + u64::from(self.head_used > 0))
             * self.page_size as u64

@@ -35,6 +35,8 @@ const VERSION: u8 = 1;
 pub enum PageKind {
     Superblock = 1,
     TreeNode = 2,
+    /// A sector of BFTL index units.
+    IndexUnits = 3,
 }
 
 impl PageKind {
@@ -42,6 +44,7 @@ impl PageKind {
         match b {
             1 => Some(PageKind::Superblock),
             2 => Some(PageKind::TreeNode),
+            3 => Some(PageKind::IndexUnits),
             _ => None,
         }
     }

@@ -155,12 +155,22 @@ pub trait NodeStore {
     fn sync(&mut self) -> Result<(), IndexError>;
     /// RAM the store holds (free list, tables), at flash widths.
     fn memory_bytes(&self) -> usize;
+    /// RAM the store needs whatever the tree's size (a write buffer), which
+    /// a node cache must leave free within the budget.
+    fn reserved_bytes(&self) -> usize {
+        self.memory_bytes()
+    }
     /// Flash space occupied by live nodes and metadata.
     fn flash_bytes_used(&self) -> u64;
     fn storage(&self) -> &Storage;
     fn into_storage(self: Box<Self>) -> Storage;
     /// Adds the store's own counters to the index's stats.
     fn report(&self, _stats: &mut crate::index::IndexStats) {}
+    /// The index finished applying a batch of changes (BFTL commits its
+    /// delta pool here); in-place stores have nothing to do.
+    fn end_batch(&mut self) -> Result<(), IndexError> {
+        Ok(())
+    }
 }
 
 /// Node ids: the next fresh id and the freed ones, shared by every store.

@@ -209,7 +209,7 @@ impl BTree {
         cache: CachePolicy,
     ) -> Result<Self> {
         let layout = store.layout();
-        let cache = Self::cache_for(layout, memory, store.memory_bytes(), cache)?;
+        let cache = Self::cache_for(layout, memory, store.reserved_bytes(), cache)?;
         let root = store.allocate()?;
         let meta = TreeMeta {
             index: name.to_string(),
@@ -246,7 +246,7 @@ impl BTree {
             )));
         }
         let layout = store.layout();
-        let cache = Self::cache_for(layout, memory, store.memory_bytes(), cache)?;
+        let cache = Self::cache_for(layout, memory, store.reserved_bytes(), cache)?;
         store.restore_allocation(meta.next_id, Vec::new());
         let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
         tree.rebuild_free_list()?;
@@ -343,6 +343,12 @@ impl BTree {
             .collect();
         self.store.restore_allocation(self.meta.next_id, free);
         Ok(())
+    }
+
+    /// Tells the node store a batch of changes is complete (BFTL commits
+    /// its index units then).
+    pub fn end_batch(&mut self) -> Result<()> {
+        self.store.end_batch()
     }
 
     /// The node layout in use.

@@ -1,0 +1,274 @@
+//! `bftl`: BFTL, the B-tree layer over an FTL of Wu, Chang and Kuo
+//! (`bftl.md` §3).
+//!
+//! Inserts and deletes first become **dirty records** in the **reservation
+//! buffer** (deletes as invalidation records). When it holds
+//! `reservation_buffer` records (default 60, §5), every record is applied to
+//! the logical B-tree (the same [`BTree`] code as `btree`, with no node
+//! cache), whose node changes become index units in [`BftlStore`]; the batch
+//! is then committed by the commit policy and the node translation table,
+//! which compacts a node whose sector list grows past `compaction_c`
+//! (default 3). Searches look in the reservation buffer first, then in the
+//! tree (§3.4, Fig. 9).
+//!
+//! Parameters: `fanout` or `node_bytes` (the logical B-tree's node; default
+//! one sector), `reservation_buffer`, `compaction_c`, `key_bytes`,
+//! `value_bytes`.
+//!
+//! Memory: the reservation buffer (capacity × (entry + 1 flag byte)) and
+//! the node translation table (4 bytes per listed sector and per node) are
+//! counted in `memory_bytes` — the table is what `mb-tree.md` Fig. 7 shows.
+//!
+//! Not yet here (see `docs/DEVIATIONS.md`): caching the top levels of the
+//! tree in RAM (§5.1's `cached_levels`).
+//!
+//! Invariants:
+//! 1. The index's content is the tree's entries with the buffer's records
+//!    applied in arrival order.
+//! 2. An invalidation record is buffered only for a pair that is present,
+//!    so `delete` answers exactly.
+
+pub mod store;
+
+pub use store::BftlStore;
+
+use crate::device::Storage;
+use crate::index::btree::{BTree, BTreeOptions};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::{CachePolicy, NodeLayout};
+
+/// Name in the registry.
+pub const NAME: &str = "bftl";
+
+/// BFTL.
+pub struct Bftl {
+    tree: BTree,
+    /// Dirty records: (key, value, insertion?), in arrival order.
+    reservation_buffer: Vec<(u64, u64, bool)>,
+    capacity: usize,
+    flushes: u64,
+    scratch: Vec<(u64, u64)>,
+}
+
+struct BftlOptions {
+    layout_of: BTreeOptions,
+    capacity: usize,
+    compaction_c: usize,
+}
+
+fn options(params: &mut Params) -> Result<BftlOptions> {
+    let layout_of = BTreeOptions::from_params(params)?;
+    if params.contains("cache") {
+        return Err(IndexError::Config(
+            "bftl reads nodes through its node translation table; it takes no `cache`".into(),
+        ));
+    }
+    let capacity: usize = params.get("reservation_buffer", 60)?;
+    let compaction_c: usize = params.get("compaction_c", 3)?;
+    params.finish(NAME)?;
+    if capacity == 0 {
+        return Err(IndexError::Config(
+            "reservation_buffer must hold at least one record".into(),
+        ));
+    }
+    Ok(BftlOptions {
+        layout_of,
+        capacity,
+        compaction_c,
+    })
+}
+
+impl Bftl {
+    fn layout(o: &BftlOptions, storage: &Storage) -> Result<NodeLayout> {
+        o.layout_of.layout(storage.page_size())
+    }
+
+    fn check_budget(o: &BftlOptions, memory: usize) -> Result<()> {
+        let needed = o.capacity * (o.layout_of.format.entry_bytes() + 1);
+        if memory < needed {
+            return Err(IndexError::BudgetTooSmall {
+                needed,
+                given: memory,
+                what: format!("a reservation buffer of {} records", o.capacity),
+            });
+        }
+        Ok(())
+    }
+
+    /// A new, empty BFTL on `storage`.
+    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let o = options(&mut params)?;
+        Self::check_budget(&o, memory)?;
+        let layout = Self::layout(&o, &storage)?;
+        let store = BftlStore::new(storage, layout, o.compaction_c)?;
+        // The tree keeps no node cache: nodes are read through the node
+        // translation table, as in the paper.
+        let tree = BTree::create_on(NAME, Box::new(store), memory, CachePolicy::None)?;
+        Ok(Self::assemble(tree, o.capacity))
+    }
+
+    /// Reopens the BFTL `flush` left on `storage` (the node translation
+    /// table is rebuilt by scanning the sectors).
+    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let o = options(&mut params)?;
+        Self::check_budget(&o, memory)?;
+        let layout = Self::layout(&o, &storage)?;
+        let store = BftlStore::new(storage, layout, o.compaction_c)?;
+        let tree = BTree::open_on(NAME, Box::new(store), memory, CachePolicy::None)?;
+        Ok(Self::assemble(tree, o.capacity))
+    }
+
+    fn assemble(tree: BTree, capacity: usize) -> Self {
+        Bftl {
+            tree,
+            reservation_buffer: Vec::with_capacity(capacity),
+            capacity,
+            flushes: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Applies every dirty record to the tree and commits the index units.
+    fn flush_reservation_buffer(&mut self) -> Result<()> {
+        if self.reservation_buffer.is_empty() {
+            return Ok(());
+        }
+        let records = std::mem::take(&mut self.reservation_buffer);
+        let mut result = Ok(());
+        for &(k, v, insert) in &records {
+            result = if insert {
+                self.tree.insert(k, v)
+            } else {
+                self.tree.delete(k, v).map(|_| ())
+            };
+            if result.is_err() {
+                break;
+            }
+        }
+        let mut records = records;
+        if result.is_ok() {
+            records.clear();
+            result = self.tree.end_batch();
+            self.flushes += 1;
+        }
+        // On error the records stay buffered: nothing is lost.
+        self.reservation_buffer = records;
+        result
+    }
+
+    fn record(&mut self, key: u64, value: u64, insert: bool) -> Result<()> {
+        self.reservation_buffer.push((key, value, insert));
+        if self.reservation_buffer.len() >= self.capacity {
+            self.flush_reservation_buffer()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the pair is present: the buffer's last record for it, else
+    /// the tree.
+    fn present(&mut self, key: u64, value: u64) -> Result<bool> {
+        if let Some(&(_, _, insert)) = self
+            .reservation_buffer
+            .iter()
+            .rev()
+            .find(|r| r.0 == key && r.1 == value)
+        {
+            return Ok(insert);
+        }
+        let mut values = Vec::new();
+        self.tree.get(key, &mut values)?;
+        Ok(values.binary_search(&value).is_ok())
+    }
+
+    /// Applies the buffered records with keys in `lo..=hi` to `entries`
+    /// (sorted), in arrival order.
+    fn overlay(&self, lo: u64, hi: u64, entries: &mut Vec<(u64, u64)>) {
+        for &(k, v, insert) in &self.reservation_buffer {
+            if k < lo || k > hi {
+                continue;
+            }
+            match (entries.binary_search(&(k, v)), insert) {
+                (Err(pos), true) => entries.insert(pos, (k, v)),
+                (Ok(pos), false) => {
+                    entries.remove(pos);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Index for Bftl {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn format(&self) -> EntryFormat {
+        self.tree.format()
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.format().check(key, value)?;
+        self.record(key, value, true)
+    }
+
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.format().check(key, value)?;
+        if !self.present(key, value)? {
+            return Ok(false);
+        }
+        self.record(key, value, false)?;
+        Ok(true)
+    }
+
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        self.format().check_key(key)?;
+        let mut entries = std::mem::take(&mut self.scratch);
+        let r = self.tree.range(key, key, &mut entries);
+        if r.is_ok() {
+            self.overlay(key, key, &mut entries);
+            out.clear();
+            out.extend(entries.iter().map(|e| e.1));
+        }
+        self.scratch = entries;
+        r
+    }
+
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        self.tree.range(lo, hi, out)?;
+        self.overlay(lo, hi, out);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.flush_reservation_buffer()?;
+        self.tree.flush()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.capacity * (self.format().entry_bytes() + 1) + self.tree.memory_bytes()
+    }
+
+    fn stats(&self) -> IndexStats {
+        let mut s = self.tree.stats();
+        s.set("reservation_buffer", self.capacity as f64);
+        s.set(
+            "reservation_buffer_records",
+            self.reservation_buffer.len() as f64,
+        );
+        s.set("reservation_buffer_flushes", self.flushes as f64);
+        s
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        self.tree.flash_bytes_used()
+    }
+
+    fn storage(&self) -> &Storage {
+        self.tree.storage()
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        Box::new(self.tree).into_storage()
+    }
+}

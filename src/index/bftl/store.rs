@@ -1,0 +1,776 @@
+//! BFTL's node storage (`bftl.md` §3.2–3.4): every change to a logical
+//! B-tree node becomes an **index unit**; the units of a batch are
+//! partitioned by node and packed into sectors by the **commit policy**
+//! (FIRST-FIT over the per-node sets, §3.3); the **node translation table**
+//! maps each node to the list of sectors holding its units, and a node whose
+//! list grows past **C** is **compacted** into the fewest sectors (§3.4).
+//!
+//! On-flash format (logical sectors of the FTL):
+//! * sector 0: the superblock ([`TreeMeta`] in a page frame).
+//! * every other written sector: a page frame of kind
+//!   [`PageKind::IndexUnits`] whose payload is
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..4 | batch timestamp (`u32`) |
+//! | 4..8 | sector sequence number (`u32`, increasing over the log's life) |
+//! | 8..10 | unit count (`u16`) |
+//! | 10..  | units, each `key_bytes + value_bytes + 16` bytes |
+//!
+//! An index unit (24 bytes with 4 + 4-byte entries, so Λ = 20 units fit a
+//! 512-byte sector, as in §4):
+//!
+//! | field | bytes | meaning |
+//! |---|---|---|
+//! | `primary_key` | key_bytes | the entry's key (a separator's key in an internal node; the level in a reset unit) |
+//! | `data_ptr` | value_bytes | the entry's value (the record pointer) |
+//! | `parent_node` | 4 | the node's parent when known, else `u32::MAX` |
+//! | `left_ptr` | 4 | reset unit: the first child (internal) |
+//! | `right_ptr` | 4 | the child right of a separator; reset unit: the next leaf |
+//! | identifier + `op_flag` | 4 | node id in the low 30 bits, the operation in the top 2 (0 insert, 1 delete, 2 reset) |
+//!
+//! A *reset* unit starts a node's state afresh (splits, merges and
+//! compactions write one, then one insert unit per entry: the
+//! `fanout − 1` units of a split node that §4 counts).
+//!
+//! Invariants:
+//! 1. Replaying a node's units in list order (sector order, then position
+//!    in the sector) gives its current content; units before its last reset
+//!    are stale.
+//! 2. A sector is live while some node's list names it; a sector no list
+//!    names is trimmed and its LBA reused.
+//! 3. Units not yet committed (the batch's delta pool) are replayed after
+//!    the committed ones when a node is read.
+
+use std::collections::BTreeMap;
+
+use crate::device::{BlockDevice, DeviceError, Storage};
+use crate::index::{EntryFormat, IndexError, IndexStats};
+use crate::node::page::{self, PageKind, FRAME_HEADER};
+use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
+
+const HEADER: usize = 10;
+const ID_MASK: u32 = (1 << 30) - 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Insert = 0,
+    Delete = 1,
+    Reset = 2,
+}
+
+/// One index unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Unit {
+    node: NodeId,
+    op: Op,
+    key: u64,
+    value: u64,
+    left: u32,
+    right: u32,
+}
+
+/// Bytes of one encoded unit.
+pub fn unit_bytes(format: EntryFormat) -> usize {
+    format.entry_bytes() + 16
+}
+
+/// Units per sector (Λ) for sectors of `sector_size` bytes.
+pub fn lambda(format: EntryFormat, sector_size: usize) -> usize {
+    (sector_size.saturating_sub(FRAME_HEADER + HEADER)) / unit_bytes(format)
+}
+
+/// BFTL's node store.
+pub struct BftlStore {
+    storage: Storage,
+    layout: NodeLayout,
+    format: EntryFormat,
+    sector_size: usize,
+    lambda: usize,
+    compaction_c: usize,
+    /// Node translation table: node id → LBAs holding its units.
+    ntt: Vec<Vec<u64>>,
+    /// Per sector LBA: how many node lists name it.
+    refs: BTreeMap<u64, u32>,
+    free_lbas: Vec<u64>,
+    next_lba: u64,
+    /// The batch's units, in generation order.
+    pool: Vec<Unit>,
+    timestamp: u32,
+    sector_seq: u32,
+    ids: IdAllocator,
+    buf: Vec<u8>,
+    scratch: Vec<Unit>,
+    pub(crate) compactions: u64,
+    pub(crate) sectors_committed: u64,
+    pub(crate) units_committed: u64,
+}
+
+impl BftlStore {
+    pub fn new(
+        storage: Storage,
+        layout: NodeLayout,
+        compaction_c: usize,
+    ) -> Result<Self, IndexError> {
+        let sector_size =
+            match &storage {
+                Storage::Pages(d) => d.page_size(),
+                Storage::Raw(_) => return Err(IndexError::Config(
+                    "BFTL sits on an FTL's logical sectors: use a profile or file:PATH, not raw:"
+                        .into(),
+                )),
+            };
+        let lambda = lambda(layout.format, sector_size);
+        if lambda == 0 {
+            return Err(IndexError::Config(format!(
+                "a {sector_size}-byte sector holds no index unit"
+            )));
+        }
+        if compaction_c == 0 {
+            return Err(IndexError::Config("compaction_c must be at least 1".into()));
+        }
+        if sector_size < FRAME_HEADER + META_BYTES {
+            return Err(IndexError::Config(format!(
+                "sector size {sector_size} is too small for the superblock"
+            )));
+        }
+        Ok(BftlStore {
+            storage,
+            layout,
+            format: layout.format,
+            sector_size,
+            lambda,
+            compaction_c,
+            ntt: Vec::new(),
+            refs: BTreeMap::new(),
+            free_lbas: Vec::new(),
+            next_lba: 1,
+            pool: Vec::new(),
+            timestamp: 0,
+            sector_seq: 0,
+            ids: IdAllocator::default(),
+            buf: vec![0u8; sector_size],
+            scratch: Vec::new(),
+            compactions: 0,
+            sectors_committed: 0,
+            units_committed: 0,
+        })
+    }
+
+    fn dev(&mut self) -> &mut dyn BlockDevice {
+        match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `new` accepts only logical-page storage.
+            Storage::Raw(_) => unreachable!("BftlStore is built only on Storage::Pages"),
+        }
+    }
+
+    /// Λ: index units per sector.
+    pub fn lambda(&self) -> usize {
+        self.lambda
+    }
+
+    /// Node translation table entries (LBAs over all lists).
+    pub fn ntt_entries(&self) -> usize {
+        self.ntt.iter().map(Vec::len).sum()
+    }
+
+    fn encode_unit(&self, u: &Unit, out: &mut [u8]) {
+        let f = self.format;
+        let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
+        f.put_key(out, u.key);
+        f.put_value(&mut out[kb..], u.value);
+        let at = kb + vb;
+        out[at..at + 4].copy_from_slice(&NO_NODE.to_le_bytes());
+        out[at + 4..at + 8].copy_from_slice(&u.left.to_le_bytes());
+        out[at + 8..at + 12].copy_from_slice(&u.right.to_le_bytes());
+        let tag = (u.node & ID_MASK) | ((u.op as u32) << 30);
+        out[at + 12..at + 16].copy_from_slice(&tag.to_le_bytes());
+    }
+
+    fn decode_unit(&self, b: &[u8], page: u64) -> Result<Unit, IndexError> {
+        let f = self.format;
+        let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
+        let at = kb + vb;
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let tag = u32_at(at + 12);
+        let op = match tag >> 30 {
+            0 => Op::Insert,
+            1 => Op::Delete,
+            2 => Op::Reset,
+            _ => {
+                return Err(IndexError::Corrupt {
+                    page,
+                    detail: "index unit with an unknown op_flag".into(),
+                })
+            }
+        };
+        Ok(Unit {
+            node: tag & ID_MASK,
+            op,
+            key: f.read_key(b),
+            value: f.read_value(&b[kb..]),
+            left: u32_at(at + 4),
+            right: u32_at(at + 8),
+        })
+    }
+
+    /// Reads sector `lba` into `out` as units (appending).
+    fn read_sector(&mut self, lba: u64, out: &mut Vec<(Unit, u32)>) -> Result<(), IndexError> {
+        let mut buf = std::mem::take(&mut self.buf);
+        let r = self.dev().read(lba, 0, &mut buf);
+        let result = r.map_err(IndexError::from).and_then(|_| {
+            let payload = page::open(&buf, PageKind::IndexUnits, lba)?.ok_or_else(|| {
+                IndexError::Corrupt {
+                    page: lba,
+                    detail: "the node translation table names an empty sector".into(),
+                }
+            })?;
+            if payload.len() < HEADER {
+                return Err(IndexError::Corrupt {
+                    page: lba,
+                    detail: "index-unit sector shorter than its header".into(),
+                });
+            }
+            let seq = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+            let count = u16::from_le_bytes([payload[8], payload[9]]) as usize;
+            let ub = unit_bytes(self.format);
+            if HEADER + count * ub > payload.len() {
+                return Err(IndexError::Corrupt {
+                    page: lba,
+                    detail: format!("{count} index units do not fit the sector"),
+                });
+            }
+            for i in 0..count {
+                let at = HEADER + i * ub;
+                out.push((self.decode_unit(&payload[at..at + ub], lba)?, seq));
+            }
+            Ok(())
+        });
+        self.buf = buf;
+        result
+    }
+
+    /// Replays `units` of node `id` into `node` (invariant 1).
+    fn replay(
+        node: &mut Node,
+        id: NodeId,
+        units: impl Iterator<Item = Unit>,
+        page: u64,
+    ) -> Result<(), IndexError> {
+        let corrupt = |detail: &str| IndexError::Corrupt {
+            page,
+            detail: format!("node {id}: {detail}"),
+        };
+        let mine: Vec<Unit> = units.filter(|u| u.node == id).collect();
+        // Units before the last reset are stale (invariant 1).
+        let from = mine.iter().rposition(|u| u.op == Op::Reset).unwrap_or(0);
+        for u in mine.into_iter().skip(from) {
+            match u.op {
+                Op::Reset => {
+                    node.clear(u.key as u8);
+                    node.next = u.right;
+                    if u.key > 0 {
+                        node.children.push(u.left);
+                    }
+                }
+                Op::Insert => {
+                    let e = (u.key, u.value);
+                    match node.entries.binary_search(&e) {
+                        Ok(_) => {}
+                        Err(pos) => {
+                            node.entries.insert(pos, e);
+                            if !node.is_leaf() {
+                                node.children.insert(pos + 1, u.right);
+                            }
+                        }
+                    }
+                }
+                Op::Delete => {
+                    let e = (u.key, u.value);
+                    match node.entries.binary_search(&e) {
+                        Ok(pos) => {
+                            node.entries.remove(pos);
+                            if !node.is_leaf() {
+                                node.children.remove(pos + 1);
+                            }
+                        }
+                        Err(_) => return Err(corrupt("a delete unit for an absent entry")),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The units that rebuild `node` from nothing.
+    fn full_units(id: NodeId, node: &Node, out: &mut Vec<Unit>) {
+        out.push(Unit {
+            node: id,
+            op: Op::Reset,
+            key: node.level as u64,
+            value: 0,
+            left: node.children.first().copied().unwrap_or(NO_NODE),
+            right: node.next,
+        });
+        for (i, &(key, value)) in node.entries.iter().enumerate() {
+            out.push(Unit {
+                node: id,
+                op: Op::Insert,
+                key,
+                value,
+                left: NO_NODE,
+                right: if node.is_leaf() {
+                    NO_NODE
+                } else {
+                    node.children[i + 1]
+                },
+            });
+        }
+    }
+
+    fn alloc_lba(&mut self) -> Result<u64, IndexError> {
+        if let Some(l) = self.free_lbas.pop() {
+            return Ok(l);
+        }
+        let cap = match &self.storage {
+            Storage::Pages(d) => d.capacity_pages(),
+            Storage::Raw(_) => 0,
+        };
+        if self.next_lba >= cap {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: format!("BFTL has used all {cap} sectors"),
+            }));
+        }
+        self.next_lba += 1;
+        Ok(self.next_lba - 1)
+    }
+
+    fn release_lba(&mut self, lba: u64) -> Result<(), IndexError> {
+        let gone = match self.refs.get_mut(&lba) {
+            Some(r) => {
+                *r -= 1;
+                *r == 0
+            }
+            None => false,
+        };
+        if gone {
+            self.refs.remove(&lba);
+            self.dev().trim(lba)?;
+            self.free_lbas.push(lba);
+        }
+        Ok(())
+    }
+
+    /// Writes `sector` (units) to a new LBA and lists it for every node
+    /// it holds.
+    fn write_sector(&mut self, units: &[Unit]) -> Result<u64, IndexError> {
+        let lba = self.alloc_lba()?;
+        let ub = unit_bytes(self.format);
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.fill(0);
+        let p = &mut buf[FRAME_HEADER..];
+        p[0..4].copy_from_slice(&self.timestamp.to_le_bytes());
+        p[4..8].copy_from_slice(&self.sector_seq.to_le_bytes());
+        p[8..10].copy_from_slice(&(units.len() as u16).to_le_bytes());
+        for (i, u) in units.iter().enumerate() {
+            let at = FRAME_HEADER + HEADER + i * ub;
+            self.encode_unit(u, &mut buf[at..at + ub]);
+        }
+        page::seal(&mut buf, PageKind::IndexUnits, HEADER + units.len() * ub);
+        let r = self.dev().write(lba, 0, &buf);
+        self.buf = buf;
+        r?;
+        self.sector_seq = self.sector_seq.wrapping_add(1);
+        self.sectors_committed += 1;
+        self.units_committed += units.len() as u64;
+        for u in units {
+            if u.op == Op::Reset {
+                // The node starts afresh here: its older sectors are stale.
+                let old = std::mem::take(self.list_mut(u.node));
+                for l in old {
+                    if l != lba {
+                        self.release_lba(l)?;
+                    }
+                }
+            }
+            let list = self.list_mut(u.node);
+            if list.last() != Some(&lba) {
+                list.push(lba);
+                *self.refs.entry(lba).or_insert(0) += 1;
+            }
+        }
+        Ok(lba)
+    }
+
+    fn list_mut(&mut self, id: NodeId) -> &mut Vec<u64> {
+        let idx = id as usize;
+        if self.ntt.len() <= idx {
+            self.ntt.resize_with(idx + 1, Vec::new);
+        }
+        &mut self.ntt[idx]
+    }
+
+    /// The commit policy (§3.3): partition the pool by node, pack the sets
+    /// FIRST-FIT into sectors of Λ units (a set larger than Λ fills whole
+    /// sectors first), write them, then compact every node whose list grew
+    /// past C (§3.4).
+    pub fn commit(&mut self) -> Result<(), IndexError> {
+        if self.pool.is_empty() {
+            return Ok(());
+        }
+        let mut pool = std::mem::take(&mut self.pool);
+        // Stable: a node's units keep their order.
+        pool.sort_by_key(|u| u.node);
+        let lambda = self.lambda;
+        let mut sectors: Vec<Vec<Unit>> = Vec::new();
+        let mut start = 0;
+        while start < pool.len() {
+            let node = pool[start].node;
+            let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
+            let mut set = &pool[start..end];
+            // A set larger than a sector fills whole sectors; its rest must
+            // come after them (replay follows sector order), so only sectors
+            // opened from here on are candidates for it.
+            let mut first_candidate = 0;
+            while set.len() > lambda {
+                sectors.push(set[..lambda].to_vec());
+                set = &set[lambda..];
+                first_candidate = sectors.len();
+            }
+            match sectors[first_candidate..]
+                .iter_mut()
+                .find(|s| s.len() + set.len() <= lambda)
+            {
+                Some(s) => s.extend_from_slice(set),
+                None => sectors.push(set.to_vec()),
+            }
+            start = end;
+        }
+        self.timestamp = self.timestamp.wrapping_add(1);
+        let mut touched: Vec<NodeId> = pool.iter().map(|u| u.node).collect();
+        touched.dedup();
+        for s in &sectors {
+            self.write_sector(s)?;
+        }
+        for id in touched {
+            if self
+                .ntt
+                .get(id as usize)
+                .is_some_and(|l| l.len() > self.compaction_c)
+            {
+                self.compact(id)?;
+            }
+        }
+        pool.clear();
+        self.pool = pool;
+        Ok(())
+    }
+
+    /// Gathers node `id`'s units and rewrites them into the fewest sectors.
+    fn compact(&mut self, id: NodeId) -> Result<(), IndexError> {
+        let mut node = Node::default();
+        self.read_committed(id, &mut node)?;
+        let old = std::mem::take(self.list_mut(id));
+        let mut units = std::mem::take(&mut self.scratch);
+        units.clear();
+        Self::full_units(id, &node, &mut units);
+        let result = (|| {
+            for chunk in units.chunks(self.lambda) {
+                self.write_sector(chunk)?;
+            }
+            for lba in old {
+                self.release_lba(lba)?;
+            }
+            Ok(())
+        })();
+        self.scratch = units;
+        self.compactions += 1;
+        result
+    }
+
+    /// The committed state of node `id` (its list's sectors, replayed).
+    fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        let list = self.ntt.get(id as usize).cloned().unwrap_or_default();
+        let first = *list.first().ok_or_else(|| IndexError::Corrupt {
+            page: 0,
+            detail: format!("node {id} has no index units"),
+        })?;
+        let mut units = Vec::new();
+        for lba in list {
+            self.read_sector(lba, &mut units)?;
+        }
+        node.clear(0);
+        Self::replay(node, id, units.into_iter().map(|(u, _)| u), first)
+    }
+}
+
+impl NodeStore for BftlStore {
+    fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
+        // A pending reset makes the committed units stale: skip reading them.
+        let reset_pending = self.pool.iter().any(|u| u.node == id && u.op == Op::Reset);
+        if committed && !reset_pending {
+            self.read_committed(id, node)?;
+        } else {
+            node.clear(0);
+        }
+        let pending = self.pool.iter().any(|u| u.node == id);
+        if !committed && !pending {
+            return Err(IndexError::Corrupt {
+                page: 0,
+                detail: format!("node {id} has no index units"),
+            });
+        }
+        if pending {
+            let pool = std::mem::take(&mut self.pool);
+            let r = Self::replay(node, id, pool.iter().copied(), 0);
+            self.pool = pool;
+            r?;
+        }
+        Ok(())
+    }
+
+    fn write_node(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        change: NodeChange,
+    ) -> Result<(), IndexError> {
+        match change {
+            NodeChange::Insert(key, value) => {
+                let right = if node.is_leaf() {
+                    NO_NODE
+                } else {
+                    let pos = node.entries.binary_search(&(key, value)).map_err(|_| {
+                        IndexError::Corrupt {
+                            page: 0,
+                            detail: format!("node {id}: inserted separator not found"),
+                        }
+                    })?;
+                    node.children[pos + 1]
+                };
+                self.pool.push(Unit {
+                    node: id,
+                    op: Op::Insert,
+                    key,
+                    value,
+                    left: NO_NODE,
+                    right,
+                });
+            }
+            NodeChange::Delete(key, value) => self.pool.push(Unit {
+                node: id,
+                op: Op::Delete,
+                key,
+                value,
+                left: NO_NODE,
+                right: NO_NODE,
+            }),
+            NodeChange::Rewrite => {
+                let mut units = std::mem::take(&mut self.scratch);
+                units.clear();
+                Self::full_units(id, node, &mut units);
+                self.pool.extend_from_slice(&units);
+                self.scratch = units;
+            }
+        }
+        Ok(())
+    }
+
+    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+        self.ids.allocate(|id| {
+            if id > ID_MASK {
+                return Err(IndexError::Device(DeviceError::Full {
+                    detail: "BFTL's 30-bit node identifiers are exhausted".into(),
+                }));
+            }
+            Ok(())
+        })
+    }
+
+    fn can_allocate(&self, n: usize) -> bool {
+        let cap = match &self.storage {
+            Storage::Pages(d) => d.capacity_pages(),
+            Storage::Raw(_) => 0,
+        };
+        // Room for a batch's sectors is checked when they are written; keep
+        // a margin of free sectors for the commit of the current batch.
+        let free = cap.saturating_sub(self.next_lba) + self.free_lbas.len() as u64;
+        free > 2 * n as u64 + 2
+            && self
+                .ids
+                .can_allocate(n, (ID_MASK - self.ids.next_id) as u64)
+    }
+
+    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+        self.pool.retain(|u| u.node != id);
+        let list = std::mem::take(self.list_mut(id));
+        for lba in list {
+            self.release_lba(lba)?;
+        }
+        self.ids.free.push(id);
+        Ok(())
+    }
+
+    fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        for &id in &free {
+            if let Some(list) = self.ntt.get_mut(id as usize) {
+                for lba in std::mem::take(list) {
+                    if let Some(r) = self.refs.get_mut(&lba) {
+                        *r = r.saturating_sub(1);
+                    }
+                }
+            }
+        }
+        let dead: Vec<u64> = self
+            .refs
+            .iter()
+            .filter(|(_, &r)| r == 0)
+            .map(|(&l, _)| l)
+            .collect();
+        for l in dead {
+            self.refs.remove(&l);
+            self.free_lbas.push(l);
+        }
+        self.ids = IdAllocator { next_id, free };
+    }
+
+    fn next_id(&self) -> NodeId {
+        self.ids.next_id
+    }
+
+    /// Reads the superblock and rebuilds the node translation table by
+    /// scanning every sector (§3.4: "re-built by scanning the flash
+    /// memory"), in sector-sequence order.
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+        let mut buf = vec![0u8; self.sector_size];
+        self.dev().read(0, 0, &mut buf)?;
+        let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
+            return Ok(None);
+        };
+        let meta = TreeMeta::decode(&payload[..META_BYTES.min(payload.len())])?;
+        let mut tail = [0u8; 8];
+        tail.copy_from_slice(payload.get(META_BYTES..META_BYTES + 8).ok_or_else(|| {
+            IndexError::Corrupt {
+                page: 0,
+                detail: "BFTL superblock too short".into(),
+            }
+        })?);
+        let used = u64::from_le_bytes(tail);
+        self.next_lba = used.max(1);
+        let mut sectors: Vec<(u32, u64, Vec<Unit>)> = Vec::new();
+        for lba in 1..self.next_lba {
+            let mut units = Vec::new();
+            let mut b = vec![0u8; self.sector_size];
+            self.dev().read(lba, 0, &mut b)?;
+            if page::open(&b, PageKind::IndexUnits, lba)?.is_none() {
+                self.free_lbas.push(lba);
+                continue;
+            }
+            self.read_sector(lba, &mut units)?;
+            let seq = units.first().map(|u| u.1).unwrap_or(0);
+            sectors.push((seq, lba, units.into_iter().map(|(u, _)| u).collect()));
+        }
+        sectors.sort_by_key(|s| s.0);
+        self.sector_seq = sectors.last().map(|s| s.0.wrapping_add(1)).unwrap_or(0);
+        self.ntt.clear();
+        self.refs.clear();
+        for (_, lba, units) in &sectors {
+            for u in units {
+                if u.node >= meta.next_id {
+                    continue;
+                }
+                if u.op == Op::Reset {
+                    let old = std::mem::take(self.list_mut(u.node));
+                    for l in old {
+                        if let Some(r) = self.refs.get_mut(&l) {
+                            *r -= 1;
+                        }
+                    }
+                }
+                let list = self.list_mut(u.node);
+                if list.last() != Some(lba) {
+                    list.push(*lba);
+                    *self.refs.entry(*lba).or_insert(0) += 1;
+                }
+            }
+            self.refs.entry(*lba).or_insert(0);
+        }
+        let dead: Vec<u64> = self
+            .refs
+            .iter()
+            .filter(|(_, &r)| r == 0)
+            .map(|(&l, _)| l)
+            .collect();
+        for l in dead {
+            self.refs.remove(&l);
+            self.dev().trim(l)?;
+            self.free_lbas.push(l);
+        }
+        self.ids = IdAllocator {
+            next_id: meta.next_id,
+            free: Vec::new(),
+        };
+        Ok(Some(meta))
+    }
+
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+        self.commit()?;
+        let mut buf = vec![0u8; self.sector_size];
+        meta.encode(&mut buf[FRAME_HEADER..]);
+        buf[FRAME_HEADER + META_BYTES..FRAME_HEADER + META_BYTES + 8]
+            .copy_from_slice(&self.next_lba.to_le_bytes());
+        page::seal(&mut buf, PageKind::Superblock, META_BYTES + 8);
+        self.dev().write(0, 0, &buf)?;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), IndexError> {
+        Ok(self.dev().sync()?)
+    }
+
+    /// The node translation table at 4 bytes per LBA and 4 per node entry
+    /// (what `mb-tree.md` Fig. 7 measures), plus the free id list.
+    fn memory_bytes(&self) -> usize {
+        (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        (1 + self.refs.len() as u64) * self.sector_size as u64
+    }
+
+    fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.storage
+    }
+
+    fn report(&self, stats: &mut IndexStats) {
+        stats.set("lambda", self.lambda as f64);
+        stats.set("compaction_c", self.compaction_c as f64);
+        stats.set("compactions", self.compactions as f64);
+        stats.set("sectors_committed", self.sectors_committed as f64);
+        stats.set("units_committed", self.units_committed as f64);
+        stats.set("ntt_entries", self.ntt_entries() as f64);
+        stats.set(
+            "ntt_bytes",
+            ((self.ntt_entries() + self.ntt.len()) * 4) as f64,
+        );
+    }
+
+    fn end_batch(&mut self) -> Result<(), IndexError> {
+        self.commit()
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        0
+    }
+}

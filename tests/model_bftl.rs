@@ -1,0 +1,112 @@
+//! `bftl` against the oracle: small nodes, small reservation buffers and a
+//! small compaction bound, so that splits, merges, batches and compactions
+//! are frequent; on a RAM disk, the FTL and a real file, with reopen.
+
+mod common;
+
+use common::{check, ops, ModelOp};
+use flashix::device::file::FileDevice;
+use flashix::device::ram::RamDisk;
+use flashix::device::{DeviceSpec, Storage};
+use flashix::index::{registry, Params};
+use proptest::prelude::*;
+
+fn ram() -> Storage {
+    Storage::Pages(Box::new(RamDisk::new(512, 1 << 20)))
+}
+
+fn ftl() -> Storage {
+    let sets = vec![("blocks".to_string(), "256".to_string())];
+    DeviceSpec::parse("slc-small", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn small_tree_small_buffer(ops in ops(400, 64)) {
+        check("bftl", &["fanout=4", "reservation_buffer=5", "compaction_c=2"], 4096, ram, &ops)?;
+    }
+
+    #[test]
+    fn paper_defaults_over_the_ftl(ops in ops(400, 300)) {
+        check("bftl", &["fanout=21"], 8192, ftl, &ops)?;
+    }
+
+    #[test]
+    fn wide_entries(ops in ops(300, 1 << 40)) {
+        check("bftl", &["fanout=6", "reservation_buffer=7", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_a_real_file(ops in ops(200, 100)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bftl.db");
+        let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
+        check("bftl", &["fanout=8", "reservation_buffer=10"], 8192, storage, &ops)?;
+    }
+}
+
+#[test]
+fn many_inserts_and_deletes_with_reopen() {
+    let mut seq = Vec::new();
+    for i in 0..3000u64 {
+        seq.push(ModelOp::Insert(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Reopen);
+    for i in 0..2500u64 {
+        seq.push(ModelOp::Delete(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Range(0, 2000));
+    seq.push(ModelOp::Reopen);
+    check(
+        "bftl",
+        &["fanout=5", "reservation_buffer=13", "compaction_c=3"],
+        4096,
+        ram,
+        &seq,
+    )
+    .unwrap();
+}
+
+#[test]
+fn lambda_is_20_with_512_byte_sectors_and_batches_pack_sectors() {
+    let params = Params::parse(["fanout=21"]).unwrap();
+    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    assert_eq!(t.stats().get("lambda"), Some(20.0));
+    // 60 ascending inserts into one leaf: one batch, 60 index units, so at
+    // most ⌈(60 + split units) / 20⌉ sectors rather than 60 node writes.
+    let before = t.storage().stats();
+    for i in 0..60u64 {
+        t.insert(i, i).unwrap();
+    }
+    let d = t.storage().stats().delta(&before);
+    let s = t.stats();
+    assert_eq!(s.get("reservation_buffer_flushes"), Some(1.0));
+    assert!(d.logical_writes < 15, "{d:?} {s:?}");
+    assert!(s.get("compactions").unwrap() >= 0.0);
+}
+
+#[test]
+fn compaction_bounds_the_lists() {
+    let params = Params::parse(["fanout=21", "reservation_buffer=10", "compaction_c=3"]).unwrap();
+    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    for i in 0..4000u64 {
+        t.insert(i * 7919 % 100_003, i).unwrap();
+    }
+    let s = t.stats();
+    assert!(s.get("compactions").unwrap() > 0.0, "{s:?}");
+    // Every list holds at most C sectors after a commit: reads per node ≤ C.
+    let nodes = s.get("splits").unwrap() + 1.0;
+    assert!(
+        s.get("ntt_entries").unwrap() <= 3.0 * (nodes + s.get("height").unwrap()),
+        "{s:?}"
+    );
+}

@@ -85,6 +85,13 @@ pub enum Measure {
         series: &'static str,
         metric: &'static str,
     },
+    /// `metric` of series `a` over the same metric of series `b`, at `x`.
+    CellRatio {
+        a: &'static str,
+        b: &'static str,
+        x: &'static str,
+        metric: &'static str,
+    },
     /// The mean over the sweep of `metric` / reference `metric` of `series`.
     MeanRatio {
         series: &'static str,
@@ -176,6 +183,16 @@ impl Experiment {
                 .iter()
                 .find(|r| r.run.series == *series && r.run.x == *x)
                 .and_then(|r| r.metrics.get(*metric).copied()),
+            Measure::CellRatio { a, b, x, metric } => {
+                let cell = |series: &str| {
+                    results
+                        .iter()
+                        .find(|r| r.run.series == series && r.run.x == *x)
+                        .and_then(|r| r.metrics.get(*metric).copied())
+                };
+                let (num, den) = (cell(a)?, cell(b)?);
+                (den != 0.0).then(|| num / den)
+            }
             Measure::ArgMin { series, metric } => results
                 .iter()
                 .filter(|r| r.run.series == *series)

@@ -12,15 +12,14 @@
 //! tree (§3.4, Fig. 9).
 //!
 //! Parameters: `fanout` or `node_bytes` (the logical B-tree's node; default
-//! one sector), `reservation_buffer`, `compaction_c`, `key_bytes`,
-//! `value_bytes`.
+//! one sector), `reservation_buffer`, `compaction_c`, `cached_levels`
+//! (default 2: the top two levels of the tree stay in RAM, §5.1's "small
+//! amount of B-Tree nodes in the top levels"), `key_bytes`, `value_bytes`.
 //!
-//! Memory: the reservation buffer (capacity × (entry + 1 flag byte)) and
-//! the node translation table (4 bytes per listed sector and per node) are
-//! counted in `memory_bytes` — the table is what `mb-tree.md` Fig. 7 shows.
-//!
-//! Not yet here (see `docs/DEVIATIONS.md`): caching the top levels of the
-//! tree in RAM (§5.1's `cached_levels`).
+//! Memory: the reservation buffer (capacity × (entry + 1 flag byte)), the
+//! node translation table (4 bytes per listed sector and per node) — what
+//! `mb-tree.md` Fig. 7 shows — and the cached top-level nodes are counted in
+//! `memory_bytes`.
 //!
 //! Invariants:
 //! 1. The index's content is the tree's entries with the buffer's records
@@ -54,6 +53,7 @@ struct BftlOptions {
     layout_of: BTreeOptions,
     capacity: usize,
     compaction_c: usize,
+    cached_levels: u8,
 }
 
 fn options(params: &mut Params) -> Result<BftlOptions> {
@@ -65,6 +65,7 @@ fn options(params: &mut Params) -> Result<BftlOptions> {
     }
     let capacity: usize = params.get("reservation_buffer", 60)?;
     let compaction_c: usize = params.get("compaction_c", 3)?;
+    let cached_levels: u8 = params.get("cached_levels", 2)?;
     params.finish(NAME)?;
     if capacity == 0 {
         return Err(IndexError::Config(
@@ -75,6 +76,7 @@ fn options(params: &mut Params) -> Result<BftlOptions> {
         layout_of,
         capacity,
         compaction_c,
+        cached_levels,
     })
 }
 
@@ -100,7 +102,7 @@ impl Bftl {
         let o = options(&mut params)?;
         Self::check_budget(&o, memory)?;
         let layout = Self::layout(&o, &storage)?;
-        let store = BftlStore::new(storage, layout, o.compaction_c)?;
+        let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
         // The tree keeps no node cache: nodes are read through the node
         // translation table, as in the paper.
         let tree = BTree::create_on(NAME, Box::new(store), memory, CachePolicy::None)?;
@@ -113,7 +115,7 @@ impl Bftl {
         let o = options(&mut params)?;
         Self::check_budget(&o, memory)?;
         let layout = Self::layout(&o, &storage)?;
-        let store = BftlStore::new(storage, layout, o.compaction_c)?;
+        let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
         let tree = BTree::open_on(NAME, Box::new(store), memory, CachePolicy::None)?;
         Ok(Self::assemble(tree, o.capacity))
     }

@@ -102,6 +102,13 @@ pub struct BftlStore {
     ids: IdAllocator,
     buf: Vec<u8>,
     scratch: Vec<Unit>,
+    /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
+    /// in RAM". Nodes at the top `cached_levels` levels are kept decoded
+    /// here (their changes still become index units); reads of them cost
+    /// no sector reads.
+    cached_levels: u8,
+    top_level: u8,
+    hot: BTreeMap<NodeId, Node>,
     pub(crate) compactions: u64,
     pub(crate) sectors_committed: u64,
     pub(crate) units_committed: u64,
@@ -112,6 +119,7 @@ impl BftlStore {
         storage: Storage,
         layout: NodeLayout,
         compaction_c: usize,
+        cached_levels: u8,
     ) -> Result<Self, IndexError> {
         let sector_size =
             match &storage {
@@ -152,6 +160,9 @@ impl BftlStore {
             ids: IdAllocator::default(),
             buf: vec![0u8; sector_size],
             scratch: Vec::new(),
+            cached_levels,
+            top_level: 0,
+            hot: BTreeMap::new(),
             compactions: 0,
             sectors_committed: 0,
             units_committed: 0,
@@ -169,6 +180,30 @@ impl BftlStore {
     /// Λ: index units per sector.
     pub fn lambda(&self) -> usize {
         self.lambda
+    }
+
+    fn is_hot_level(&self, level: u8) -> bool {
+        self.cached_levels > 0 && level + self.cached_levels > self.top_level
+    }
+
+    /// Keeps (or drops) the RAM copy of `node` per `cached_levels`.
+    fn remember(&mut self, id: NodeId, node: &Node) {
+        if node.level > self.top_level {
+            self.top_level = node.level;
+            let top = self.top_level;
+            let keep = self.cached_levels;
+            self.hot.retain(|_, n| n.level + keep > top);
+        }
+        if self.is_hot_level(node.level) {
+            match self.hot.get_mut(&id) {
+                Some(n) => n.clone_from(node),
+                None => {
+                    self.hot.insert(id, node.clone());
+                }
+            }
+        } else {
+            self.hot.remove(&id);
+        }
     }
 
     /// Node translation table entries (LBAs over all lists).
@@ -512,6 +547,10 @@ impl NodeStore for BftlStore {
     }
 
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        if let Some(n) = self.hot.get(&id) {
+            node.clone_from(n);
+            return Ok(());
+        }
         let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
         // A pending reset makes the committed units stale: skip reading them.
         let reset_pending = self.pool.iter().any(|u| u.node == id && u.op == Op::Reset);
@@ -533,6 +572,7 @@ impl NodeStore for BftlStore {
             self.pool = pool;
             r?;
         }
+        self.remember(id, node);
         Ok(())
     }
 
@@ -542,6 +582,7 @@ impl NodeStore for BftlStore {
         node: &Node,
         change: NodeChange,
     ) -> Result<(), IndexError> {
+        self.remember(id, node);
         match change {
             NodeChange::Insert(key, value) => {
                 let right = if node.is_leaf() {
@@ -609,6 +650,7 @@ impl NodeStore for BftlStore {
     }
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+        self.hot.remove(&id);
         self.pool.retain(|u| u.node != id);
         let list = std::mem::take(self.list_mut(id));
         for lba in list {
@@ -739,6 +781,7 @@ impl NodeStore for BftlStore {
     /// (what `mb-tree.md` Fig. 7 measures), plus the free id list.
     fn memory_bytes(&self) -> usize {
         (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
+            + self.hot.len() * self.layout.node_bytes
     }
 
     fn flash_bytes_used(&self) -> u64 {
@@ -757,6 +800,8 @@ impl NodeStore for BftlStore {
         stats.set("lambda", self.lambda as f64);
         stats.set("compaction_c", self.compaction_c as f64);
         stats.set("compactions", self.compactions as f64);
+        stats.set("cached_levels", self.cached_levels as f64);
+        stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
         stats.set("units_committed", self.units_committed as f64);
         stats.set("ntt_entries", self.ntt_entries() as f64);

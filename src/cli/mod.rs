@@ -499,7 +499,7 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 .map(|m| format!("{m:.3}"))
                 .unwrap_or_else(|| "-".into());
             println!(
-                "  {}: published {} {}, measured {} {}",
+                "  {}: published {:.3} {}, measured {} {}",
                 c.name, c.published, c.unit, measured, c.unit
             );
         }

@@ -80,7 +80,7 @@ pub struct WorkloadSpec {
 }
 
 /// Keys `--workload-set` accepts.
-pub const WORKLOAD_KEYS: [&str; 15] = [
+pub const WORKLOAD_KEYS: [&str; 16] = [
     "key_min",
     "key_max",
     "dist",
@@ -96,6 +96,7 @@ pub const WORKLOAD_KEYS: [&str; 15] = [
     "search_after",
     "preload",
     "ops",
+    "delete_share",
 ];
 
 impl WorkloadSpec {
@@ -144,6 +145,16 @@ impl WorkloadSpec {
             "search_after" => self.search_after = flag(value)?,
             "preload" => self.preload = num(value)?,
             "ops" => self.ops = num(value)?,
+            "delete_share" => {
+                // bftl.md §5.3's "deletion/insertion ratio": deletes take this
+                // share of the operations, inserts the rest.
+                let d = frac(value)?;
+                if d > 1.0 {
+                    return Err(bad("a share between 0 and 1"));
+                }
+                self.mix.delete = d;
+                self.mix.insert = 1.0 - d;
+            }
             _ => {
                 return Err(WorkloadError::Config(format!(
                     "unknown workload parameter `{key}`; accepted: {}",

@@ -4,24 +4,9 @@
 
 mod common;
 
-use common::{check, ops, ModelOp};
-use flashix::device::file::FileDevice;
-use flashix::device::ram::RamDisk;
-use flashix::device::{DeviceSpec, Storage};
+use common::{check, check_on_file, ftl, ops, ram, ModelOp};
 use flashix::index::{registry, Params};
 use proptest::prelude::*;
-
-fn ram() -> Storage {
-    Storage::Pages(Box::new(RamDisk::new(512, 1 << 20)))
-}
-
-fn ftl() -> Storage {
-    let sets = vec![("blocks".to_string(), "256".to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -47,10 +32,7 @@ proptest! {
 
     #[test]
     fn on_a_real_file(ops in ops(200, 100)) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bftl.db");
-        let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
-        check("bftl", &["fanout=8", "reservation_buffer=10"], 8192, storage, &ops)?;
+        check_on_file("bftl", &["fanout=8", "reservation_buffer=10"], 8192, &ops)?;
     }
 }
 

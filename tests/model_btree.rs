@@ -1,25 +1,22 @@
 //! `btree` against the oracle, with every cache policy, small nodes (deep
 //! trees: many splits, merges and redistributions), 4+4 and 8+8 entries,
-//! on a RAM disk, on the FTL over the simulated chip, and on a real file.
+//! on a RAM disk, on the FTL over the simulated chip, on a real file, and
+//! with the node log on raw chips.
 
 mod common;
 
-use common::{check, ops, ModelOp};
-use flashix::device::file::FileDevice;
-use flashix::device::ram::RamDisk;
-use flashix::device::{DeviceSpec, Storage};
+use common::{check, check_on_file, ftl, ops, ram, raw, ModelOp};
+use flashix::device::Storage;
 use proptest::prelude::*;
 
-fn ram() -> Storage {
-    Storage::Pages(Box::new(RamDisk::new(512, 1 << 20)))
+fn raw_small() -> Storage {
+    // 1 superblock block + 2 halves of 3 blocks: the node log switches
+    // halves often under these sequences.
+    raw(7)
 }
 
-fn ftl() -> Storage {
-    let sets = vec![("blocks".to_string(), "256".to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
+fn raw_bigger() -> Storage {
+    raw(41)
 }
 
 proptest! {
@@ -49,6 +46,32 @@ proptest! {
     fn over_the_ftl(ops in ops(300, 200)) {
         check("btree", &["fanout=4", "cache=mlru"], 2048, ftl, &ops)?;
     }
+
+    #[test]
+    fn node_log_on_a_raw_chip(ops in ops(400, 80)) {
+        check("btree", &["fanout=4", "cache=lru"], 512 + 64 * 6, raw_small, &ops)?;
+    }
+
+    #[test]
+    fn node_log_without_cache(ops in ops(300, 80)) {
+        check("btree", &["fanout=8", "cache=none"], 1024, raw_small, &ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Nodes of 784 bytes span pages of the 512-byte log.
+    #[test]
+    fn node_log_with_nodes_larger_than_a_page(ops in ops(400, 300)) {
+        check("btree", &["fanout=64", "cache=lru"], 512 + 784 * 4, raw_bigger, &ops)?;
+    }
+
+    /// Nodes of 304 bytes: several per page, none straddling.
+    #[test]
+    fn node_log_with_several_nodes_a_page(ops in ops(400, 300)) {
+        check("btree", &["fanout=24", "cache=none"], 2048, raw_bigger, &ops)?;
+    }
 }
 
 proptest! {
@@ -56,12 +79,7 @@ proptest! {
 
     #[test]
     fn on_a_real_file(ops in ops(200, 100)) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("btree.db");
-        // Called once: reopening goes through `into_storage`, so the file
-        // is created here and reopened by the harness.
-        let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
-        check("btree", &["node_bytes=128", "cache=lru"], 1024, storage, &ops)?;
+        check_on_file("btree", &["node_bytes=128", "cache=lru"], 1024, &ops)?;
     }
 }
 
@@ -79,53 +97,5 @@ fn many_inserts_and_deletes_keep_the_tree_balanced() {
     seq.push(ModelOp::Reopen);
     for cache in ["cache=none", "cache=lru", "cache=mlru"] {
         check("btree", &["node_bytes=64", cache], 640, ram, &seq).unwrap();
-    }
-}
-
-fn raw_small() -> Storage {
-    // 1 superblock block + 2 halves of 3 blocks: the node log switches
-    // halves often under these sequences.
-    let sets = vec![("blocks".to_string(), "7".to_string())];
-    DeviceSpec::parse("raw:toshiba-byte", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
-
-    #[test]
-    fn node_log_on_a_raw_chip(ops in ops(400, 80)) {
-        check("btree", &["fanout=4", "cache=lru"], 512 + 64 * 6, raw_small, &ops)?;
-    }
-
-    #[test]
-    fn node_log_without_cache(ops in ops(300, 80)) {
-        check("btree", &["fanout=8", "cache=none"], 1024, raw_small, &ops)?;
-    }
-}
-
-fn raw_bigger() -> Storage {
-    let sets = vec![("blocks".to_string(), "41".to_string())];
-    DeviceSpec::parse("raw:toshiba-byte", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
-
-    /// Nodes of 784 bytes span pages of the 512-byte log.
-    #[test]
-    fn node_log_with_nodes_larger_than_a_page(ops in ops(400, 300)) {
-        check("btree", &["fanout=64", "cache=lru"], 512 + 784 * 4, raw_bigger, &ops)?;
-    }
-
-    /// Nodes of 304 bytes: most records straddle a page boundary.
-    #[test]
-    fn node_log_with_straddling_records(ops in ops(400, 300)) {
-        check("btree", &["fanout=24", "cache=none"], 2048, raw_bigger, &ops)?;
     }
 }

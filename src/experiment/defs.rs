@@ -38,35 +38,39 @@ pub fn experiments() -> Vec<Experiment> {
 
 /// BFTL's configuration in §5 (fanout 21, 60 records, C = 3) and the
 /// uncached B-tree over FTL it is compared with.
-fn bftl_series(rs: &'static str, bftl: &'static str, ftl: &'static str) -> Vec<Series> {
+fn bftl_series(rs: Option<&'static str>, bftl: &'static str, ftl: &'static str) -> Vec<Series> {
+    let with_rs = |mut params: Vec<(&'static str, &'static str)>| {
+        if let Some(rs) = rs {
+            params.push(("workload.rs", rs));
+        }
+        params
+    };
     vec![
         Series {
             name: bftl,
-            params: vec![
+            params: with_rs(vec![
                 ("index", "bftl"),
                 ("set.fanout", "21"),
                 ("set.reservation_buffer", "60"),
                 ("set.compaction_c", "3"),
                 ("memory", "65536"),
-                ("workload.rs", rs),
-            ],
+            ]),
         },
         Series {
             name: ftl,
-            params: vec![
+            params: with_rs(vec![
                 ("index", "btree"),
                 ("set.fanout", "21"),
                 ("set.cache", "none"),
                 ("memory", "16384"),
-                ("workload.rs", rs),
-            ],
+            ]),
         },
     ]
 }
 
 fn bftl_fig11() -> Experiment {
-    let mut series = bftl_series("0", "BFTL rs=0", "FTL rs=0");
-    series.extend(bftl_series("1", "BFTL rs=1", "FTL rs=1"));
+    let mut series = bftl_series(Some("0"), "BFTL rs=0", "FTL rs=0");
+    series.extend(bftl_series(Some("1"), "BFTL rs=1", "FTL rs=1"));
     let energy = |name, value, s, x| Published {
         name,
         source: "bftl.md §5.4, Table 2 (maintenance)",
@@ -219,27 +223,7 @@ fn bftl_fig10() -> Experiment {
             full: vec!["0", "0.25", "0.5", "0.75", "1"],
             quick: vec!["0", "0.5", "1"],
         },
-        series: vec![
-            Series {
-                name: bftl,
-                params: vec![
-                    ("index", "bftl"),
-                    ("set.fanout", "21"),
-                    ("set.reservation_buffer", "60"),
-                    ("set.compaction_c", "3"),
-                    ("memory", "65536"),
-                ],
-            },
-            Series {
-                name: ftl,
-                params: vec![
-                    ("index", "btree"),
-                    ("set.fanout", "21"),
-                    ("set.cache", "none"),
-                    ("memory", "16384"),
-                ],
-            },
-        ],
+        series: bftl_series(None, bftl, ftl),
         fixed: vec![
             ("device", "slc-small"),
             ("device.blocks", "256"),

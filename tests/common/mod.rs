@@ -6,7 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use flashix::device::Storage;
+use flashix::device::file::FileDevice;
+use flashix::device::ram::RamDisk;
+use flashix::device::{DeviceSpec, Storage};
 use flashix::index::{registry, Index, Params};
 use proptest::prelude::*;
 
@@ -113,4 +115,41 @@ pub fn check(
     let want: Vec<(u64, u64)> = model.iter().copied().collect();
     prop_assert_eq!(entries, want, "final full scan");
     Ok(())
+}
+
+/// A RAM disk of 512-byte pages.
+pub fn ram() -> Storage {
+    Storage::Pages(Box::new(RamDisk::new(512, 1 << 20)))
+}
+
+/// The FTL over a 256-block (4 MiB) `slc-small` chip.
+pub fn ftl() -> Storage {
+    let sets = vec![("blocks".to_string(), "256".to_string())];
+    DeviceSpec::parse("slc-small", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+/// A raw `toshiba-byte` chip of `blocks` blocks.
+pub fn raw(blocks: u64) -> Storage {
+    let sets = vec![("blocks".to_string(), blocks.to_string())];
+    DeviceSpec::parse("raw:toshiba-byte", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+/// Runs `ops` on index `name` over a fresh real file (created once; the
+/// harness reopens it through `into_storage`).
+pub fn check_on_file(
+    name: &str,
+    set: &[&str],
+    memory: usize,
+    ops: &[ModelOp],
+) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let path = dir.path().join(format!("{name}.db"));
+    let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
+    check(name, set, memory, storage, ops)
 }

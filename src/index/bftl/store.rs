@@ -439,6 +439,20 @@ impl BftlStore {
         Ok(lba)
     }
 
+    /// Forgets the sectors no node list names (invariant 2) and returns them.
+    fn take_dead_sectors(&mut self) -> Vec<u64> {
+        let dead: Vec<u64> = self
+            .refs
+            .iter()
+            .filter(|(_, &r)| r == 0)
+            .map(|(&l, _)| l)
+            .collect();
+        for l in &dead {
+            self.refs.remove(l);
+        }
+        dead
+    }
+
     fn list_mut(&mut self, id: NodeId) -> &mut Vec<u64> {
         let idx = id as usize;
         if self.ntt.len() <= idx {
@@ -670,16 +684,10 @@ impl NodeStore for BftlStore {
                 }
             }
         }
-        let dead: Vec<u64> = self
-            .refs
-            .iter()
-            .filter(|(_, &r)| r == 0)
-            .map(|(&l, _)| l)
-            .collect();
-        for l in dead {
-            self.refs.remove(&l);
-            self.free_lbas.push(l);
-        }
+        // Sectors no list names any more are reused; they are overwritten
+        // before anything reads them, so no trim is needed here.
+        let dead = self.take_dead_sectors();
+        self.free_lbas.extend(dead);
         self.ids = IdAllocator { next_id, free };
     }
 
@@ -744,14 +752,7 @@ impl NodeStore for BftlStore {
             }
             self.refs.entry(*lba).or_insert(0);
         }
-        let dead: Vec<u64> = self
-            .refs
-            .iter()
-            .filter(|(_, &r)| r == 0)
-            .map(|(&l, _)| l)
-            .collect();
-        for l in dead {
-            self.refs.remove(&l);
+        for l in self.take_dead_sectors() {
             self.dev().trim(l)?;
             self.free_lbas.push(l);
         }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{check, check_on_file, ftl, ops, ram, ModelOp};
+use common::{check, check_on_file, ftl, ops, ram};
 use flashix::index::{registry, Params};
 use proptest::prelude::*;
 
@@ -38,16 +38,7 @@ proptest! {
 
 #[test]
 fn many_inserts_and_deletes_with_reopen() {
-    let mut seq = Vec::new();
-    for i in 0..3000u64 {
-        seq.push(ModelOp::Insert(i * 7 % 1009, i % 5));
-    }
-    seq.push(ModelOp::Reopen);
-    for i in 0..2500u64 {
-        seq.push(ModelOp::Delete(i * 7 % 1009, i % 5));
-    }
-    seq.push(ModelOp::Range(0, 2000));
-    seq.push(ModelOp::Reopen);
+    let seq = common::churn();
     check(
         "bftl",
         &["fanout=5", "reservation_buffer=13", "compaction_c=3"],

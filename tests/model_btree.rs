@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check, check_on_file, ftl, ops, ram, raw, ModelOp};
+use common::{check, check_on_file, ftl, ops, ram, raw};
 use flashix::device::Storage;
 use proptest::prelude::*;
 
@@ -85,16 +85,7 @@ proptest! {
 
 #[test]
 fn many_inserts_and_deletes_keep_the_tree_balanced() {
-    let mut seq = Vec::new();
-    for i in 0..3000u64 {
-        seq.push(ModelOp::Insert(i * 7 % 1009, i % 5));
-    }
-    seq.push(ModelOp::Reopen);
-    for i in 0..2500u64 {
-        seq.push(ModelOp::Delete(i * 7 % 1009, i % 5));
-    }
-    seq.push(ModelOp::Range(0, 2000));
-    seq.push(ModelOp::Reopen);
+    let seq = common::churn();
     for cache in ["cache=none", "cache=lru", "cache=mlru"] {
         check("btree", &["node_bytes=64", cache], 640, ram, &seq).unwrap();
     }

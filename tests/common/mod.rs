@@ -153,3 +153,19 @@ pub fn check_on_file(
     let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
     check(name, set, memory, storage, ops)
 }
+
+/// 3,000 inserts, a reopen, 2,500 deletes of them, a range and a reopen:
+/// deep trees, many merges, and reopening after both.
+pub fn churn() -> Vec<ModelOp> {
+    let mut seq = Vec::new();
+    for i in 0..3000u64 {
+        seq.push(ModelOp::Insert(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Reopen);
+    for i in 0..2500u64 {
+        seq.push(ModelOp::Delete(i * 7 % 1009, i % 5));
+    }
+    seq.push(ModelOp::Range(0, 2000));
+    seq.push(ModelOp::Reopen);
+    seq
+}

@@ -303,7 +303,7 @@ fn compare_and_list_run() {
     }
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
-    assert_eq!(json.as_array().unwrap().len(), 3);
+    assert_eq!(json.as_array().unwrap().len(), 4);
     let out = flashix(&["list"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()

@@ -244,13 +244,24 @@ fn trace_gen(w: &WorkloadArgs) -> CliResult<()> {
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
 fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
     if list == "all" {
-        return Ok(["cache=none", "cache=lru", "cache=mlru"]
+        // Every index with its defaults; the B+-tree once per node cache.
+        let mut all: Vec<IndexArgs> = ["cache=none", "cache=lru", "cache=mlru"]
             .iter()
             .map(|c| IndexArgs {
                 index: "btree".into(),
                 set: vec![c.to_string()],
             })
-            .collect());
+            .collect();
+        all.extend(
+            registry::list()
+                .iter()
+                .filter(|i| i.name != "btree")
+                .map(|i| IndexArgs {
+                    index: i.name.to_string(),
+                    set: vec![],
+                }),
+        );
+        return Ok(all);
     }
     list.split(',')
         .map(|item| {

@@ -99,7 +99,8 @@ where
             (x0, x1) = (0.0, 1.0);
         }
         let pad = ((x1 - x0) * 0.05).max(1e-9);
-        let y_top = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+        // Headroom above the data keeps the legend (upper right) off the lines.
+        let y_top = if y1 > 0.0 { y1 * 1.35 } else { 1.0 };
         let mut chart = ChartBuilder::on(&cell)
             .caption(&panel.title, ("sans-serif", 16))
             .margin(12)

@@ -259,6 +259,17 @@ impl NodeCache {
         self.insert(id, node, true);
     }
 
+    /// Whether a node read by a search that missed would be admitted
+    /// (plain `lru` only).
+    pub fn admits_reads(&self) -> bool {
+        self.policy == CachePolicy::Lru && self.capacity > 0
+    }
+
+    /// Counts a miss served without the cache (a search reading an image).
+    pub fn count_miss(&mut self) {
+        self.misses += 1;
+    }
+
     /// Whether an updated node that was not cached must be written now
     /// (`none`, `mlru`) or may be kept dirty (`lru`).
     pub fn writes_through_on_miss(&self) -> bool {

@@ -147,6 +147,117 @@ impl NodeLayout {
         page::seal(&mut out[..self.node_bytes], PageKind::TreeNode, at);
     }
 
+    /// Checks the frame of an image read from `page` and returns its node
+    /// payload, its level and its count (the header of invariant 3).
+    fn image_payload<'a>(
+        &self,
+        image: &'a [u8],
+        page: u64,
+    ) -> Result<(&'a [u8], u8, usize), IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+        let payload = page::open(image, PageKind::TreeNode, page)?
+            .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
+        if payload.len() < NODE_HEADER {
+            return Err(corrupt("node payload shorter than its header".into()));
+        }
+        let level = payload[0];
+        let count = u16::from_le_bytes([payload[2], payload[3]]) as usize;
+        let e = self.format.entry_bytes();
+        let need = if level == 0 {
+            (count <= self.leaf_capacity).then_some(NODE_HEADER + count * e)
+        } else {
+            (count >= 2 && count <= self.fanout)
+                .then(|| NODE_HEADER + count * CHILD_BYTES + (count - 1) * e)
+        };
+        match need {
+            Some(n) if n <= payload.len() => Ok((payload, level, count)),
+            _ => Err(corrupt(format!(
+                "node header (level {level}, count {count}) does not fit its payload"
+            ))),
+        }
+    }
+
+    fn entry_at(&self, payload: &[u8], at: usize) -> (u64, u64) {
+        let kb = self.format.key_bytes as usize;
+        (
+            self.format.read_key(&payload[at..]),
+            self.format.read_value(&payload[at + kb..]),
+        )
+    }
+
+    /// Without decoding the node: the child of the internal node `image`
+    /// whose range holds `target` (binary search over the encoded
+    /// separators), and the node's level.
+    pub fn image_child(
+        &self,
+        image: &[u8],
+        page: u64,
+        target: (u64, u64),
+    ) -> Result<(u8, NodeId), IndexError> {
+        let (payload, level, count) = self.image_payload(image, page)?;
+        if level == 0 {
+            return Err(IndexError::Corrupt {
+                page,
+                detail: "a leaf above the leaf level".into(),
+            });
+        }
+        let e = self.format.entry_bytes();
+        let seps = NODE_HEADER + count * CHILD_BYTES;
+        let (mut lo, mut hi) = (0usize, count - 1);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.entry_at(payload, seps + mid * e) <= target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let c = NODE_HEADER + lo * CHILD_BYTES;
+        Ok((
+            level,
+            u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]),
+        ))
+    }
+
+    /// Without decoding the leaf `image`: calls `f` for its entries from the
+    /// first one ≥ `target` while their key is ≤ `hi`; returns whether the
+    /// scan ended inside this leaf, and the next leaf.
+    pub fn image_scan(
+        &self,
+        image: &[u8],
+        page: u64,
+        target: (u64, u64),
+        hi: u64,
+        f: &mut impl FnMut(u64, u64),
+    ) -> Result<(bool, NodeId), IndexError> {
+        let (payload, level, count) = self.image_payload(image, page)?;
+        if level != 0 {
+            return Err(IndexError::Corrupt {
+                page,
+                detail: "an internal node at the leaf level".into(),
+            });
+        }
+        let e = self.format.entry_bytes();
+        let (mut lo, mut up) = (0usize, count);
+        while lo < up {
+            let mid = (lo + up) / 2;
+            if self.entry_at(payload, NODE_HEADER + mid * e) < target {
+                lo = mid + 1;
+            } else {
+                up = mid;
+            }
+        }
+        for i in lo..count {
+            let (k, v) = self.entry_at(payload, NODE_HEADER + i * e);
+            if k > hi {
+                return Ok((true, NO_NODE));
+            }
+            f(k, v);
+        }
+        let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+        Ok((false, next))
+    }
+
     /// Decodes the image read from `page` into `node` (reusing its memory).
     pub fn decode(&self, image: &[u8], page: u64, node: &mut Node) -> Result<(), IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt { page, detail };

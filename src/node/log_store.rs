@@ -369,6 +369,11 @@ impl NodeStore for LogNodeStore {
         self.layout.decode(&self.image, page, node)
     }
 
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+        let page = self.load_image(id)?;
+        Ok(Some((&self.image, page)))
+    }
+
     fn write_node(
         &mut self,
         id: NodeId,

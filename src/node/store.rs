@@ -134,6 +134,12 @@ pub trait NodeStore {
     fn layout(&self) -> NodeLayout;
     /// Reads node `id` into `node` (reusing its memory).
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError>;
+    /// Reads node `id`'s encoded image, checked by its frame only, with the
+    /// page it came from, for searches that need not decode it; `None` when
+    /// the store keeps nodes in another form (BFTL's index units).
+    fn read_image(&mut self, _id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+        Ok(None)
+    }
     /// Writes node `id`; `change` says what changed since its last write.
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange)
         -> Result<(), IndexError>;
@@ -265,14 +271,9 @@ impl PageNodeStore {
     fn lba(&self, id: NodeId) -> u64 {
         1 + id as u64 * self.node_pages
     }
-}
 
-impl NodeStore for PageNodeStore {
-    fn layout(&self) -> NodeLayout {
-        self.layout
-    }
-
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    /// Reads node `id`'s image into `self.image`; returns its first LBA.
+    fn load_image(&mut self, id: NodeId) -> Result<u64, IndexError> {
         if id >= self.ids.next_id {
             return Err(IndexError::Corrupt {
                 page: self.lba(id),
@@ -298,11 +299,26 @@ impl NodeStore for PageNodeStore {
                 }
             }
         }
-        let decoded = result
-            .map_err(IndexError::from)
-            .and_then(|_| self.layout.decode(&image[..nb], lba, node));
         self.image = image;
-        decoded
+        result?;
+        Ok(lba)
+    }
+}
+
+impl NodeStore for PageNodeStore {
+    fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        let lba = self.load_image(id)?;
+        let nb = self.layout.node_bytes;
+        self.layout.decode(&self.image[..nb], lba, node)
+    }
+
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+        let lba = self.load_image(id)?;
+        Ok(Some((&self.image[..self.layout.node_bytes], lba)))
     }
 
     fn write_node(

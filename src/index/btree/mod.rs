@@ -692,7 +692,15 @@ impl BTree {
 
     // ---- search ----------------------------------------------------------
 
-    /// Calls `f` for every entry with key in `lo..=hi`, in order.
+    /// Whether a search can read node `id` as an undecoded image: it is not
+    /// cached and the cache would not keep it.
+    fn search_reads_image(&self, id: NodeId) -> bool {
+        !self.cache.admits_reads() && !self.cache.contains(id)
+    }
+
+    /// Calls `f` for every entry with key in `lo..=hi`, in order. Nodes the
+    /// cache neither holds nor would keep are searched in their encoded
+    /// image, without decoding.
     fn scan(&mut self, lo: u64, hi: u64, mut f: impl FnMut(u64, u64)) -> Result<()> {
         if lo > hi {
             return Ok(());
@@ -702,6 +710,13 @@ impl BTree {
         // Invariant 1: the leaves are `height - 1` steps below the root, so
         // the descent never reads a leaf it would read again below.
         for _ in 1..self.meta.height {
+            if self.search_reads_image(id) {
+                if let Some((image, page)) = self.store.read_image(id)? {
+                    self.cache.count_miss();
+                    id = self.layout.image_child(image, page, target)?.1;
+                    continue;
+                }
+            }
             let (node, cached, dirty) = self.fetch(id)?;
             if node.is_leaf() {
                 let page = id as u64;
@@ -716,6 +731,17 @@ impl BTree {
             id = child;
         }
         while id != NO_NODE {
+            if self.search_reads_image(id) {
+                if let Some((image, page)) = self.store.read_image(id)? {
+                    self.cache.count_miss();
+                    let (done, next) = self.layout.image_scan(image, page, target, hi, &mut f)?;
+                    if done {
+                        break;
+                    }
+                    id = next;
+                    continue;
+                }
+            }
             let (node, cached, dirty) = self.fetch(id)?;
             if !node.is_leaf() {
                 let page = id as u64;

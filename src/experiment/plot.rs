@@ -143,15 +143,25 @@ where
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))
                 .map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        draw_legend(&mut chart).map_err(err)?;
     }
     area.present().map_err(err)
+}
+
+/// The legend every figure uses: upper right, on a light box (the plots
+/// leave headroom above the data for it).
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
 }
 
 /// Something drawable on any plotters backend.
@@ -276,13 +286,7 @@ where
             .label(name.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    draw_legend(&mut chart).map_err(err)?;
     area.present().map_err(err)
 }
 

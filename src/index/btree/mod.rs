@@ -437,6 +437,25 @@ impl BTree {
         result
     }
 
+    /// Passes `result` on with `node`; on error puts `node` back first
+    /// (invariant 3: never drop a node taken out of the cache).
+    fn keep_on_error<T>(
+        &mut self,
+        result: Result<T>,
+        id: NodeId,
+        node: Node,
+        cached: bool,
+        dirty: bool,
+    ) -> Result<(T, Node)> {
+        match result {
+            Ok(v) => Ok((v, node)),
+            Err(e) => {
+                let _ = self.release(id, node, cached, dirty);
+                Err(e)
+            }
+        }
+    }
+
     /// Frees a node (after a merge or root collapse).
     fn discard(&mut self, id: NodeId) -> Result<()> {
         if let Some(n) = self.cache.discard(id) {
@@ -480,14 +499,8 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = match self.insert_into(child, entry) {
-            Ok(b) => b,
-            Err(e) => {
-                // Invariant 3: never drop a node taken out of the cache.
-                let _ = self.release(id, node, cached, dirty);
-                return Err(e);
-            }
-        };
+        let below = self.insert_into(child, entry);
+        let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         let (sep, new_child) = match below {
             Ins::Split(sep, new_child) => (sep, new_child),
             other => {
@@ -570,13 +583,8 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = match self.delete_from(child, entry) {
-            Ok(b) => b,
-            Err(e) => {
-                let _ = self.release(id, node, cached, dirty);
-                return Err(e);
-            }
-        };
+        let below = self.delete_from(child, entry);
+        let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         match below {
             Del::NotFound | Del::Done => {
                 self.release(id, node, cached, dirty)?;

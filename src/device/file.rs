@@ -282,6 +282,7 @@ impl BlockDevice for FileDevice {
             capacity_pages: self.capacity,
             o_direct: Some(self.direct),
             notes: self.notes.clone(),
+            cost: None,
         }
     }
 }

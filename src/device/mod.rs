@@ -161,6 +161,9 @@ pub struct DeviceInfo {
     /// Anything else worth reporting (over-provisioning, GC policy, fallback
     /// reasons).
     pub notes: Vec<String>,
+    /// The chip's cost model, where the device simulates one (indexes that
+    /// weigh reads against writes, such as FlashDB's consolidation, use it).
+    pub cost: Option<cost::CostModel>,
 }
 
 /// A raw NAND chip: erase-before-write, partial programs up to `nop`, wear.

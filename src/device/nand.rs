@@ -382,6 +382,7 @@ impl Flash for Nand {
             capacity_pages: self.geometry.pages(),
             o_direct: None,
             notes: vec![],
+            cost: Some(self.cost),
         }
     }
 }

@@ -93,6 +93,7 @@ impl BlockDevice for RamDisk {
             capacity_pages: self.capacity_pages,
             o_direct: None,
             notes: vec![],
+            cost: None,
         }
     }
 }

@@ -19,6 +19,7 @@
 
 pub mod bftl;
 pub mod btree;
+pub mod delta;
 mod entry;
 mod error;
 mod params;

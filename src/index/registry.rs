@@ -6,6 +6,7 @@ use crate::device::Storage;
 
 use super::bftl::Bftl;
 use super::btree::BTree;
+use super::delta;
 use super::{Index, IndexError, Params, Result};
 
 /// What `flashix list` shows of an index.
@@ -29,6 +30,21 @@ pub fn list() -> Vec<IndexInfo> {
             description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
             params: "fanout=N | node_bytes=N, reservation_buffer=60, compaction_c=3, cached_levels=2, key_bytes=4|8, value_bytes=4|8",
         },
+        IndexInfo {
+            name: delta::BASIC_DELTA,
+            description: "Basic Delta: base node + up to max_deltas shared delta pages per node, written as a log, LRU node cache (buffered-bplus-tree.md §6.1)",
+            params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
+            name: delta::FLASHDB,
+            description: "Consolidation (FlashDB): Basic Delta whose per-node cost counter consolidates read-heavy chains (buffered-bplus-tree.md §6.1, mb-tree.md §2.3)",
+            params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
+            name: delta::IPL,
+            description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
+            params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=4|8, value_bytes=4|8",
+        },
     ]
 }
 
@@ -50,6 +66,24 @@ pub fn create(
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
+        delta::BASIC_DELTA => Ok(Box::new(delta::create(
+            delta::BASIC_DELTA,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::FLASHDB => Ok(Box::new(delta::create(
+            delta::FLASHDB,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::IPL => Ok(Box::new(delta::create(
+            delta::IPL,
+            storage,
+            memory,
+            params,
+        )?)),
         _ => Err(unknown(name)),
     }
 }
@@ -59,6 +93,19 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
+        delta::BASIC_DELTA => Ok(Box::new(delta::open(
+            delta::BASIC_DELTA,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::FLASHDB => Ok(Box::new(delta::open(
+            delta::FLASHDB,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::IPL => Ok(Box::new(delta::open(delta::IPL, storage, memory, params)?)),
         _ => Err(unknown(name)),
     }
 }

@@ -36,6 +36,11 @@ pub enum CachePolicy {
     None,
     Lru,
     ModifiedLru,
+    /// LRU whose cached copies stay clean: every update also goes to the
+    /// node store at once, as a change (the delta schemes of
+    /// `buffered-bplus-tree.md` §6.1 turn it into a delta; the store's own
+    /// buffers decide when it reaches flash).
+    WriteThroughLru,
 }
 
 impl std::str::FromStr for CachePolicy {
@@ -45,7 +50,10 @@ impl std::str::FromStr for CachePolicy {
             "none" => Ok(CachePolicy::None),
             "lru" => Ok(CachePolicy::Lru),
             "mlru" => Ok(CachePolicy::ModifiedLru),
-            _ => Err(format!("unknown cache policy `{s}`: use none, lru or mlru")),
+            "wt-lru" => Ok(CachePolicy::WriteThroughLru),
+            _ => Err(format!(
+                "unknown cache policy `{s}`: use none, lru, mlru or wt-lru"
+            )),
         }
     }
 }
@@ -56,6 +64,7 @@ impl CachePolicy {
             CachePolicy::None => "none",
             CachePolicy::Lru => "lru",
             CachePolicy::ModifiedLru => "mlru",
+            CachePolicy::WriteThroughLru => "wt-lru",
         }
     }
 }
@@ -242,27 +251,33 @@ impl NodeCache {
             self.insert(id, node, dirty);
             return None;
         }
-        match self.policy {
-            CachePolicy::Lru if self.capacity > 0 => {
-                self.evict_to(1, evicted);
-                self.insert(id, node, false);
-                None
-            }
-            _ => Some(node),
+        if self.admits_reads() {
+            self.evict_to(1, evicted);
+            self.insert(id, node, false);
+            return None;
         }
+        Some(node)
     }
 
     /// An updated node that was cached: it stays, dirty, no write (it may
-    /// push out others, see `after_read`).
+    /// push out others, see `after_read`); clean for `wt-lru`, whose caller
+    /// has written the change already.
     pub fn after_update_hit(&mut self, id: NodeId, node: Node, evicted: &mut Vec<Evicted>) {
         self.evict_to(1, evicted);
-        self.insert(id, node, true);
+        let dirty = !self.writes_through_on_hit();
+        self.insert(id, node, dirty);
+    }
+
+    /// Whether an update of a cached node must also be written now
+    /// (`wt-lru`).
+    pub fn writes_through_on_hit(&self) -> bool {
+        self.policy == CachePolicy::WriteThroughLru
     }
 
     /// Whether a node read by a search that missed would be admitted
-    /// (plain `lru` only).
+    /// (`lru` and `wt-lru`).
     pub fn admits_reads(&self) -> bool {
-        self.policy == CachePolicy::Lru && self.capacity > 0
+        matches!(self.policy, CachePolicy::Lru | CachePolicy::WriteThroughLru) && self.capacity > 0
     }
 
     /// Counts a miss served without the cache (a search reading an image).
@@ -291,9 +306,10 @@ impl NodeCache {
         }
         match self.policy {
             CachePolicy::None => Some(node),
-            CachePolicy::Lru => {
+            CachePolicy::Lru | CachePolicy::WriteThroughLru => {
+                let dirty = self.policy == CachePolicy::Lru;
                 self.evict_to(1, evicted);
-                self.insert(id, node, true);
+                self.insert(id, node, dirty);
                 None
             }
             CachePolicy::ModifiedLru => {
@@ -380,6 +396,23 @@ mod tests {
         assert!(c.after_update_miss(7, node(0), &mut ev).is_some());
         assert!(ev.is_empty());
         assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn wt_lru_keeps_every_copy_clean_and_admits_reads() {
+        let mut ev = Vec::new();
+        let mut c = NodeCache::new(CachePolicy::WriteThroughLru, 2);
+        assert!(c.writes_through_on_miss() && c.writes_through_on_hit());
+        assert!(c.after_update_miss(1, node(0), &mut ev).is_none());
+        assert!(c.after_read(2, node(0), false, false, &mut ev).is_none());
+        let (n, dirty) = c.take(1).unwrap();
+        assert!(!dirty);
+        c.after_update_hit(1, n, &mut ev);
+        assert_eq!(c.dirty_nodes().count(), 0);
+        // Node 2 is the oldest; evicted clean, nothing to write.
+        assert!(c.after_update_miss(3, node(0), &mut ev).is_none());
+        assert_eq!(ev.len(), 1);
+        assert!(ev.iter().all(|e| e.id == 2 && !e.dirty));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod codec;
+pub mod delta;
 pub mod log_store;
 pub mod page;
 pub mod store;

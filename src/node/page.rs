@@ -37,6 +37,9 @@ pub enum PageKind {
     TreeNode = 2,
     /// A sector of BFTL index units.
     IndexUnits = 3,
+    /// A page of node records: base node images and deltas
+    /// ([`super::delta`]).
+    NodeRecords = 4,
 }
 
 impl PageKind {
@@ -45,6 +48,7 @@ impl PageKind {
             1 => Some(PageKind::Superblock),
             2 => Some(PageKind::TreeNode),
             3 => Some(PageKind::IndexUnits),
+            4 => Some(PageKind::NodeRecords),
             _ => None,
         }
     }

@@ -406,6 +406,18 @@ impl BTree {
 
     /// Stores an updated node according to the cache policy.
     fn commit(&mut self, id: NodeId, node: Node, cached: bool, change: NodeChange) -> Result<()> {
+        if cached && self.cache.writes_through_on_hit() {
+            // The cached copy is clean, so when the store refuses the change
+            // the copy is dropped and the store's version stays the truth.
+            if let Err(e) = self.store.write_node(id, &node, change) {
+                self.recycle(node);
+                return Err(e);
+            }
+            let mut evicted = std::mem::take(&mut self.evicted);
+            self.cache.after_update_hit(id, node, &mut evicted);
+            self.evicted = evicted;
+            return self.write_evicted();
+        }
         if cached {
             let mut evicted = std::mem::take(&mut self.evicted);
             self.cache.after_update_hit(id, node, &mut evicted);

@@ -1,0 +1,759 @@
+//! [`DeltaChainStore`]: the node storage of **Basic Delta** and
+//! **Consolidation** (`buffered-bplus-tree.md` §6.1), over a logical-page
+//! device (an FTL or a file).
+//!
+//! Every node is a **base node** plus a list of at most `max_deltas`
+//! **delta pages** (§6.1: "we limit the number of delta pages associated
+//! with each node to four"). Base images and deltas are records
+//! ([`crate::node::delta`]) appended to one head page in RAM, which is
+//! written to the next free logical page when full, so "deltas from
+//! different nodes [are packed] into a single delta page that is written out
+//! to the flash as a log" (Basic Delta) and base nodes are "written out as a
+//! log" too. The in-memory **node table** maps each node to its base (page
+//! and offset) and its delta pages.
+//!
+//! * A change that would need a delta page beyond `max_deltas` writes the
+//!   node as a new base instead (its chain is consolidated).
+//! * **Consolidation** (FlashDB, `mb-tree.md` §2.3) keeps a counter C per
+//!   node: `+NodeWriteCost` for every new delta, `−PageReadCost × i` for
+//!   every read of a chain of `i` delta pages; when C < 0 the node is
+//!   consolidated into one base and C restarts at 0. The costs come from the
+//!   device's cost model (energy, else time; unit costs on a real file).
+//! * While a node's base is still in the head page, a change re-encodes it
+//!   there instead of adding a delta (the page is still RAM).
+//!
+//! Reading a node reads its base image alone (the image is a checksummed
+//! frame) and each delta page whole (the page's checksum covers its
+//! records), then replays the node's deltas in page order.
+//!
+//! On-flash format: logical page 0 holds the superblock ([`TreeMeta`], then
+//! the high-water page `u32` and the next page sequence `u64`); pages
+//! `1 .. high-water` are record pages or trimmed. On open the node table is
+//! rebuilt by reading those pages in sequence order (a node's last base and
+//! the delta pages after it).
+//!
+//! Memory: the head page is the store's buffer (reserved from the budget);
+//! the node table (4 + 2 bytes a base, 4 a delta page, 4 for C, 2 per page
+//! reference count) is counted in `memory_bytes` and reported as
+//! `node_table_bytes`, but, as in §6 ("We exclude the memory usage of the
+//! Node Table"), it does not shrink the node cache.
+//!
+//! Limit: a base record must fit one page (`node_bytes` ≤ page − 29 bytes).
+//!
+//! Invariants:
+//! 1. `refs[p]` is the number of nodes whose chain names page `p`; a page
+//!    no chain names is trimmed and its number reused.
+//! 2. A chain's delta pages are distinct, in log order, after its base, and
+//!    number at most `max_deltas` after every operation.
+//! 3. `HEAD` in a chain means the head page in RAM; every node with a record
+//!    there is in `head_nodes`.
+
+use crate::device::{BlockDevice, CostModel, DeviceError, Storage};
+use crate::index::{IndexError, IndexStats};
+use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
+use crate::node::page::{self, PageKind, FRAME_HEADER};
+use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
+
+const HEAD: u32 = u32::MAX;
+const NOWHERE: u32 = u32::MAX - 1;
+const SUPER_BYTES: usize = META_BYTES + 12;
+
+/// When a chain is consolidated besides the `max_deltas` bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Consolidation {
+    /// Basic Delta: never.
+    Never,
+    /// FlashDB's counter: `+node_write_cost` a delta, `−page_read_cost × i`
+    /// a read; consolidate when negative.
+    Counter {
+        node_write_cost: f64,
+        page_read_cost: f64,
+    },
+}
+
+impl Consolidation {
+    /// The counter with costs from the device's model: a node write against
+    /// a page read, in energy (time when the model has no energy); unit
+    /// costs when the device has no model (a real file).
+    pub fn counter_for(cost: Option<CostModel>, node_bytes: usize, page_size: usize) -> Self {
+        let (w, r) = match cost {
+            Some(c) => {
+                let w = c.write(node_bytes);
+                let r = c.read(page_size);
+                if w.uj > 0.0 && r.uj > 0.0 {
+                    (w.uj, r.uj)
+                } else if w.us > 0.0 && r.us > 0.0 {
+                    (w.us, r.us)
+                } else {
+                    (1.0, 1.0)
+                }
+            }
+            None => (1.0, 1.0),
+        };
+        Consolidation::Counter {
+            node_write_cost: w,
+            page_read_cost: r,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Chain {
+    base: u32,
+    base_at: u16,
+    deltas: Vec<u32>,
+    counter: f64,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain {
+        base: NOWHERE,
+        base_at: 0,
+        deltas: Vec::new(),
+        counter: 0.0,
+    };
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    base_writes: u64,
+    deltas_written: u64,
+    pages_written: u64,
+    bound_consolidations: u64,
+    counter_consolidations: u64,
+    chain_reads: u64,
+    delta_page_reads: u64,
+}
+
+/// Base nodes and delta pages in a log of logical pages.
+pub struct DeltaChainStore {
+    storage: Storage,
+    layout: NodeLayout,
+    page_size: usize,
+    capacity: u32,
+    max_deltas: usize,
+    policy: Consolidation,
+    chains: Vec<Chain>,
+    refs: Vec<u16>,
+    free_pages: Vec<u32>,
+    high_water: u32,
+    head: Vec<u8>,
+    head_used: usize,
+    head_nodes: Vec<NodeId>,
+    seq: u64,
+    ids: IdAllocator,
+    page_buf: Vec<u8>,
+    image: Vec<u8>,
+    counters: Counters,
+}
+
+impl DeltaChainStore {
+    /// A store on a logical-page device.
+    pub fn new(
+        storage: Storage,
+        layout: NodeLayout,
+        max_deltas: usize,
+        policy: Consolidation,
+    ) -> Result<Self, IndexError> {
+        let (page_size, capacity) =
+            match &storage {
+                Storage::Pages(d) => (d.page_size(), d.capacity_pages()),
+                Storage::Raw(_) => return Err(IndexError::Config(
+                    "the delta schemes write a log of logical pages and need an FTL profile or \
+                     file:PATH, not raw: (IPL runs on raw chips)"
+                        .into(),
+                )),
+            };
+        let most = page_size.saturating_sub(FIRST_RECORD + delta::RECORD_HEADER);
+        if layout.node_bytes > most || page_size > u16::MAX as usize {
+            return Err(IndexError::Config(format!(
+                "a {}-byte node does not fit a {page_size}-byte page with its record header; \
+                 the delta schemes need node_bytes <= {most}",
+                layout.node_bytes
+            )));
+        }
+        if page_size < FRAME_HEADER + SUPER_BYTES {
+            return Err(IndexError::Config(format!(
+                "page size {page_size} is too small for the superblock"
+            )));
+        }
+        if max_deltas == 0 || max_deltas > 64 {
+            return Err(IndexError::Config(format!(
+                "max_deltas must be 1..=64, got {max_deltas}"
+            )));
+        }
+        let mut head = vec![0u8; page_size];
+        let head_used = delta::start_page(&mut head, 0);
+        Ok(DeltaChainStore {
+            storage,
+            layout,
+            page_size,
+            capacity: capacity.min(NOWHERE as u64) as u32,
+            max_deltas,
+            policy,
+            chains: Vec::new(),
+            refs: Vec::new(),
+            free_pages: Vec::new(),
+            high_water: 1,
+            head,
+            head_used,
+            head_nodes: Vec::new(),
+            seq: 0,
+            ids: IdAllocator::default(),
+            page_buf: vec![0u8; page_size],
+            image: vec![0u8; layout.node_bytes],
+            counters: Counters::default(),
+        })
+    }
+
+    fn dev(&mut self) -> &mut dyn BlockDevice {
+        match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `new` refuses raw storage.
+            Storage::Raw(_) => unreachable!("DeltaChainStore is built only on Storage::Pages"),
+        }
+    }
+
+    fn chain_mut(&mut self, id: NodeId) -> &mut Chain {
+        let i = id as usize;
+        if self.chains.len() <= i {
+            self.chains.resize(i + 1, Chain::EMPTY);
+        }
+        &mut self.chains[i]
+    }
+
+    /// Bytes of RAM the node table takes (module docs).
+    pub fn node_table_bytes(&self) -> usize {
+        let per_counter = match self.policy {
+            Consolidation::Never => 0,
+            Consolidation::Counter { .. } => 4,
+        };
+        let chains: usize = self
+            .chains
+            .iter()
+            .filter(|c| c.base != NOWHERE)
+            .map(|c| 6 + 4 * c.deltas.len() + per_counter)
+            .sum();
+        chains + 2 * self.refs.len() + 4 * self.free_pages.len()
+    }
+
+    fn free_page_count(&self) -> u64 {
+        self.free_pages.len() as u64 + (self.capacity - self.high_water) as u64
+    }
+
+    fn take_page(&mut self) -> Result<u32, IndexError> {
+        if let Some(p) = self.free_pages.pop() {
+            return Ok(p);
+        }
+        if self.high_water >= self.capacity {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: format!(
+                    "every one of the {} logical pages holds live node records",
+                    self.capacity
+                ),
+            }));
+        }
+        self.high_water += 1;
+        Ok(self.high_water - 1)
+    }
+
+    /// Drops one reference to page `p` (invariant 1).
+    fn unref(&mut self, p: u32) -> Result<(), IndexError> {
+        if p == HEAD || p == NOWHERE {
+            return Ok(());
+        }
+        let r = &mut self.refs[p as usize];
+        *r = r.saturating_sub(1);
+        if *r == 0 {
+            self.dev().trim(p as u64)?;
+            self.free_pages.push(p);
+        }
+        Ok(())
+    }
+
+    /// Forgets node `id`'s chain, releasing its pages.
+    fn drop_chain(&mut self, id: NodeId) -> Result<(), IndexError> {
+        let Some(c) = self.chains.get_mut(id as usize) else {
+            return Ok(());
+        };
+        let old = std::mem::replace(c, Chain::EMPTY);
+        self.unref(old.base)?;
+        for &p in &old.deltas {
+            if p != old.base {
+                self.unref(p)?;
+            }
+        }
+        // Keep the delta list's memory for the node's next chain.
+        let mut deltas = old.deltas;
+        deltas.clear();
+        self.chains[id as usize].deltas = deltas;
+        Ok(())
+    }
+
+    /// Writes the head page and renames `HEAD` in the chains of its nodes.
+    fn program_head(&mut self) -> Result<(), IndexError> {
+        if self.head_used == FIRST_RECORD {
+            return Ok(());
+        }
+        let p = self.take_page()?;
+        let used = self.head_used;
+        delta::seal_page(&mut self.head, used);
+        let head = std::mem::take(&mut self.head);
+        let written = self.dev().write(p as u64, 0, &head);
+        self.head = head;
+        if let Err(e) = written {
+            self.free_pages.push(p);
+            return Err(e.into());
+        }
+        self.counters.pages_written += 1;
+        if self.refs.len() <= p as usize {
+            self.refs.resize(p as usize + 1, 0);
+        }
+        let mut nodes = std::mem::take(&mut self.head_nodes);
+        nodes.sort_unstable();
+        nodes.dedup();
+        for &id in &nodes {
+            let c = &mut self.chains[id as usize];
+            let mut named = false;
+            if c.base == HEAD {
+                c.base = p;
+                named = true;
+            }
+            for d in c.deltas.iter_mut().filter(|d| **d == HEAD) {
+                *d = p;
+                named = true;
+            }
+            if named {
+                self.refs[p as usize] += 1;
+            }
+        }
+        nodes.clear();
+        self.head_nodes = nodes;
+        self.seq += 1;
+        let seq = self.seq;
+        self.head_used = delta::start_page(&mut self.head, seq);
+        if self.refs[p as usize] == 0 {
+            // Every record in it was superseded while it was in RAM.
+            self.dev().trim(p as u64)?;
+            self.free_pages.push(p);
+        }
+        Ok(())
+    }
+
+    /// Makes room for `need` bytes in the head page.
+    fn head_room(&mut self, need: usize) -> Result<(), IndexError> {
+        if self.page_size - self.head_used < need {
+            self.program_head()?;
+        }
+        Ok(())
+    }
+
+    /// Writes `node` as node `id`'s new base (consolidating its chain).
+    fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+        let bytes = delta::base_record_bytes(self.layout);
+        if self.chains.get(id as usize).is_some_and(|c| c.base == HEAD) {
+            // Still in RAM: re-encode in place.
+            let at = self.chains[id as usize].base_at as usize;
+            delta::put_base(&mut self.head[at..at + bytes], id, node, self.layout);
+            let c = &mut self.chains[id as usize];
+            if !c.deltas.is_empty() {
+                let old = std::mem::take(&mut c.deltas);
+                for &p in &old {
+                    self.unref(p)?;
+                }
+            }
+            self.chains[id as usize].counter = 0.0;
+            return Ok(());
+        }
+        self.head_room(bytes)?;
+        self.drop_chain(id)?;
+        let at = self.head_used;
+        delta::put_base(&mut self.head[at..at + bytes], id, node, self.layout);
+        self.head_used += bytes;
+        let c = self.chain_mut(id);
+        c.base = HEAD;
+        c.base_at = at as u16;
+        c.counter = 0.0;
+        self.head_nodes.push(id);
+        self.counters.base_writes += 1;
+        Ok(())
+    }
+
+    /// Adds `d` to node `id`'s chain, or consolidates the chain when a new
+    /// delta page would pass `max_deltas`.
+    fn write_delta(&mut self, id: NodeId, node: &Node, d: Delta) -> Result<(), IndexError> {
+        let bytes = delta::delta_record_bytes(self.layout.format);
+        let base = self.chains.get(id as usize).map_or(NOWHERE, |c| c.base);
+        if base == NOWHERE || base == HEAD {
+            return self.write_base(id, node);
+        }
+        self.head_room(bytes)?;
+        let c = &self.chains[id as usize];
+        if c.deltas.last() != Some(&HEAD) && c.deltas.len() >= self.max_deltas {
+            self.counters.bound_consolidations += 1;
+            return self.write_base(id, node);
+        }
+        let at = self.head_used;
+        let format = self.layout.format;
+        delta::put_delta(&mut self.head[at..at + bytes], id, &d, format);
+        self.head_used += bytes;
+        self.counters.deltas_written += 1;
+        let add = match self.policy {
+            Consolidation::Never => 0.0,
+            Consolidation::Counter {
+                node_write_cost, ..
+            } => node_write_cost,
+        };
+        let c = &mut self.chains[id as usize];
+        c.counter += add;
+        if c.deltas.last() != Some(&HEAD) {
+            c.deltas.push(HEAD);
+            self.head_nodes.push(id);
+        }
+        Ok(())
+    }
+
+    /// Replays the records of node `id` found in `page` (checked bytes)
+    /// onto `node`, after byte `from`.
+    fn replay(
+        layout: NodeLayout,
+        id: NodeId,
+        page: &[u8],
+        page_no: u64,
+        from: usize,
+        node: &mut Node,
+    ) -> Result<(), IndexError> {
+        delta::for_each_record(page, layout, page_no, |rid, r| match r {
+            Record::Delta(d) if rid == id => d.apply(node, layout, page_no),
+            Record::Base { at, .. } if rid == id && at > from => Err(IndexError::Corrupt {
+                page: page_no,
+                detail: format!("node {id}: a base record inside its delta page"),
+            }),
+            _ => Ok(()),
+        })
+    }
+
+    /// Reads node `id`'s base image into `self.image`; returns its page.
+    fn load_base(&mut self, id: NodeId) -> Result<u64, IndexError> {
+        let (base, at) = match self.chains.get(id as usize) {
+            Some(c) if c.base != NOWHERE => (c.base, c.base_at as usize + delta::RECORD_HEADER),
+            _ => {
+                return Err(IndexError::Corrupt {
+                    page: 0,
+                    detail: format!("node {id} is not in the node table"),
+                })
+            }
+        };
+        let nb = self.layout.node_bytes;
+        if base == HEAD {
+            self.image.copy_from_slice(&self.head[at..at + nb]);
+            return Ok(0);
+        }
+        let mut image = std::mem::take(&mut self.image);
+        let r = self.dev().read(base as u64, at, &mut image);
+        self.image = image;
+        r?;
+        Ok(base as u64)
+    }
+}
+
+impl NodeStore for DeltaChainStore {
+    fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        let page_no = self.load_base(id)?;
+        self.layout.decode(&self.image, page_no, node)?;
+        self.counters.chain_reads += 1;
+        let deltas = std::mem::take(&mut self.chains[id as usize].deltas);
+        let mut result = Ok(());
+        for &p in &deltas {
+            let layout = self.layout;
+            if p == HEAD {
+                let used = self.head_used;
+                result = Self::replay(layout, id, &self.head[..used], 0, 0, node);
+            } else {
+                let mut buf = std::mem::take(&mut self.page_buf);
+                result = self.dev().read(p as u64, 0, &mut buf).map_err(Into::into);
+                if result.is_ok() {
+                    self.counters.delta_page_reads += 1;
+                    result = match delta::open_page(&buf, p as u64) {
+                        Ok(Some((_, body))) => Self::replay(layout, id, body, p as u64, 0, node),
+                        Ok(None) => Err(IndexError::Corrupt {
+                            page: p as u64,
+                            detail: format!("node {id}: its delta page is empty"),
+                        }),
+                        Err(e) => Err(e),
+                    };
+                }
+                self.page_buf = buf;
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        let chain_len = deltas.len();
+        self.chains[id as usize].deltas = deltas;
+        result?;
+        if let Consolidation::Counter { page_read_cost, .. } = self.policy {
+            let c = &mut self.chains[id as usize];
+            c.counter -= page_read_cost * chain_len as f64;
+            if c.counter < 0.0 && chain_len > 0 {
+                self.counters.counter_consolidations += 1;
+                self.write_base(id, node)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+        if self
+            .chains
+            .get(id as usize)
+            .is_none_or(|c| !c.deltas.is_empty())
+        {
+            return Ok(None);
+        }
+        let page_no = self.load_base(id)?;
+        self.counters.chain_reads += 1;
+        Ok(Some((&self.image, page_no)))
+    }
+
+    fn write_node(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        change: NodeChange,
+    ) -> Result<(), IndexError> {
+        match Delta::from_change(id, node, change)? {
+            Some(d) => self.write_delta(id, node, d),
+            None => self.write_base(id, node),
+        }
+    }
+
+    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+        self.ids.allocate(|_| Ok(()))
+    }
+
+    fn can_allocate(&self, n: usize) -> bool {
+        // A split writes up to two bases a level; each head page holds at
+        // least one, and the current batch may need the head written too.
+        self.free_page_count() > 2 * n as u64 + 2 && self.ids.can_allocate(n, u32::MAX as u64)
+    }
+
+    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+        self.drop_chain(id)?;
+        self.ids.free.push(id);
+        Ok(())
+    }
+
+    fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        for &id in &free {
+            if let Some(c) = self.chains.get_mut(id as usize) {
+                let old = std::mem::replace(c, Chain::EMPTY);
+                for p in std::iter::once(old.base).chain(old.deltas) {
+                    if let Some(r) = self.refs.get_mut(p as usize) {
+                        *r = r.saturating_sub(1);
+                    }
+                }
+            }
+        }
+        // Pages no chain names are reused; they are overwritten before
+        // anything reads them.
+        self.free_pages = (1..self.high_water)
+            .filter(|&p| self.refs.get(p as usize).is_none_or(|&r| r == 0))
+            .rev()
+            .collect();
+        self.ids = IdAllocator { next_id, free };
+    }
+
+    fn next_id(&self) -> NodeId {
+        self.ids.next_id
+    }
+
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let r = self.dev().read(0, 0, &mut buf);
+        self.page_buf = buf;
+        r?;
+        let (meta, high_water, seq) = match page::open(&self.page_buf, PageKind::Superblock, 0)? {
+            None => return Ok(None),
+            Some(p) if p.len() >= SUPER_BYTES => {
+                let meta = TreeMeta::decode(&p[..META_BYTES])?;
+                let hw = u32::from_le_bytes([
+                    p[META_BYTES],
+                    p[META_BYTES + 1],
+                    p[META_BYTES + 2],
+                    p[META_BYTES + 3],
+                ]);
+                let mut s = [0u8; 8];
+                s.copy_from_slice(&p[META_BYTES + 4..META_BYTES + 12]);
+                (meta, hw, u64::from_le_bytes(s))
+            }
+            Some(_) => {
+                return Err(IndexError::Corrupt {
+                    page: 0,
+                    detail: "superblock too short for the delta log state".into(),
+                })
+            }
+        };
+        super::check_node_size(&meta, self.layout)?;
+        if high_water == 0 || high_water > self.capacity {
+            return Err(IndexError::Corrupt {
+                page: 0,
+                detail: format!("high-water page {high_water} out of range"),
+            });
+        }
+        self.high_water = high_water;
+        self.seq = seq;
+        self.head_used = delta::start_page(&mut self.head, seq);
+        self.rebuild(meta.next_id)?;
+        self.ids = IdAllocator {
+            next_id: meta.next_id,
+            free: Vec::new(),
+        };
+        Ok(Some(meta))
+    }
+
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+        // The superblock names the high-water page: the head must be on
+        // flash first.
+        self.program_head()?;
+        let mut buf = vec![0u8; self.page_size];
+        meta.encode(&mut buf[FRAME_HEADER..]);
+        let at = FRAME_HEADER + META_BYTES;
+        buf[at..at + 4].copy_from_slice(&self.high_water.to_le_bytes());
+        buf[at + 4..at + 12].copy_from_slice(&self.seq.to_le_bytes());
+        page::seal(&mut buf, PageKind::Superblock, SUPER_BYTES);
+        self.dev().write(0, 0, &buf)?;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), IndexError> {
+        Ok(self.dev().sync()?)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.page_size + self.node_table_bytes() + 4 * self.ids.free.len()
+    }
+
+    fn reserved_bytes(&self) -> usize {
+        self.page_size
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        let live = (self.high_water as u64 - 1) - self.free_pages.len() as u64;
+        (1 + live + u64::from(self.head_used > FIRST_RECORD)) * self.page_size as u64
+    }
+
+    fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.storage
+    }
+
+    fn report(&self, s: &mut IndexStats) {
+        let c = &self.counters;
+        s.set("node_table_bytes", self.node_table_bytes() as f64);
+        s.set("base_writes", c.base_writes as f64);
+        s.set("deltas_written", c.deltas_written as f64);
+        s.set("record_pages_written", c.pages_written as f64);
+        s.set("consolidations_bound", c.bound_consolidations as f64);
+        s.set("consolidations_counter", c.counter_consolidations as f64);
+        s.set("chain_reads", c.chain_reads as f64);
+        s.set("delta_page_reads", c.delta_page_reads as f64);
+        let live: Vec<&Chain> = self.chains.iter().filter(|c| c.base != NOWHERE).collect();
+        if !live.is_empty() {
+            let total: usize = live.iter().map(|c| c.deltas.len()).sum();
+            s.set("avg_delta_pages", total as f64 / live.len() as f64);
+        }
+    }
+}
+
+impl DeltaChainStore {
+    /// Rebuilds the node table from pages `1 .. high_water` in sequence
+    /// order: a node's chain is its last base and the pages after it that
+    /// hold its deltas.
+    fn rebuild(&mut self, next_id: NodeId) -> Result<(), IndexError> {
+        self.chains.clear();
+        self.refs = vec![0; self.high_water as usize];
+        let mut order = Vec::new();
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let mut result = Ok(());
+        for p in 1..self.high_water {
+            if let Err(e) = self.dev().read(p as u64, 0, &mut buf) {
+                result = Err(e.into());
+                break;
+            }
+            match delta::open_page(&buf, p as u64) {
+                Ok(Some((seq, _))) => order.push((seq, p)),
+                Ok(None) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        order.sort_unstable();
+        let layout = self.layout;
+        for &(_, p) in &order {
+            if result.is_err() {
+                break;
+            }
+            if let Err(e) = self.dev().read(p as u64, 0, &mut buf) {
+                result = Err(e.into());
+                break;
+            }
+            let body = match delta::open_page(&buf, p as u64) {
+                Ok(Some((_, body))) => body,
+                Ok(None) => continue,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            let chains = &mut self.chains;
+            result = delta::for_each_record(body, layout, p as u64, |id, r| {
+                if id >= next_id {
+                    return Err(IndexError::Corrupt {
+                        page: p as u64,
+                        detail: format!("record of node {id} beyond next id {next_id}"),
+                    });
+                }
+                if chains.len() <= id as usize {
+                    chains.resize(id as usize + 1, Chain::EMPTY);
+                }
+                let c = &mut chains[id as usize];
+                match r {
+                    Record::Base { at, .. } => {
+                        c.base = p;
+                        c.base_at = at as u16;
+                        c.deltas.clear();
+                    }
+                    Record::Delta(_) => {
+                        if c.base != NOWHERE && c.base != p && c.deltas.last() != Some(&p) {
+                            c.deltas.push(p);
+                        }
+                    }
+                }
+                Ok(())
+            });
+        }
+        self.page_buf = buf;
+        result?;
+        for c in &self.chains {
+            if c.base == NOWHERE {
+                continue;
+            }
+            self.refs[c.base as usize] += 1;
+            for &p in &c.deltas {
+                self.refs[p as usize] += 1;
+            }
+        }
+        Ok(())
+    }
+}

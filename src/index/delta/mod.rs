@@ -1,0 +1,121 @@
+//! The delta schemes of `buffered-bplus-tree.md` §6.1, each a node-storage
+//! layer under the same B+-tree ([`BTree`]) with an LRU node cache in the
+//! memory the layer's buffers leave (`wt-lru`: cached copies stay clean and
+//! every change reaches the layer as a delta):
+//!
+//! * `basic-delta` — Basic Delta: deltas of all nodes packed into shared
+//!   delta pages written as a log ([`chain::DeltaChainStore`]).
+//! * `flashdb` — Consolidation, the FlashDB idea (`mb-tree.md` §2.3): Basic
+//!   Delta plus a per-node cost counter that consolidates a node's chain into
+//!   one page when reading it has cost more than the deltas saved.
+//! * `ipl` — In-Page Logging: per-node log sectors inside the node's erase
+//!   unit, merged when the unit's log area fills ([`ipl::IplStore`]).
+//!
+//! (BFTL, the fourth scheme of §6.1, is [`crate::index::bftl`].)
+//!
+//! Parameters: `fanout` or `node_bytes` (default: fanout 16 for
+//! `basic-delta` and `flashdb`, the best of §6.1; for `ipl` the largest node
+//! whose slot fits one page), `max_deltas` (delta pages or log sectors per
+//! node, default 4 as in §6.1), `key_bytes`, `value_bytes`; for `ipl` also
+//! `node_pages_per_block`, `log_pages_per_block` (default half of the erase
+//! unit each: 16 + 16 on 32-page blocks) and `log_buffers` (default a
+//! quarter of the memory budget, in log sectors). Reopening needs the same
+//! node size.
+
+pub mod chain;
+pub mod ipl;
+
+pub use chain::{Consolidation, DeltaChainStore};
+pub use ipl::{IplConfig, IplStore};
+
+use crate::device::Storage;
+use crate::index::btree::{BTree, BTreeOptions};
+use crate::index::{IndexError, Params, Result};
+use crate::node::delta::{base_record_bytes, FIRST_RECORD};
+use crate::node::{CachePolicy, NodeLayout, NodeStore, TreeMeta};
+
+/// Registry names.
+pub const BASIC_DELTA: &str = "basic-delta";
+pub const FLASHDB: &str = "flashdb";
+pub const IPL: &str = "ipl";
+
+/// Best fanout of Basic Delta and Consolidation in §6.1.
+const DELTA_FANOUT: usize = 16;
+
+/// A superblock written with another node size is refused before the
+/// records are read with the wrong one.
+pub(crate) fn check_node_size(meta: &TreeMeta, layout: NodeLayout) -> Result<()> {
+    if meta.node_bytes as usize != layout.node_bytes {
+        return Err(IndexError::Config(format!(
+            "the index on the device has {}-byte nodes; reopen it with the same fanout or \
+             node_bytes (these parameters give {})",
+            meta.node_bytes, layout.node_bytes
+        )));
+    }
+    Ok(())
+}
+
+fn store_for(
+    name: &'static str,
+    storage: Storage,
+    memory: usize,
+    mut params: Params,
+) -> Result<Box<dyn NodeStore>> {
+    let opts = BTreeOptions::from_params(&mut params)?;
+    if params.contains("cache") {
+        return Err(IndexError::Config(format!(
+            "{name} keeps an LRU node cache of its own (wt-lru); it takes no `cache`"
+        )));
+    }
+    let max_deltas: usize = params.get("max_deltas", 4)?;
+    let sized = opts.fanout.is_some() || opts.node_bytes.is_some() || opts.node_pages.is_some();
+    let page = storage.page_size();
+    if name == IPL {
+        let config = IplConfig {
+            node_pages_per_block: params.get_opt("node_pages_per_block")?,
+            log_pages_per_block: params.get_opt("log_pages_per_block")?,
+            max_deltas,
+            log_buffers: params.get_opt("log_buffers")?,
+        };
+        params.finish(name)?;
+        let layout = if sized {
+            opts.layout(page)?
+        } else {
+            let probe = NodeLayout::with_node_bytes(opts.format, 64)?;
+            let overhead = FIRST_RECORD + base_record_bytes(probe) - probe.node_bytes;
+            NodeLayout::with_node_bytes(opts.format, page.saturating_sub(overhead))?
+        };
+        return Ok(Box::new(IplStore::new(storage, layout, config, memory)?));
+    }
+    params.finish(name)?;
+    let layout = if sized {
+        opts.layout(page)?
+    } else {
+        NodeLayout::with_fanout(opts.format, DELTA_FANOUT)?
+    };
+    let policy = if name == FLASHDB {
+        Consolidation::counter_for(storage.info().cost, layout.node_bytes, page)
+    } else {
+        Consolidation::Never
+    };
+    Ok(Box::new(DeltaChainStore::new(
+        storage, layout, max_deltas, policy,
+    )?))
+}
+
+/// A new, empty index `name` (one of the three) on `storage`.
+pub fn create(
+    name: &'static str,
+    storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<BTree> {
+    let store = store_for(name, storage, memory, params)?;
+    BTree::create_on(name, store, memory, CachePolicy::WriteThroughLru)
+}
+
+/// Reopens the index `name` that `flush` left on `storage`.
+pub fn open(name: &'static str, storage: Storage, memory: usize, params: Params) -> Result<BTree> {
+    let store = store_for(name, storage, memory, params)?;
+    BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)
+}

@@ -1,0 +1,206 @@
+//! The delta schemes (`basic-delta`, `flashdb`, `ipl`) against the oracle:
+//! small nodes, few delta pages per node and small memories, so that
+//! consolidations, merges and evictions of log buffers are frequent; on a
+//! RAM disk, the FTL, a real file and (IPL) a raw chip, with reopen.
+
+mod common;
+
+use common::{check, check_on_file, ftl, ops, ram, raw};
+use flashix::index::{registry, Params};
+use proptest::prelude::*;
+
+const SCHEMES: [&str; 3] = ["basic-delta", "flashdb", "ipl"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn small_nodes_on_a_ram_disk(ops in ops(400, 64)) {
+        for name in SCHEMES {
+            check(name, &["fanout=4", "max_deltas=2"], 4096, ram, &ops)?;
+        }
+    }
+
+    #[test]
+    fn paper_settings_over_the_ftl(ops in ops(400, 300)) {
+        check("basic-delta", &["fanout=16"], 8192, ftl, &ops)?;
+        check("flashdb", &["fanout=16"], 8192, ftl, &ops)?;
+        check("ipl", &[], 8192, ftl, &ops)?;
+    }
+
+    #[test]
+    fn ipl_on_a_raw_chip(ops in ops(400, 300)) {
+        check("ipl", &["fanout=8", "log_buffers=2"], 8192, || raw(64), &ops)?;
+    }
+
+    #[test]
+    fn wide_entries(ops in ops(300, 1 << 40)) {
+        for name in SCHEMES {
+            check(name, &["fanout=6", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_a_real_file(ops in ops(120, 100)) {
+        for name in SCHEMES {
+            check_on_file(name, &["fanout=8", "max_deltas=3"], 16384, &ops)?;
+        }
+    }
+}
+
+#[test]
+fn many_inserts_and_deletes_with_reopen() {
+    let seq = common::churn();
+    for name in SCHEMES {
+        check(name, &["fanout=5", "max_deltas=2"], 4096, ram, &seq).unwrap();
+        check(name, &["fanout=8"], 8192, ftl, &seq).unwrap();
+    }
+    check(
+        "ipl",
+        &["fanout=5", "log_buffers=1"],
+        8192,
+        || raw(64),
+        &seq,
+    )
+    .unwrap();
+}
+
+fn stat(t: &dyn flashix::index::Index, name: &str) -> f64 {
+    t.stats()
+        .get(name)
+        .unwrap_or_else(|| panic!("no stat {name}: {:?}", t.stats()))
+}
+
+#[test]
+fn basic_delta_never_keeps_more_than_max_deltas_pages_per_node() {
+    let params = Params::parse(["fanout=16", "max_deltas=2"]).unwrap();
+    let mut t = registry::create("basic-delta", ftl(), 4096, params).unwrap();
+    for i in 0..5000u64 {
+        t.insert(i * 7919 % 10_007, i).unwrap();
+    }
+    // Records are packed: a page holds 28 deltas or two 213-byte bases.
+    assert!(
+        stat(&*t, "record_pages_written") * 2.0
+            < stat(&*t, "deltas_written") + stat(&*t, "base_writes"),
+        "{:?}",
+        t.stats()
+    );
+    assert!(stat(&*t, "consolidations_bound") > 0.0);
+    assert!(stat(&*t, "avg_delta_pages") <= 2.0);
+    assert_eq!(stat(&*t, "consolidations_counter"), 0.0);
+}
+
+#[test]
+fn consolidation_switches_read_heavy_nodes_to_one_page() {
+    // A write-heavy phase builds delta chains; a read-heavy phase on the
+    // same keys makes reading them cost more than the deltas saved, so the
+    // counter consolidates them and later reads touch one page a node.
+    let params = || Params::parse(["fanout=16"]).unwrap();
+    let mut t = registry::create("flashdb", ftl(), 2048, params()).unwrap();
+    for i in 0..3000u64 {
+        t.insert(i * 7919 % 10_007, i).unwrap();
+    }
+    let chains_after_writes = stat(&*t, "avg_delta_pages");
+    let consolidated_by_writes = stat(&*t, "consolidations_counter");
+    assert!(chains_after_writes > 0.5, "{:?}", t.stats());
+    let mut out = Vec::new();
+    for round in 0..20u64 {
+        for i in 0..300u64 {
+            t.get((i * 7919 + round) % 10_007, &mut out).unwrap();
+        }
+    }
+    assert!(
+        stat(&*t, "consolidations_counter") > consolidated_by_writes + 100.0,
+        "{:?}",
+        t.stats()
+    );
+    assert!(
+        stat(&*t, "avg_delta_pages") < chains_after_writes / 2.0,
+        "{:?}",
+        t.stats()
+    );
+    // Basic Delta under the same phases keeps its chains.
+    let mut b = registry::create("basic-delta", ftl(), 2048, params()).unwrap();
+    for i in 0..3000u64 {
+        b.insert(i * 7919 % 10_007, i).unwrap();
+    }
+    for round in 0..20u64 {
+        for i in 0..300u64 {
+            b.get((i * 7919 + round) % 10_007, &mut out).unwrap();
+        }
+    }
+    assert_eq!(stat(&*b, "consolidations_counter"), 0.0);
+    assert!(stat(&*b, "avg_delta_pages") > stat(&*t, "avg_delta_pages"));
+}
+
+#[test]
+fn ipl_merges_a_unit_when_its_log_area_fills() {
+    // 8 node pages + 8 log pages per 16-page unit, one log buffer: every
+    // insert into another leaf writes a log sector, so log areas fill.
+    let params = Params::parse([
+        "fanout=8",
+        "node_pages_per_block=8",
+        "log_pages_per_block=8",
+        "log_buffers=1",
+    ])
+    .unwrap();
+    let mut t = registry::create("ipl", ram(), 8192, params).unwrap();
+    let before = t.storage().stats();
+    for i in 0..2000u64 {
+        t.insert(i * 7919 % 10_007, i).unwrap();
+    }
+    let merges = stat(&*t, "ipl_merges");
+    assert!(merges > 0.0, "{:?}", t.stats());
+    assert!(stat(&*t, "log_sectors_written") > 8.0 * merges);
+    // Over a RAM disk a merge "erases" by trimming the unit's pages.
+    let d = t.storage().stats().delta(&before);
+    assert!(d.logical_trims >= 16 * merges as u64, "{d:?}");
+    let mut out = Vec::new();
+    t.get(7919, &mut out).unwrap();
+    assert_eq!(out, vec![1]);
+}
+
+#[test]
+fn ipl_on_a_raw_chip_erases_blocks_and_survives_reopen() {
+    let set = ["fanout=8", "log_buffers=2"];
+    let mut t = registry::create("ipl", raw(64), 8192, Params::parse(set).unwrap()).unwrap();
+    for i in 0..3000u64 {
+        t.insert(i * 31 % 4001, i).unwrap();
+    }
+    assert!(t.storage().stats().erases > 0);
+    t.flush().unwrap();
+    let storage = t.into_storage();
+    let mut t = registry::open("ipl", storage, 8192, Params::parse(set).unwrap()).unwrap();
+    let mut out = Vec::new();
+    t.range(0, u64::MAX, &mut out).unwrap();
+    assert_eq!(out.len(), 3000);
+}
+
+#[test]
+fn reopening_with_another_node_size_is_refused() {
+    for name in SCHEMES {
+        let mut t =
+            registry::create(name, ftl(), 8192, Params::parse(["fanout=8"]).unwrap()).unwrap();
+        t.insert(1, 1).unwrap();
+        t.flush().unwrap();
+        let s = t.into_storage();
+        let err = registry::open(name, s, 8192, Params::parse(["fanout=12"]).unwrap())
+            .err()
+            .expect("another node size must be refused");
+        assert!(err.to_string().contains("same fanout"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let p = |s: &[&str]| Params::parse(s.iter().copied()).unwrap();
+    assert!(registry::create("basic-delta", raw(64), 8192, p(&[])).is_err());
+    assert!(registry::create("basic-delta", ftl(), 8192, p(&["fanout=60"])).is_err());
+    assert!(registry::create("flashdb", ftl(), 8192, p(&["max_deltas=0"])).is_err());
+    assert!(registry::create("ipl", raw(64), 8192, p(&["node_pages_per_block=8"])).is_err());
+    assert!(registry::create("ipl", ftl(), 8192, p(&["cache=lru"])).is_err());
+}

@@ -32,8 +32,263 @@ pub fn experiments() -> Vec<Experiment> {
         bftl_fig10(),
         bftl_fig11(),
         bftl_fig12(),
+        bftl_table2(),
+        lat_fig6(),
+        lat_fig6_fanout(),
         ftl_wa(),
     ]
+}
+
+/// The five schemes of `buffered-bplus-tree.md` §6.1, Fig. 6, with the
+/// given fanouts (`None`: the experiment's axis sets it).
+fn lat_fig6_series(fanouts: Option<[&'static str; 3]>) -> Vec<Series> {
+    let with = |mut p: Vec<(&'static str, &'static str)>, f: Option<&'static str>| {
+        if let Some(f) = f {
+            p.push(("set.fanout", f));
+        }
+        p
+    };
+    let [btree, delta, ipl] = match fanouts {
+        Some([b, d, i]) => [Some(b), Some(d), Some(i)],
+        None => [None, None, None],
+    };
+    vec![
+        Series {
+            name: "B+-tree",
+            params: with(
+                vec![
+                    ("index", "btree"),
+                    ("device", "raw:toshiba-byte"),
+                    ("set.cache", "lru"),
+                ],
+                btree,
+            ),
+        },
+        Series {
+            name: "Basic Delta",
+            params: with(vec![("index", "basic-delta")], delta),
+        },
+        Series {
+            name: "BFTL",
+            params: with(
+                vec![("index", "bftl"), ("set.reservation_buffer", "60")],
+                delta,
+            ),
+        },
+        Series {
+            name: "IPL",
+            params: with(vec![("index", "ipl"), ("device", "raw:toshiba-byte")], ipl),
+        },
+        Series {
+            name: "Consolidation",
+            params: with(vec![("index", "flashdb")], delta),
+        },
+    ]
+}
+
+const LAT_FIG6_WE_RAN: &str = "On the Toshiba part with byte-level costs (`toshiba-byte`, 8,192 blocks = 128 MiB, nop = 1), 64 KiB of memory per index (node tables excluded from the budget as in §6, reported as node_table_bytes): `btree` in the node log of §5.2 on the raw chip with an LRU cache; `ipl` on the raw chip (erase blocks of 16 node pages + 16 log pages, a quarter of the memory as log buffers, the rest node cache); `basic-delta`, `flashdb` and `bftl` (reservation buffer 60) over the page-mapping FTL on the same part, since they write a log of logical pages. The `lat` workload: 50,000-key preload, then inserts and lookups at ratio q until 200,000 inserts (--quick: 5,000 and 10,000); keys i.i.d. uniform in 1..10,000 (repeated keys are distinct entries); energy per measured operation.";
+
+fn lat_fig6() -> Experiment {
+    let rank = |name, series, value| Published {
+        name,
+        source: "buffered-bplus-tree.md §6.1, Fig. 6 (ordering in the text)",
+        value,
+        unit: "rank",
+        measured: Measure::Rank {
+            series,
+            x: "0.25",
+            metric: "energy_uj_per_op",
+        },
+    };
+    Experiment {
+        id: "lat-fig6",
+        title: "Delta schemes vs a tuned B+-tree: energy per operation",
+        source: "buffered-bplus-tree.md §6.1, Fig. 6",
+        paper_ran: "Basic Delta, BFTL, IPL and Consolidation below a B+-tree, each at its best fanout (16 for the delta schemes, 84 for IPL), against a B+-tree of fanout 8 in a node log; the Toshiba 1 Gb small-block NAND with byte-level costs (Table 1); 64 KB of memory; a 50,000-key tree, then lookups and insertions at lookup-to-insert ratio q from 1% to 200% until 200,000 insertions; keys i.i.d. uniform in 1..10,000; energy per operation.",
+        we_ran: LAT_FIG6_WE_RAN,
+        axis: Axis {
+            param: "workload.search",
+            label: "lookup-to-insert ratio q",
+            full: vec!["0.01", "0.25", "0.5", "1", "1.5", "2"],
+            quick: vec!["0.01", "0.25", "2"],
+            expand: None,
+        },
+        series: lat_fig6_series(Some(["8", "16", "84"])),
+        fixed: vec![
+            ("device", "toshiba-byte"),
+            ("device.blocks", "8192"),
+            ("memory", "65536"),
+            ("workload", "lat"),
+            ("preload", "50000"),
+            ("inserts", "200000"),
+        ],
+        quick: vec![("preload", "5000"), ("inserts", "10000")],
+        panels: vec![
+            Panel {
+                metric: "energy_uj_per_op",
+                label: "energy per operation (microjoules)",
+                reference: None,
+            },
+            Panel {
+                metric: "page_reads",
+                label: "flash page reads",
+                reference: None,
+            },
+            Panel {
+                metric: "page_writes",
+                label: "flash page writes",
+                reference: None,
+            },
+        ],
+        chart: Chart::Lines,
+        published: vec![
+            rank("B+-tree: rank by energy at q = 25% (1 = least)", "B+-tree", 1.0),
+            rank("Consolidation: rank (best of the delta schemes)", "Consolidation", 2.0),
+            rank("BFTL: rank (better than IPL and Basic Delta)", "BFTL", 3.0),
+            rank("IPL: rank (better than Basic Delta)", "IPL", 4.0),
+            rank("Basic Delta: rank (the worst)", "Basic Delta", 5.0),
+        ],
+        notes: "Fig. 6 prints no numbers; the text orders the schemes (B+-tree best, then Consolidation, BFTL, IPL, Basic Delta worst), which the ranks encode at q = 25%. Our nodes are 12f + 16 bytes where the paper's are 6f + 4, so IPL's fanout-84 node (1,024 bytes) takes a 3-page slot (5 nodes per erase block) where the paper's 508-byte node fits one page; the schemes over the FTL also pay whole-page programs, while the node log and IPL on the raw chip program only the bytes they hold. Our delta records carry the child pointer of a separator and an operation byte (17 bytes with 4-byte keys and pointers).",
+        kind: RunKind::Index,
+        axis_for: vec![],
+    }
+}
+
+fn lat_fig6_fanout() -> Experiment {
+    let best = |name, series, value| Published {
+        name,
+        source: "buffered-bplus-tree.md §6.1",
+        value,
+        unit: "",
+        measured: Measure::ArgMin {
+            series,
+            metric: "energy_uj_per_op",
+        },
+    };
+    Experiment {
+        id: "lat-fig6-fanout",
+        title: "Delta schemes vs a B+-tree: the best fanout of each",
+        source: "buffered-bplus-tree.md §6.1 (the fanouts Fig. 6 uses)",
+        paper_ran: "Each scheme's fanout chosen as the one with the lowest cost (§6.1: 8 for the B+-tree, 16 for Basic Delta, BFTL and Consolidation, 84 for IPL); the setting of Fig. 6.",
+        we_ran: "As lat-fig6 at q = 25%, sweeping the fanout: 4 to 38 for the schemes whose nodes must fit one page with their record header (Basic Delta, Consolidation), the same for the B+-tree and BFTL, and 8 to 128 for IPL, whose node slots may span pages.",
+        axis: Axis {
+            param: "set.fanout",
+            label: "fanout",
+            full: vec!["4", "8", "12", "16", "24", "32", "38"],
+            quick: vec!["4", "16", "38"],
+            expand: None,
+        },
+        series: lat_fig6_series(None),
+        fixed: vec![
+            ("device", "toshiba-byte"),
+            ("device.blocks", "8192"),
+            ("memory", "65536"),
+            ("workload", "lat"),
+            ("workload.search", "0.25"),
+            ("preload", "50000"),
+            ("inserts", "200000"),
+        ],
+        quick: vec![("preload", "5000"), ("inserts", "10000")],
+        panels: vec![Panel {
+            metric: "energy_uj_per_op",
+            label: "energy per operation (microjoules)",
+            reference: None,
+        }],
+        chart: Chart::Lines,
+        published: vec![
+            best("B+-tree: best fanout", "B+-tree", 8.0),
+            best("Basic Delta: best fanout", "Basic Delta", 16.0),
+            best("BFTL: best fanout", "BFTL", 16.0),
+            best("Consolidation: best fanout", "Consolidation", 16.0),
+            best("IPL: best fanout", "IPL", 84.0),
+        ],
+        notes: "A fanout above 38 does not fit a 512-byte page with our 12f + 16-byte node and 29 bytes of record header, so Basic Delta and Consolidation stop there; IPL's slots span pages and it sweeps further. The paper's 6f + 4-byte nodes fit fanout 84 in one page.",
+        kind: RunKind::Index,
+        axis_for: vec![(
+            "IPL",
+            vec!["8", "16", "24", "38", "64", "84", "128"],
+            vec!["8", "38", "84"],
+        )],
+    }
+}
+
+/// `bftl-table2` scenarios: (workload, rs, delete share, preload, ops at
+/// full scale, at quick scale).
+fn bftl_table2_scenario(x: &str, quick: bool) -> Vec<(&'static str, String)> {
+    let (workload, rs, delete_share, preload) = match x {
+        "create rs=0" => ("bftl", "0", None, 0),
+        "create rs=1" => ("bftl", "1", None, 0),
+        "50/50 rs=0" => ("bftl-maintain", "0", Some("0.5"), 12_000),
+        "50/50 rs=1" => ("bftl-maintain", "1", Some("0.5"), 12_000),
+        "10/90 rs=0" => ("bftl-maintain", "0", Some("0.1"), 12_000),
+        _ => ("bftl-maintain", "1", Some("0.1"), 12_000),
+    };
+    let scale = if quick { 4 } else { 1 };
+    let mut p = vec![
+        ("workload", workload.to_string()),
+        ("workload.rs", rs.to_string()),
+        ("preload", (preload / scale).to_string()),
+        ("ops", (24_000 / scale).to_string()),
+    ];
+    if let Some(d) = delete_share {
+        p.push(("workload.delete_share", d.to_string()));
+    }
+    p
+}
+
+fn bftl_table2() -> Experiment {
+    let (bftl, ftl) = ("BFTL", "B-tree over FTL");
+    let energy = |name, value, series, x| Published {
+        name,
+        source: "bftl.md §5.4, Table 2",
+        value,
+        unit: "J",
+        measured: Measure::Cell {
+            series,
+            x,
+            metric: "measured_energy_j",
+        },
+    };
+    Experiment {
+        id: "bftl-table2",
+        title: "BFTL vs a B-tree over FTL: energy (Table 2)",
+        source: "bftl.md §5.4, Table 2",
+        paper_ran: "Energy in joules of creating the index (24,000 inserts, rs = 0 and 1) and of maintaining it (24,000 operations, deletions/insertions 50/50 and 10/90, rs = 0 and 1), BFTL (60-record buffer, C = 3) vs a B-tree over the FTL, on the 4 MB SLC NAND with greedy GC.",
+        we_ran: "The runs of bftl-fig10 (creation) and bftl-fig11 (maintenance, after a 12,000-insert preload whose energy is not counted) as one table: `bftl` and `btree` (fanout 21, cache=none) over the FTL on `slc-small` with blocks=256; energy of the measured operations as charged by Table 1's costs (--quick: a quarter of the operations).",
+        axis: Axis {
+            param: "scenario",
+            label: "scenario",
+            full: vec!["create rs=0", "create rs=1", "50/50 rs=0", "50/50 rs=1", "10/90 rs=0", "10/90 rs=1"],
+            quick: vec!["create rs=0", "create rs=1", "50/50 rs=0", "50/50 rs=1", "10/90 rs=0", "10/90 rs=1"],
+            expand: Some(bftl_table2_scenario),
+        },
+        series: bftl_series(None, bftl, ftl),
+        fixed: vec![("device", "slc-small"), ("device.blocks", "256")],
+        quick: vec![],
+        panels: vec![Panel {
+            metric: "measured_energy_j",
+            label: "energy (J)",
+            reference: None,
+        }],
+        chart: Chart::Bars,
+        published: vec![
+            energy("BFTL, creation, rs = 0", 11.65, bftl, "create rs=0"),
+            energy("FTL, creation, rs = 0", 12.94, ftl, "create rs=0"),
+            energy("BFTL, creation, rs = 1", 0.931, bftl, "create rs=1"),
+            energy("FTL, creation, rs = 1", 11.104, ftl, "create rs=1"),
+            energy("BFTL, maintenance 50/50, rs = 0", 8.804, bftl, "50/50 rs=0"),
+            energy("FTL, maintenance 50/50, rs = 0", 8.261, ftl, "50/50 rs=0"),
+            energy("BFTL, maintenance 50/50, rs = 1", 6.136, bftl, "50/50 rs=1"),
+            energy("FTL, maintenance 50/50, rs = 1", 9.826, ftl, "50/50 rs=1"),
+            energy("BFTL, maintenance 10/90, rs = 0", 10.38, bftl, "10/90 rs=0"),
+            energy("FTL, maintenance 10/90, rs = 0", 10.99, ftl, "10/90 rs=0"),
+            energy("BFTL, maintenance 10/90, rs = 1", 1.593, bftl, "10/90 rs=1"),
+            energy("FTL, maintenance 10/90, rs = 1", 9.515, ftl, "10/90 rs=1"),
+        ],
+        notes: "The maintenance runs start from a tree of 12,000 preloaded entries (the paper does not say what tree it starts from); the preload's energy is excluded. Deletions pick live entries uniformly. Only page operations are charged, as in the paper's Table 2.",
+        kind: RunKind::Index,
+        axis_for: vec![],
+    }
 }
 
 /// BFTL's configuration in §5 (fanout 21, 60 records, C = 3) and the
@@ -93,6 +348,7 @@ fn bftl_fig11() -> Experiment {
             label: "share of deletions",
             full: vec!["0.5", "0.4", "0.3", "0.2", "0.1"],
             quick: vec!["0.5", "0.1"],
+            expand: None,
         },
         series,
         fixed: vec![
@@ -128,6 +384,7 @@ fn bftl_fig11() -> Experiment {
         ],
         notes: "The paper's starting tree is not stated; ours holds 12,000 preloaded entries, whose cost is excluded from the energies. Deletions pick live entries uniformly, which for rs = 1 is not the paper's (unstated) choice of deleted keys.",
         kind: RunKind::Index,
+        axis_for: vec![],
     }
 }
 
@@ -143,6 +400,7 @@ fn bftl_fig12() -> Experiment {
             label: "reservation buffer (records)",
             full: vec!["10", "20", "30", "40", "50", "60", "70", "80", "90", "100", "110", "120"],
             quick: vec!["10", "60", "120"],
+            expand: None,
         },
         series: vec![Series {
             name: "BFTL rs=0.5",
@@ -182,6 +440,7 @@ fn bftl_fig12() -> Experiment {
         published: vec![],
         notes: "The paper's text gives no number for this figure, only that a larger reservation buffer lowers response time and writes; the figure is there to compare shapes.",
         kind: RunKind::Index,
+        axis_for: vec![],
     }
 }
 
@@ -222,6 +481,7 @@ fn bftl_fig10() -> Experiment {
             label: "rs (fraction of ascending keys)",
             full: vec!["0", "0.25", "0.5", "0.75", "1"],
             quick: vec!["0", "0.5", "1"],
+            expand: None,
         },
         series: bftl_series(None, bftl, ftl),
         fixed: vec![
@@ -265,6 +525,7 @@ fn bftl_fig10() -> Experiment {
         ],
         notes: "The paper gives the 1/3 to 1/13 write ratio as a range without tying its ends to rs; we put the ends at rs = 0 and rs = 1. BFTL caches \"a small amount\" of top-level nodes (§5.1) without saying how many; we cache two levels. Our energies count only page operations charged by Table 1's costs, as the paper's Table 2 does.",
         kind: RunKind::Index,
+        axis_for: vec![],
     }
 }
 
@@ -280,6 +541,7 @@ fn lat_fig12b() -> Experiment {
             label: "fanout",
             full: vec!["4", "6", "8", "10", "12", "16", "24", "32", "48", "64"],
             quick: vec!["4", "8", "16", "32", "64"],
+            expand: None,
         },
         series: vec![Series {
             name: "B+-tree",
@@ -320,6 +582,7 @@ fn lat_fig12b() -> Experiment {
         }],
         notes: "Our nodes carry a 24-byte header with a CRC-32C and 8-byte entries, about twice the paper's 6f + 4 bytes, so a node of a given fanout costs more bytes to read and write; the paper's analytic optimum of C(f)/log f moves accordingly. The node log, LRU cache and byte-level cost model follow §5.2 and Table 1.",
         kind: RunKind::Index,
+        axis_for: vec![],
     }
 }
 
@@ -343,6 +606,7 @@ fn mbtree_fig6() -> Experiment {
             label: "node size (pages)",
             full: pages.clone(),
             quick: pages,
+            expand: None,
         },
         series: vec![
             Series {
@@ -389,6 +653,7 @@ fn mbtree_fig6() -> Experiment {
         ],
         notes: "The paper reports only that one page is optimal for both B-Trees; its figure's absolute counts are not given in the text, so only the optimum is compared.",
         kind: RunKind::Index,
+        axis_for: vec![],
     }
 }
 
@@ -404,6 +669,7 @@ fn ftl_wa() -> Experiment {
             label: "over-provisioning",
             full: vec!["0.05", "0.1", "0.15", "0.2", "0.25", "0.3", "0.35", "0.4", "0.45", "0.5"],
             quick: vec!["0.1", "0.3", "0.5"],
+            expand: None,
         },
         series: vec![
             Series {
@@ -436,6 +702,7 @@ fn ftl_wa() -> Experiment {
         }],
         notes: "The model is for FIFO/LRU victim choice with infinitely many blocks; greedy picks emptier blocks, so it writes less, most visibly at low over-provisioning.",
         kind: RunKind::FtlOverwrite,
+        axis_for: vec![],
     }
 }
 
@@ -480,11 +747,21 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
     let storage = device.build().map_err(|e| e.to_string())?;
     let mut index =
         registry::create(name, storage, memory, index_params).map_err(|e| e.to_string())?;
-    let ops = params
+    let mut ops = params
         .get("ops")
         .map(|v| v.parse::<u64>())
         .transpose()
         .map_err(|_| "ops is not a number")?;
+    if params.contains_key("inserts") {
+        // "The workload size was adjusted for each q such that a total of
+        // 200 thousand insertions took place" (buffered-bplus-tree.md §6).
+        let inserts: f64 = number(params, "inserts")?;
+        let search: f64 = number(params, "workload.search")?;
+        let insert: f64 = params.get("workload.insert").map_or(Ok(1.0), |v| {
+            v.parse().map_err(|_| "workload.insert is not a number")
+        })?;
+        ops = Some((inserts * (insert + search) / insert).round() as u64);
+    }
     let preload = params
         .get("preload")
         .map(|v| v.parse::<u64>())
@@ -624,14 +901,20 @@ mod tests {
             assert!(ids.insert(e.id), "duplicate id {}", e.id);
             for quick in [false, true] {
                 let runs = e.runs(quick);
+                let per_series = |name: &str| match e.axis_for.iter().find(|a| a.0 == name) {
+                    Some((_, full, small)) => {
+                        if quick {
+                            small.len()
+                        } else {
+                            full.len()
+                        }
+                    }
+                    None if quick => e.axis.quick.len(),
+                    None => e.axis.full.len(),
+                };
                 assert_eq!(
                     runs.len(),
-                    e.series.len()
-                        * if quick {
-                            e.axis.quick.len()
-                        } else {
-                            e.axis.full.len()
-                        }
+                    e.series.iter().map(|s| per_series(s.name)).sum::<usize>()
                 );
                 for r in &runs {
                     // Every swept configuration builds its device (and,
@@ -663,6 +946,7 @@ mod tests {
                 match &p.measured {
                     Measure::Cell { series, .. }
                     | Measure::ArgMin { series, .. }
+                    | Measure::Rank { series, .. }
                     | Measure::MeanRatio { series, .. } => {
                         assert!(
                             e.series.iter().any(|s| s.name == *series),

@@ -52,6 +52,9 @@ pub struct Axis {
     pub label: &'static str,
     pub full: Vec<&'static str>,
     pub quick: Vec<&'static str>,
+    /// More parameters an axis value stands for (a scenario such as
+    /// "maintenance 50/50, rs = 1"), at full (`false`) or quick scale.
+    pub expand: Option<fn(&str, bool) -> Vec<(&'static str, String)>>,
 }
 
 /// One line (or bar group) of the figure.
@@ -89,6 +92,13 @@ pub enum Measure {
     CellRatio {
         a: &'static str,
         b: &'static str,
+        x: &'static str,
+        metric: &'static str,
+    },
+    /// The rank of `series` among all series at `x` by `metric` (1 = the
+    /// lowest), for orderings a paper states without numbers.
+    Rank {
+        series: &'static str,
         x: &'static str,
         metric: &'static str,
     },
@@ -138,6 +148,9 @@ pub struct Experiment {
     /// Where and why measured and published differ (for RESULTS.md).
     pub notes: &'static str,
     pub kind: RunKind,
+    /// Axis values (full, quick) for named series that sweep their own
+    /// range (a scheme whose nodes go larger than the others').
+    pub axis_for: Vec<(&'static str, Vec<&'static str>, Vec<&'static str>)>,
 }
 
 impl Experiment {
@@ -150,6 +163,16 @@ impl Experiment {
         };
         let mut runs = Vec::new();
         for s in &self.series {
+            let xs = match self.axis_for.iter().find(|a| a.0 == s.name) {
+                Some((_, full, small)) => {
+                    if quick {
+                        small
+                    } else {
+                        full
+                    }
+                }
+                None => xs,
+            };
             for x in xs {
                 let mut p = Params::new();
                 for (k, v) in &self.fixed {
@@ -164,6 +187,11 @@ impl Experiment {
                     p.insert(k.to_string(), v.to_string());
                 }
                 p.insert(self.axis.param.to_string(), x.to_string());
+                if let Some(expand) = self.axis.expand {
+                    for (k, v) in expand(x, quick) {
+                        p.insert(k.to_string(), v);
+                    }
+                }
                 let seed = sweep::stable_seed(self.id, &p);
                 runs.push(SweepRun {
                     series: s.name.to_string(),
@@ -192,6 +220,22 @@ impl Experiment {
                 };
                 let (num, den) = (cell(a)?, cell(b)?);
                 (den != 0.0).then(|| num / den)
+            }
+            Measure::Rank { series, x, metric } => {
+                let at_x = |s: &str| {
+                    results
+                        .iter()
+                        .find(|r| r.run.series == s && r.run.x == *x)
+                        .and_then(|r| r.metrics.get(*metric).copied())
+                };
+                let mine = at_x(series)?;
+                let below = self
+                    .series
+                    .iter()
+                    .filter_map(|s| at_x(s.name))
+                    .filter(|v| *v < mine)
+                    .count();
+                Some(1.0 + below as f64)
             }
             Measure::ArgMin { series, metric } => results
                 .iter()

@@ -45,6 +45,9 @@ pub enum RunKind {
     FtlOverwrite,
 }
 
+/// The parameters an axis value stands for: `(x, quick) → [(key, value)]`.
+pub type ExpandAxis = fn(&str, bool) -> Vec<(&'static str, String)>;
+
 /// The swept parameter.
 #[derive(Clone, Debug)]
 pub struct Axis {
@@ -54,7 +57,7 @@ pub struct Axis {
     pub quick: Vec<&'static str>,
     /// More parameters an axis value stands for (a scenario such as
     /// "maintenance 50/50, rs = 1"), at full (`false`) or quick scale.
-    pub expand: Option<fn(&str, bool) -> Vec<(&'static str, String)>>,
+    pub expand: Option<ExpandAxis>,
 }
 
 /// One line (or bar group) of the figure.

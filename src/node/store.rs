@@ -92,6 +92,36 @@ impl TreeMeta {
         out[48..56].copy_from_slice(&self.generation.to_le_bytes());
     }
 
+    /// Seals a superblock frame in `buf`: the metadata followed by a
+    /// store's own `state` bytes; returns the frame's length.
+    pub(crate) fn seal_superblock(&self, state: &[u8], buf: &mut [u8]) -> usize {
+        self.encode(&mut buf[FRAME_HEADER..]);
+        let at = FRAME_HEADER + META_BYTES;
+        buf[at..at + state.len()].copy_from_slice(state);
+        page::seal(buf, PageKind::Superblock, META_BYTES + state.len());
+        at + state.len()
+    }
+
+    /// Opens a superblock frame read from `page` whose store state is
+    /// `state_len` bytes: `None` when the page is empty.
+    pub(crate) fn open_superblock(
+        frame: &[u8],
+        page: u64,
+        state_len: usize,
+    ) -> Result<Option<(TreeMeta, &[u8])>, IndexError> {
+        let Some(p) = page::open(frame, PageKind::Superblock, page)? else {
+            return Ok(None);
+        };
+        if p.len() < META_BYTES + state_len {
+            return Err(IndexError::Corrupt {
+                page,
+                detail: "superblock too short for the store's state".into(),
+            });
+        }
+        let meta = TreeMeta::decode(&p[..META_BYTES])?;
+        Ok(Some((meta, &p[META_BYTES..META_BYTES + state_len])))
+    }
+
     pub(crate) fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
         let corrupt = |detail: &str| IndexError::Corrupt {
             page: 0,

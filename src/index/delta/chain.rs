@@ -51,13 +51,14 @@
 use crate::device::{BlockDevice, CostModel, DeviceError, Storage};
 use crate::index::{IndexError, IndexStats};
 use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
-use crate::node::page::{self, PageKind, FRAME_HEADER};
+use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
+
+use super::{decode_state, encode_state, STATE_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
 const HEAD: u32 = u32::MAX;
 const NOWHERE: u32 = u32::MAX - 1;
-const SUPER_BYTES: usize = META_BYTES + 12;
 
 /// When a chain is consolidated besides the `max_deltas` bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,7 +174,7 @@ impl DeltaChainStore {
                 layout.node_bytes
             )));
         }
-        if page_size < FRAME_HEADER + SUPER_BYTES {
+        if page_size < FRAME_HEADER + META_BYTES + STATE_BYTES {
             return Err(IndexError::Config(format!(
                 "page size {page_size} is too small for the superblock"
             )));
@@ -578,27 +579,10 @@ impl NodeStore for DeltaChainStore {
         let r = self.dev().read(0, 0, &mut buf);
         self.page_buf = buf;
         r?;
-        let (meta, high_water, seq) = match page::open(&self.page_buf, PageKind::Superblock, 0)? {
-            None => return Ok(None),
-            Some(p) if p.len() >= SUPER_BYTES => {
-                let meta = TreeMeta::decode(&p[..META_BYTES])?;
-                let hw = u32::from_le_bytes([
-                    p[META_BYTES],
-                    p[META_BYTES + 1],
-                    p[META_BYTES + 2],
-                    p[META_BYTES + 3],
-                ]);
-                let mut s = [0u8; 8];
-                s.copy_from_slice(&p[META_BYTES + 4..META_BYTES + 12]);
-                (meta, hw, u64::from_le_bytes(s))
-            }
-            Some(_) => {
-                return Err(IndexError::Corrupt {
-                    page: 0,
-                    detail: "superblock too short for the delta log state".into(),
-                })
-            }
+        let Some((meta, state)) = TreeMeta::open_superblock(&self.page_buf, 0, STATE_BYTES)? else {
+            return Ok(None);
         };
+        let (high_water, seq) = decode_state(state);
         super::check_node_size(&meta, self.layout)?;
         if high_water == 0 || high_water > self.capacity {
             return Err(IndexError::Corrupt {
@@ -622,11 +606,7 @@ impl NodeStore for DeltaChainStore {
         // flash first.
         self.program_head()?;
         let mut buf = vec![0u8; self.page_size];
-        meta.encode(&mut buf[FRAME_HEADER..]);
-        let at = FRAME_HEADER + META_BYTES;
-        buf[at..at + 4].copy_from_slice(&self.high_water.to_le_bytes());
-        buf[at + 4..at + 12].copy_from_slice(&self.seq.to_le_bytes());
-        page::seal(&mut buf, PageKind::Superblock, SUPER_BYTES);
+        meta.seal_superblock(&encode_state(self.high_water, self.seq), &mut buf);
         self.dev().write(0, 0, &buf)?;
         Ok(())
     }

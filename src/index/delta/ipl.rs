@@ -54,14 +54,13 @@
 use crate::device::{DeviceError, Storage};
 use crate::index::{IndexError, IndexStats};
 use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
-use crate::node::page::{self, PageKind, FRAME_HEADER};
+use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
-use super::check_node_size;
+use super::{check_node_size, decode_state, encode_state, STATE_BYTES};
 
 const NOWHERE: u32 = u32::MAX;
-const SUPER_BYTES: usize = META_BYTES + 12;
 
 /// Geometry parameters of IPL.
 #[derive(Clone, Copy, Debug)]
@@ -184,7 +183,7 @@ impl IplStore {
         }
         let log_capacity =
             page_size.saturating_sub(FIRST_RECORD) / delta::delta_record_bytes(layout.format);
-        if log_capacity == 0 || page_size < FRAME_HEADER + SUPER_BYTES {
+        if log_capacity == 0 || page_size < FRAME_HEADER + META_BYTES + STATE_BYTES {
             return Err(IndexError::Config(format!(
                 "a {page_size}-byte page holds no log sector or superblock"
             )));
@@ -778,14 +777,10 @@ impl NodeStore for IplStore {
                 result = Err(e);
                 break;
             }
-            let payload = match page::open(&buf, PageKind::Superblock, p) {
-                Ok(Some(payload)) if payload.len() >= SUPER_BYTES => payload,
-                Ok(Some(_)) => {
-                    result = Err(IndexError::Corrupt {
-                        page: p,
-                        detail: "superblock too short for the IPL state".into(),
-                    });
-                    break;
+            let (meta, hw, seq) = match TreeMeta::open_superblock(&buf, p, STATE_BYTES) {
+                Ok(Some((meta, state))) => {
+                    let (hw, seq) = decode_state(state);
+                    (meta, hw, seq)
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -793,23 +788,11 @@ impl NodeStore for IplStore {
                     break;
                 }
             };
-            let meta = match TreeMeta::decode(&payload[..META_BYTES]) {
-                Ok(m) => m,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            let m = META_BYTES;
-            let hw =
-                u32::from_le_bytes([payload[m], payload[m + 1], payload[m + 2], payload[m + 3]]);
-            let mut s = [0u8; 8];
-            s.copy_from_slice(&payload[m + 4..m + 12]);
             if best
                 .as_ref()
                 .is_none_or(|b| meta.generation > b.0.generation)
             {
-                best = Some((meta, hw, u64::from_le_bytes(s), p));
+                best = Some((meta, hw, seq, p));
             }
         }
         self.page_buf = buf;
@@ -842,12 +825,8 @@ impl NodeStore for IplStore {
             self.erase(0)?;
             self.meta_next = 0;
         }
-        let mut buf = vec![0u8; FRAME_HEADER + SUPER_BYTES];
-        meta.encode(&mut buf[FRAME_HEADER..]);
-        let at = FRAME_HEADER + META_BYTES;
-        buf[at..at + 4].copy_from_slice(&self.high_water.to_le_bytes());
-        buf[at + 4..at + 12].copy_from_slice(&self.seq.to_le_bytes());
-        page::seal(&mut buf, PageKind::Superblock, SUPER_BYTES);
+        let mut buf = vec![0u8; FRAME_HEADER + META_BYTES + STATE_BYTES];
+        meta.seal_superblock(&encode_state(self.high_water, self.seq), &mut buf);
         let p = self.meta_next;
         self.program(p, &buf)?;
         self.meta_next += 1;

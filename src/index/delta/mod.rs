@@ -42,6 +42,28 @@ pub const IPL: &str = "ipl";
 /// Best fanout of Basic Delta and Consolidation in §6.1.
 const DELTA_FANOUT: usize = 16;
 
+/// Bytes of the state both stores keep after the tree metadata in their
+/// superblock: a page or unit high-water mark (`u32`) and the next record
+/// sequence number (`u64`).
+pub(crate) const STATE_BYTES: usize = 12;
+
+pub(crate) fn encode_state(high_water: u32, seq: u64) -> [u8; STATE_BYTES] {
+    let mut s = [0u8; STATE_BYTES];
+    s[..4].copy_from_slice(&high_water.to_le_bytes());
+    s[4..].copy_from_slice(&seq.to_le_bytes());
+    s
+}
+
+/// `state` is exactly [`STATE_BYTES`] long (`TreeMeta::open_superblock`
+/// checked it).
+pub(crate) fn decode_state(state: &[u8]) -> (u32, u64) {
+    let mut h = [0u8; 4];
+    h.copy_from_slice(&state[..4]);
+    let mut s = [0u8; 8];
+    s.copy_from_slice(&state[4..12]);
+    (u32::from_le_bytes(h), u64::from_le_bytes(s))
+}
+
 /// A superblock written with another node size is refused before the
 /// records are read with the wrong one.
 pub(crate) fn check_node_size(meta: &TreeMeta, layout: NodeLayout) -> Result<()> {

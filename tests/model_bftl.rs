@@ -22,6 +22,12 @@ proptest! {
     }
 
     #[test]
+    fn with_an_lru_node_cache(ops in ops(400, 300)) {
+        check("bftl", &["fanout=6", "reservation_buffer=9", "cache=wt-lru", "cached_levels=0"], 4096, ram, &ops)?;
+        check("bftl", &["fanout=16", "cache=wt-lru"], 8192, ftl, &ops)?;
+    }
+
+    #[test]
     fn wide_entries(ops in ops(300, 1 << 40)) {
         check("bftl", &["fanout=6", "reservation_buffer=7", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
     }
@@ -82,4 +88,50 @@ fn compaction_bounds_the_lists() {
         s.get("ntt_entries").unwrap() <= 3.0 * (nodes + s.get("height").unwrap()),
         "{s:?}"
     );
+}
+
+#[test]
+fn no_sector_list_is_longer_than_c_after_any_operation() {
+    for c in [1usize, 2, 3, 5] {
+        let set = [
+            "fanout=8".to_string(),
+            "reservation_buffer=7".to_string(),
+            format!("compaction_c={c}"),
+        ];
+        let mut t = registry::create(
+            "bftl",
+            ram(),
+            8192,
+            Params::parse(set.iter().map(String::as_str)).unwrap(),
+        )
+        .unwrap();
+        for i in 0..3000u64 {
+            let k = i * 7919 % 1009;
+            if i % 4 == 3 {
+                t.delete(k, i - 1).unwrap();
+            } else {
+                t.insert(k, i).unwrap();
+            }
+            let longest = t.stats().get("ntt_longest_list").unwrap();
+            assert!(
+                longest <= c as f64,
+                "C = {c}, op {i}: a list of {longest} sectors"
+            );
+        }
+        assert!(t.stats().get("compactions").unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn a_node_cache_must_be_write_through() {
+    for cache in ["cache=lru", "cache=mlru"] {
+        assert!(registry::create("bftl", ram(), 8192, Params::parse([cache]).unwrap()).is_err());
+    }
+    assert!(registry::create(
+        "bftl",
+        ram(),
+        8192,
+        Params::parse(["cache=wt-lru"]).unwrap()
+    )
+    .is_ok());
 }

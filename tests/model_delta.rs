@@ -81,7 +81,15 @@ fn basic_delta_never_keeps_more_than_max_deltas_pages_per_node() {
     let mut t = registry::create("basic-delta", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 7919 % 10_007, i).unwrap();
+        if i % 50 == 0 {
+            assert!(
+                stat(&*t, "max_delta_pages") <= 2.0,
+                "op {i}: {:?}",
+                t.stats()
+            );
+        }
     }
+    assert_eq!(stat(&*t, "max_delta_pages"), 2.0);
     // Records are packed: a page holds 28 deltas or two 213-byte bases.
     assert!(
         stat(&*t, "record_pages_written") * 2.0
@@ -90,12 +98,11 @@ fn basic_delta_never_keeps_more_than_max_deltas_pages_per_node() {
         t.stats()
     );
     assert!(stat(&*t, "consolidations_bound") > 0.0);
-    assert!(stat(&*t, "avg_delta_pages") <= 2.0);
     assert_eq!(stat(&*t, "consolidations_counter"), 0.0);
 }
 
 #[test]
-fn consolidation_switches_read_heavy_nodes_to_one_page() {
+fn consolidation_switches_modes_with_the_read_write_mix() {
     // A write-heavy phase builds delta chains; a read-heavy phase on the
     // same keys makes reading them cost more than the deltas saved, so the
     // counter consolidates them and later reads touch one page a node.
@@ -123,6 +130,22 @@ fn consolidation_switches_read_heavy_nodes_to_one_page() {
         "{:?}",
         t.stats()
     );
+    // A write-heavy phase on the same nodes switches them back to logging
+    // deltas: chains grow again and the counter leaves them alone.
+    let consolidated_by_reads = stat(&*t, "consolidations_counter");
+    let chains_after_reads = stat(&*t, "avg_delta_pages");
+    let deltas_before = stat(&*t, "deltas_written");
+    for i in 3000..6000u64 {
+        t.insert(i * 7919 % 10_007, i).unwrap();
+    }
+    assert!(
+        stat(&*t, "avg_delta_pages") > chains_after_reads,
+        "{:?}",
+        t.stats()
+    );
+    let new_deltas = stat(&*t, "deltas_written") - deltas_before;
+    let new_consolidations = stat(&*t, "consolidations_counter") - consolidated_by_reads;
+    assert!(new_deltas > 3.0 * new_consolidations, "{:?}", t.stats());
     // Basic Delta under the same phases keeps its chains.
     let mut b = registry::create("basic-delta", ftl(), 2048, params()).unwrap();
     for i in 0..3000u64 {

@@ -82,6 +82,11 @@ pub trait Index {
     fn memory_bytes(&self) -> usize;
     /// Index-specific counters.
     fn stats(&self) -> IndexStats;
+    /// Facts about this run a reader of the report must know (how an index
+    /// adapted to the device, what its memory figure leaves out).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Flash space the index occupies (live pages × page size).
     fn flash_bytes_used(&self) -> u64;
     /// The storage the index is on (for device counters).

@@ -202,6 +202,10 @@ pub trait NodeStore {
     fn into_storage(self: Box<Self>) -> Storage;
     /// Adds the store's own counters to the index's stats.
     fn report(&self, _stats: &mut crate::index::IndexStats) {}
+    /// Facts for the report (see [`crate::index::Index::notes`]).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The index finished applying a batch of changes (BFTL commits its
     /// delta pool here); in-place stores have nothing to do.
     fn end_batch(&mut self) -> Result<(), IndexError> {

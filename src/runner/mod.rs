@@ -244,6 +244,7 @@ pub fn run(
         memory_final_bytes: index.memory_bytes() as u64,
         flash_bytes_used: index.flash_bytes_used(),
         index_stats: index.stats(),
+        index_notes: index.notes(),
         wall_seconds,
         ops_per_wall_second: if wall_seconds > 0.0 {
             op_number as f64 / wall_seconds

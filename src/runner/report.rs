@@ -117,6 +117,8 @@ pub struct Report {
     pub memory_final_bytes: u64,
     pub flash_bytes_used: u64,
     pub index_stats: IndexStats,
+    /// What the index says a reader must know about this run.
+    pub index_notes: Vec<String>,
     pub wall_seconds: f64,
     /// Operations (preload included) per wall-clock second.
     pub ops_per_wall_second: f64,
@@ -176,6 +178,9 @@ impl Report {
             self.ops_per_wall_second,
             if self.verified { "; every answer verified" } else { "" }
         ));
+        for note in &self.index_notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
         out
     }
 }

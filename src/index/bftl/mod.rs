@@ -14,7 +14,11 @@
 //! Parameters: `fanout` or `node_bytes` (the logical B-tree's node; default
 //! one sector), `reservation_buffer`, `compaction_c`, `cached_levels`
 //! (default 2: the top two levels of the tree stay in RAM, §5.1's "small
-//! amount of B-Tree nodes in the top levels"), `key_bytes`, `value_bytes`.
+//! amount of B-Tree nodes in the top levels"), `cache=none|wt-lru` (default
+//! `none`; `wt-lru` gives the memory the reservation buffer leaves to an
+//! LRU node cache of clean copies, as `buffered-bplus-tree.md` §6.1 runs
+//! BFTL: "whenever memory is not being used by the reserve buffer or delta
+//! pool, it is used by the node cache"), `key_bytes`, `value_bytes`.
 //!
 //! Memory: the reservation buffer (capacity × (entry + 1 flag byte)), the
 //! node translation table (4 bytes per listed sector and per node) — what
@@ -54,13 +58,19 @@ struct BftlOptions {
     capacity: usize,
     compaction_c: usize,
     cached_levels: u8,
+    cache: CachePolicy,
 }
 
 fn options(params: &mut Params) -> Result<BftlOptions> {
     let layout_of = BTreeOptions::from_params(params)?;
-    if params.contains("cache") {
+    let cache = params
+        .get("cache", "none".to_string())?
+        .parse::<CachePolicy>()
+        .map_err(IndexError::Config)?;
+    if !matches!(cache, CachePolicy::None | CachePolicy::WriteThroughLru) {
         return Err(IndexError::Config(
-            "bftl reads nodes through its node translation table; it takes no `cache`".into(),
+            "bftl turns every node change into index units, so its node cache must be              `none` (bftl.md) or `wt-lru` (clean copies, buffered-bplus-tree.md §6.1)"
+                .into(),
         ));
     }
     let capacity: usize = params.get("reservation_buffer", 60)?;
@@ -77,6 +87,7 @@ fn options(params: &mut Params) -> Result<BftlOptions> {
         capacity,
         compaction_c,
         cached_levels,
+        cache,
     })
 }
 
@@ -85,7 +96,9 @@ impl Bftl {
         o.layout_of.layout(storage.page_size())
     }
 
-    fn check_budget(o: &BftlOptions, memory: usize) -> Result<()> {
+    /// Checks the budget holds the reservation buffer; returns what is
+    /// left for the tree (its node cache, when there is one).
+    fn check_budget(o: &BftlOptions, memory: usize) -> Result<usize> {
         let needed = o.capacity * (o.layout_of.format.entry_bytes() + 1);
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
@@ -94,18 +107,18 @@ impl Bftl {
                 what: format!("a reservation buffer of {} records", o.capacity),
             });
         }
-        Ok(())
+        Ok(memory - needed)
     }
 
     /// A new, empty BFTL on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let o = options(&mut params)?;
-        Self::check_budget(&o, memory)?;
+        let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(&o, &storage)?;
         let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
-        // The tree keeps no node cache: nodes are read through the node
-        // translation table, as in the paper.
-        let tree = BTree::create_on(NAME, Box::new(store), memory, CachePolicy::None)?;
+        // By default the tree keeps no node cache: nodes are read through
+        // the node translation table, as in the paper.
+        let tree = BTree::create_on(NAME, Box::new(store), tree_memory, o.cache)?;
         Ok(Self::assemble(tree, o.capacity))
     }
 
@@ -113,10 +126,10 @@ impl Bftl {
     /// table is rebuilt by scanning the sectors).
     pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let o = options(&mut params)?;
-        Self::check_budget(&o, memory)?;
+        let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(&o, &storage)?;
         let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
-        let tree = BTree::open_on(NAME, Box::new(store), memory, CachePolicy::None)?;
+        let tree = BTree::open_on(NAME, Box::new(store), tree_memory, o.cache)?;
         Ok(Self::assemble(tree, o.capacity))
     }
 
@@ -264,6 +277,10 @@ impl Index for Bftl {
 
     fn flash_bytes_used(&self) -> u64 {
         self.tree.flash_bytes_used()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.tree.notes()
     }
 
     fn storage(&self) -> &Storage {

@@ -472,31 +472,7 @@ impl BftlStore {
         let mut pool = std::mem::take(&mut self.pool);
         // Stable: a node's units keep their order.
         pool.sort_by_key(|u| u.node);
-        let lambda = self.lambda;
-        let mut sectors: Vec<Vec<Unit>> = Vec::new();
-        let mut start = 0;
-        while start < pool.len() {
-            let node = pool[start].node;
-            let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
-            let mut set = &pool[start..end];
-            // A set larger than a sector fills whole sectors; its rest must
-            // come after them (replay follows sector order), so only sectors
-            // opened from here on are candidates for it.
-            let mut first_candidate = 0;
-            while set.len() > lambda {
-                sectors.push(set[..lambda].to_vec());
-                set = &set[lambda..];
-                first_candidate = sectors.len();
-            }
-            match sectors[first_candidate..]
-                .iter_mut()
-                .find(|s| s.len() + set.len() <= lambda)
-            {
-                Some(s) => s.extend_from_slice(set),
-                None => sectors.push(set.to_vec()),
-            }
-            start = end;
-        }
+        let sectors = first_fit(&pool, self.lambda);
         self.timestamp = self.timestamp.wrapping_add(1);
         let mut touched: Vec<NodeId> = pool.iter().map(|u| u.node).collect();
         touched.dedup();
@@ -515,6 +491,11 @@ impl BftlStore {
         pool.clear();
         self.pool = pool;
         Ok(())
+    }
+
+    /// The longest sector list of any node (at most C between batches).
+    pub fn longest_list(&self) -> usize {
+        self.ntt.iter().map(Vec::len).max().unwrap_or(0)
     }
 
     /// Gathers node `id`'s units and rewrites them into the fewest sectors.
@@ -553,6 +534,36 @@ impl BftlStore {
         node.clear(0);
         Self::replay(node, id, units.into_iter().map(|(u, _)| u), first)
     }
+}
+
+/// FIRST-FIT (§3.3) of the per-node sets of `pool` (units grouped by node,
+/// in order) into sectors of `lambda` units: each set goes whole into the
+/// first sector with room, else into a new one. A set larger than a sector
+/// fills whole sectors first, and its rest may only join a sector opened
+/// after them, because a node's units are replayed in sector order.
+fn first_fit(pool: &[Unit], lambda: usize) -> Vec<Vec<Unit>> {
+    let mut sectors: Vec<Vec<Unit>> = Vec::new();
+    let mut start = 0;
+    while start < pool.len() {
+        let node = pool[start].node;
+        let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
+        let mut set = &pool[start..end];
+        let mut first_candidate = 0;
+        while set.len() > lambda {
+            sectors.push(set[..lambda].to_vec());
+            set = &set[lambda..];
+            first_candidate = sectors.len();
+        }
+        match sectors[first_candidate..]
+            .iter_mut()
+            .find(|s| s.len() + set.len() <= lambda)
+        {
+            Some(s) => s.extend_from_slice(set),
+            None => sectors.push(set.to_vec()),
+        }
+        start = end;
+    }
+    sectors
 }
 
 impl NodeStore for BftlStore {
@@ -806,6 +817,7 @@ impl NodeStore for BftlStore {
         stats.set("sectors_committed", self.sectors_committed as f64);
         stats.set("units_committed", self.units_committed as f64);
         stats.set("ntt_entries", self.ntt_entries() as f64);
+        stats.set("ntt_longest_list", self.longest_list() as f64);
         stats.set(
             "ntt_bytes",
             ((self.ntt_entries() + self.ntt.len()) * 4) as f64,
@@ -818,5 +830,57 @@ impl NodeStore for BftlStore {
 
     fn reserved_bytes(&self) -> usize {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(node: NodeId, n: usize) -> Vec<Unit> {
+        (0..n as u64)
+            .map(|k| Unit {
+                node,
+                op: Op::Insert,
+                key: k,
+                value: k,
+                left: NO_NODE,
+                right: NO_NODE,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_fit_keeps_sets_whole_and_fills_the_first_sector_with_room() {
+        // Sets of 12, 5, 9, 3 and 25 units, Λ = 20.
+        let mut pool = Vec::new();
+        for (node, n) in [(1, 12), (2, 5), (3, 9), (4, 3), (5, 25)] {
+            pool.extend(set(node, n));
+        }
+        let sectors = first_fit(&pool, 20);
+        let shape: Vec<Vec<(NodeId, usize)>> = sectors
+            .iter()
+            .map(|s| {
+                let mut runs: Vec<(NodeId, usize)> = Vec::new();
+                for u in s {
+                    match runs.last_mut() {
+                        Some(r) if r.0 == u.node => r.1 += 1,
+                        _ => runs.push((u.node, 1)),
+                    }
+                }
+                runs
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                vec![(1, 12), (2, 5), (4, 3)],
+                vec![(3, 9)],
+                vec![(5, 20)],
+                vec![(5, 5)],
+            ]
+        );
+        // Within a set, units keep their order across sectors.
+        assert_eq!(sectors[3][0].key, 20);
     }
 }

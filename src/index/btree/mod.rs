@@ -887,6 +887,10 @@ impl Index for BTree {
         self.cache.len() * self.layout.node_bytes + self.store.memory_bytes() + META_MEMORY
     }
 
+    fn notes(&self) -> Vec<String> {
+        self.store.notes()
+    }
+
     fn stats(&self) -> IndexStats {
         let mut s = IndexStats::default();
         s.set("height", self.meta.height as f64);

@@ -636,6 +636,14 @@ impl NodeStore for DeltaChainStore {
         self.storage
     }
 
+    fn notes(&self) -> Vec<String> {
+        vec![format!(
+            "the {}-byte node table is counted in memory but kept outside the budget, which \
+             goes to the head page and the node cache (buffered-bplus-tree.md §6)",
+            self.node_table_bytes()
+        )]
+    }
+
     fn report(&self, s: &mut IndexStats) {
         let c = &self.counters;
         s.set("node_table_bytes", self.node_table_bytes() as f64);
@@ -650,6 +658,8 @@ impl NodeStore for DeltaChainStore {
         if !live.is_empty() {
             let total: usize = live.iter().map(|c| c.deltas.len()).sum();
             s.set("avg_delta_pages", total as f64 / live.len() as f64);
+            let longest = live.iter().map(|c| c.deltas.len()).max().unwrap_or(0);
+            s.set("max_delta_pages", longest as f64);
         }
     }
 }

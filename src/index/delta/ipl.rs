@@ -344,8 +344,9 @@ impl IplStore {
             self.alloc_unit = u;
             return Ok(u);
         }
+        // Free units have no slot written, so they never look dead; one pass
+        // over the units finds the victim.
         let victim = (1..self.units.len() as u32)
-            .filter(|&u| !self.free_units.contains(&u))
             .map(|u| {
                 let s = &self.units[u as usize];
                 (s.next_slot as usize - s.live.len(), u)
@@ -860,6 +861,23 @@ impl NodeStore for IplStore {
 
     fn into_storage(self: Box<Self>) -> Storage {
         self.storage
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes =
+            vec![format!(
+            "IPL erase units of {} node pages + {} log pages ({} node slots of {} page(s) each); \
+             the {}-byte node table is outside the memory budget (buffered-bplus-tree.md §6)",
+            self.node_area, self.log_pages, self.slots, self.node_pages, self.node_table_bytes()
+        )];
+        if let Storage::Pages(_) = self.storage {
+            notes.push(format!(
+                "over logical pages IPL treats aligned groups of {} pages as its erase units and \
+                 erases one by trimming its pages; the device underneath places pages itself",
+                self.unit_pages
+            ));
+        }
+        notes
     }
 
     fn report(&self, s: &mut IndexStats) {

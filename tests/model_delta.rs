@@ -227,3 +227,36 @@ fn bad_configurations_are_refused() {
     assert!(registry::create("ipl", raw(64), 8192, p(&["node_pages_per_block=8"])).is_err());
     assert!(registry::create("ipl", ftl(), 8192, p(&["cache=lru"])).is_err());
 }
+
+#[test]
+fn a_full_device_is_a_clean_error_that_loses_nothing() {
+    use flashix::device::{ram::RamDisk, Storage};
+    use flashix::index::IndexError;
+    let small = || Storage::Pages(Box::new(RamDisk::new(512, 96)));
+    for (name, storage) in [
+        ("basic-delta", small()),
+        ("flashdb", small()),
+        ("ipl", Storage::Pages(Box::new(RamDisk::new(512, 32 * 6)))),
+        ("ipl", raw(6)),
+    ] {
+        let mut t = registry::create(name, storage, 4096, Params::parse(["fanout=8"]).unwrap()).unwrap();
+        let mut inserted = Vec::new();
+        let mut full = false;
+        for i in 0..100_000u64 {
+            let e = (i * 7919 % 100_003, i);
+            match t.insert(e.0, e.1) {
+                Ok(()) => inserted.push(e),
+                Err(IndexError::Device(flashix::device::DeviceError::Full { .. })) => {
+                    full = true;
+                    break;
+                }
+                Err(other) => panic!("{name}: op {i}: {other}"),
+            }
+        }
+        assert!(full, "{name}: the device never filled");
+        inserted.sort_unstable();
+        let mut out = Vec::new();
+        t.range(0, u64::MAX, &mut out).unwrap();
+        assert_eq!(out, inserted, "{name}: entries lost at the full device");
+    }
+}

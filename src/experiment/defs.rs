@@ -153,7 +153,7 @@ fn lat_fig6() -> Experiment {
             rank("IPL: rank (better than Basic Delta)", "IPL", 4.0),
             rank("Basic Delta: rank (the worst)", "Basic Delta", 5.0),
         ],
-        notes: "Fig. 6 prints no numbers; the text orders the schemes (B+-tree best, then Consolidation, BFTL, IPL, Basic Delta worst), which the ranks encode at q = 25%. Our nodes are 12f + 16 bytes where the paper's are 6f + 4, so IPL's fanout-84 node (1,024 bytes) takes a 3-page slot (5 nodes per erase block) where the paper's 508-byte node fits one page; the schemes over the FTL also pay whole-page programs, while the node log and IPL on the raw chip program only the bytes they hold. Our delta records carry the child pointer of a separator and an operation byte (17 bytes with 4-byte keys and pointers).",
+        notes: "Fig. 6 prints no numbers; the text orders the schemes (B+-tree best, then Consolidation, BFTL, IPL, Basic Delta worst), which the ranks encode at q = 25%. Our nodes are 12f + 16 bytes where the paper's are 6f + 4, so IPL's fanout-84 node (1,024 bytes) takes a 3-page slot (5 nodes per erase block) where the paper's 508-byte node fits one page; the schemes over the FTL also pay whole-page programs, while the node log and IPL on the raw chip program only the bytes they hold. Our delta records carry the child pointer of a separator and an operation byte (17 bytes with 4-byte keys and pointers), while BFTL's index units are the 24 bytes bftl.md §4 needs for Λ = 20, and BFTL rewrites a split node as fanout − 1 units and compacts any node whose list passes C = 3; §6.1 does not say how its BFTL sized units or C, and it ranks BFTL above IPL and Basic Delta.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

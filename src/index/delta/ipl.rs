@@ -133,6 +133,10 @@ pub struct IplStore {
     meta_next: u64,
     slot_buf: Vec<u8>,
     page_buf: Vec<u8>,
+    /// A whole page for programs of fewer bytes over logical pages.
+    pad_buf: Vec<u8>,
+    /// Delta lists of written log buffers, reused by the next ones.
+    spare_lists: Vec<Vec<Delta>>,
     scratch: Node,
     counters: Counters,
 }
@@ -226,6 +230,8 @@ impl IplStore {
             meta_next: 0,
             slot_buf: vec![0u8; node_pages as usize * page_size],
             page_buf: vec![0u8; page_size],
+            pad_buf: vec![0xFFu8; page_size],
+            spare_lists: Vec::new(),
             scratch: Node::default(),
             counters: Counters::default(),
         };
@@ -252,9 +258,10 @@ impl IplStore {
                 if data.len() == self.page_size {
                     d.write(page, 0, data)?
                 } else {
-                    let mut full = vec![0xFFu8; self.page_size];
+                    let full = &mut self.pad_buf;
                     full[..data.len()].copy_from_slice(data);
-                    d.write(page, 0, &full)?
+                    full[data.len()..].fill(0xFF);
+                    d.write(page, 0, full)?
                 }
             }
         }
@@ -489,7 +496,8 @@ impl IplStore {
         self.counters.log_sectors_written += 1;
         self.units[unit as usize].log_used += 1;
         self.places[id as usize].logs.push(log);
-        self.buffers.swap_remove(b);
+        let written = self.buffers.swap_remove(b);
+        self.spare_lists.push(written.deltas);
         Ok(())
     }
 
@@ -505,9 +513,14 @@ impl IplStore {
                         .unwrap_or(0);
                     self.flush_buffer(oldest)?;
                 }
+                let mut deltas = self
+                    .spare_lists
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(self.log_capacity));
+                deltas.clear();
                 self.buffers.push(LogBuffer {
                     id,
-                    deltas: Vec::with_capacity(self.log_capacity),
+                    deltas,
                     tick: 0,
                 });
                 self.buffers.len() - 1

@@ -239,7 +239,8 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
         ("ipl", Storage::Pages(Box::new(RamDisk::new(512, 32 * 6)))),
         ("ipl", raw(6)),
     ] {
-        let mut t = registry::create(name, storage, 4096, Params::parse(["fanout=8"]).unwrap()).unwrap();
+        let mut t =
+            registry::create(name, storage, 4096, Params::parse(["fanout=8"]).unwrap()).unwrap();
         let mut inserted = Vec::new();
         let mut full = false;
         for i in 0..100_000u64 {

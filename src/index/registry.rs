@@ -28,7 +28,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: "bftl",
             description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
-            params: "fanout=N | node_bytes=N, reservation_buffer=60, compaction_c=3, cached_levels=2, key_bytes=4|8, value_bytes=4|8",
+            params: "fanout=N | node_bytes=N, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
             name: delta::BASIC_DELTA,

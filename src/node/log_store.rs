@@ -461,10 +461,7 @@ impl NodeStore for LogNodeStore {
         self.active = active;
         self.head_page = head;
         self.generation_seen = meta.generation;
-        self.ids = IdAllocator {
-            next_id: meta.next_id,
-            free: Vec::new(),
-        };
+        self.ids = IdAllocator::starting_at(meta.next_id);
         self.meta_next = page + 1;
         self.rebuild_table()?;
         Ok(Some(meta))

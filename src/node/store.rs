@@ -221,6 +221,15 @@ pub(crate) struct IdAllocator {
 }
 
 impl IdAllocator {
+    /// Ids from `next_id` on are fresh; none is free yet (a reopened store,
+    /// before the tree rebuilds its free list).
+    pub(crate) fn starting_at(next_id: NodeId) -> Self {
+        IdAllocator {
+            next_id,
+            free: Vec::new(),
+        }
+    }
+
     /// A freed id, else a fresh one if `fresh_ok(id)` accepts it.
     pub(crate) fn allocate(
         &mut self,

@@ -767,10 +767,7 @@ impl NodeStore for BftlStore {
             self.dev().trim(l)?;
             self.free_lbas.push(l);
         }
-        self.ids = IdAllocator {
-            next_id: meta.next_id,
-            free: Vec::new(),
-        };
+        self.ids = IdAllocator::starting_at(meta.next_id);
         Ok(Some(meta))
     }
 

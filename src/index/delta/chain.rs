@@ -594,10 +594,7 @@ impl NodeStore for DeltaChainStore {
         self.seq = seq;
         self.head_used = delta::start_page(&mut self.head, seq);
         self.rebuild(meta.next_id)?;
-        self.ids = IdAllocator {
-            next_id: meta.next_id,
-            free: Vec::new(),
-        };
+        self.ids = IdAllocator::starting_at(meta.next_id);
         Ok(Some(meta))
     }
 

@@ -825,10 +825,7 @@ impl NodeStore for IplStore {
         self.seq = seq;
         self.meta_next = page + 1;
         self.rebuild(meta.next_id)?;
-        self.ids = IdAllocator {
-            next_id: meta.next_id,
-            free: Vec::new(),
-        };
+        self.ids = IdAllocator::starting_at(meta.next_id);
         Ok(Some(meta))
     }
 

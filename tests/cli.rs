@@ -293,6 +293,7 @@ fn compare_and_list_run() {
         "btree:cache=none",
         "btree:cache=lru",
         "btree:cache=mlru",
+        "mbtree",
         "basic-delta",
         "flashdb",
         "ipl",
@@ -306,8 +307,9 @@ fn compare_and_list_run() {
     }
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
-    // The B+-tree once per cache, then bftl, basic-delta, flashdb, ipl.
-    assert_eq!(json.as_array().unwrap().len(), 7);
+    // The B+-tree once per cache, then bftl, mbtree, basic-delta, flashdb,
+    // ipl.
+    assert_eq!(json.as_array().unwrap().len(), 8);
     let out = flashix(&["list"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()

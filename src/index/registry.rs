@@ -7,6 +7,7 @@ use crate::device::Storage;
 use super::bftl::Bftl;
 use super::btree::BTree;
 use super::delta;
+use super::mbtree::MbTree;
 use super::{Index, IndexError, Params, Result};
 
 /// What `flashix list` shows of an index.
@@ -29,6 +30,11 @@ pub fn list() -> Vec<IndexInfo> {
             name: "bftl",
             description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
             params: "fanout=N | node_bytes=N, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
+            name: super::mbtree::NAME,
+            description: "MB-Tree: batch processing buffer with Unique Path Search, leaf nodes of an LNH (OIDs, KIVs) and L leaf pages with best-fit placement, adaptive leaf size, modified LRU buffer (mb-tree.md §4)",
+            params: "lru_share=0.4, lnh=true|false, kiv=true|false, fei=true|false, leaf_pages=4, max_leaf_pages=16, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
             name: delta::BASIC_DELTA,
@@ -66,6 +72,7 @@ pub fn create(
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
+        super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
             storage,
@@ -93,6 +100,7 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
+        super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,
             storage,

@@ -61,6 +61,18 @@ impl Node {
         self.next = NO_NODE;
     }
 
+    /// Splits an overfull internal node: the upper half of its children and
+    /// separators move to `right` (cleared first), and the separator between
+    /// the halves, which goes up to the parent, is returned (`None` for a
+    /// node without separators).
+    pub fn split_internal(&mut self, right: &mut Node) -> Option<(u64, u64)> {
+        right.clear(self.level);
+        let mid = self.children.len() / 2;
+        right.children.extend(self.children.drain(mid..));
+        right.entries.extend(self.entries.drain(mid..));
+        self.entries.pop()
+    }
+
     /// Index of the child whose range holds `entry` (invariant 2).
     pub fn child_slot(&self, entry: (u64, u64)) -> usize {
         self.entries.partition_point(|s| *s <= entry)

@@ -40,6 +40,10 @@ pub enum PageKind {
     /// A page of node records: base node images and deltas
     /// ([`super::delta`]).
     NodeRecords = 4,
+    /// An MB-Tree Leaf Node Header.
+    LeafHeader = 5,
+    /// An MB-Tree leaf page.
+    LeafPage = 6,
 }
 
 impl PageKind {
@@ -49,6 +53,8 @@ impl PageKind {
             2 => Some(PageKind::TreeNode),
             3 => Some(PageKind::IndexUnits),
             4 => Some(PageKind::NodeRecords),
+            5 => Some(PageKind::LeafHeader),
+            6 => Some(PageKind::LeafPage),
             _ => None,
         }
     }

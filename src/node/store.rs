@@ -213,6 +213,46 @@ pub trait NodeStore {
     }
 }
 
+/// The ids below `next_id` that no path from `root` (a tree of `height`
+/// levels) reaches, in decreasing order: a tree's free list, rebuilt on open
+/// (invariant 2). `children(id, level, out)` appends the children of the
+/// internal node `id` at `level`; leaves are never read.
+pub(crate) fn unreachable_ids(
+    next_id: NodeId,
+    root: NodeId,
+    height: u8,
+    mut children: impl FnMut(NodeId, u8, &mut Vec<NodeId>) -> Result<(), IndexError>,
+) -> Result<Vec<NodeId>, IndexError> {
+    let next = next_id as usize;
+    let mut reachable = vec![false; next];
+    let mut stack = vec![(root, height.saturating_sub(1))];
+    let mut kids = Vec::new();
+    while let Some((id, level)) = stack.pop() {
+        let slot = reachable
+            .get_mut(id as usize)
+            .ok_or_else(|| IndexError::Corrupt {
+                page: 0,
+                detail: format!("node id {id} beyond next id {next}"),
+            })?;
+        if *slot {
+            return Err(IndexError::Corrupt {
+                page: 0,
+                detail: format!("node {id} is reachable twice"),
+            });
+        }
+        *slot = true;
+        if level > 0 {
+            kids.clear();
+            children(id, level, &mut kids)?;
+            stack.extend(kids.iter().map(|&c| (c, level - 1)));
+        }
+    }
+    Ok((0..next_id)
+        .filter(|&i| !reachable[i as usize])
+        .rev()
+        .collect())
+}
+
 /// Node ids: the next fresh id and the freed ones, shared by every store.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IdAllocator {

@@ -41,6 +41,8 @@ pub enum KeyDist {
     Ascending,
     Rs(f64),
     Zipf(f64),
+    /// Keys taken in order from a sequence (the DNA workload's 16-mers).
+    Sequence(super::dna::DnaKeys),
 }
 
 /// Operation weights (normalised when used).
@@ -173,6 +175,14 @@ impl WorkloadSpec {
                 self.key_min, self.key_max
             )));
         }
+        if let KeyDist::Sequence(d) = &self.dist {
+            if d.keys.is_empty() {
+                return Err(WorkloadError::Config(format!(
+                    "{} holds no 16-base substring of A, C, G and T",
+                    d.source
+                )));
+            }
+        }
         let m = self.mix;
         if m.insert + m.search + m.delete + m.update + m.range <= 0.0 {
             return Err(WorkloadError::Config(
@@ -184,11 +194,17 @@ impl WorkloadSpec {
 
     /// One line describing the workload, for reports.
     pub fn describe(&self) -> String {
-        let dist = match self.dist {
+        let dist = match &self.dist {
             KeyDist::Uniform => "uniform".to_string(),
             KeyDist::Ascending => "ascending".to_string(),
             KeyDist::Rs(rs) => format!("rs={rs}"),
             KeyDist::Zipf(s) => format!("zipf s={s}"),
+            KeyDist::Sequence(d) => format!(
+                "16-mers of the DNA in {} ({} records, {} keys read)",
+                d.source,
+                d.records,
+                d.keys.len()
+            ),
         };
         let m = self.mix;
         format!(
@@ -238,6 +254,8 @@ pub struct Generator {
     search_after: bool,
     remaining: u64,
     next_ascending: u64,
+    /// Position in a `Sequence` distribution.
+    next_in_sequence: usize,
     next_value: u64,
     max_value: u64,
     live: Vec<(u64, u64)>,
@@ -268,6 +286,7 @@ impl Generator {
             search_after: spec.search_after,
             remaining: spec.ops,
             next_ascending: spec.key_min,
+            next_in_sequence: 0,
             next_value: 0,
             max_value: u32::MAX as u64,
             live: Vec::new(),
@@ -289,6 +308,7 @@ impl Generator {
         let mut g = Generator::new(spec, spec.seed)?;
         g.live = self.live;
         g.next_ascending = self.next_ascending;
+        g.next_in_sequence = self.next_in_sequence;
         g.next_value = self.next_value;
         g.max_value = self.max_value;
         Ok(g)
@@ -332,6 +352,13 @@ impl Generator {
                     .map(|z| z.sample(&mut self.rng))
                     .unwrap_or(1.0);
                 (self.key_min + (z as u64).saturating_sub(1)).min(self.key_max)
+            }
+            KeyDist::Sequence(ref d) => {
+                // `preset::build` loaded as many keys as the workload
+                // inserts at most, so this never wraps within a run.
+                let k = d.keys[self.next_in_sequence % d.keys.len()];
+                self.next_in_sequence += 1;
+                k as u64
             }
         }
     }

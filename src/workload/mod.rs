@@ -6,6 +6,8 @@
 //! * [`preset`]: named workloads from the papers, overridable with
 //!   `--workload-set K=V`.
 //! * [`trace`]: trace files, streamed line by line in constant memory.
+//! * [`dna`]: the MB-Tree paper's DNA workload from any FASTA file
+//!   (`--workload dna:FILE`).
 //!
 //! Invariants:
 //! 1. The same spec and seed give the same operations on every run and
@@ -13,6 +15,7 @@
 //! 2. Deletes and updates a generator emits target live entries; inserted
 //!    values are unique, so repeated keys are distinct entries.
 
+pub mod dna;
 pub mod generator;
 pub mod preset;
 pub mod trace;

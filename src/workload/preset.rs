@@ -150,14 +150,16 @@ pub fn build(
     ops: Option<u64>,
     seed: u64,
 ) -> Result<WorkloadSpec, WorkloadError> {
+    let dna = name.strip_prefix("dna:");
+    let preset = if dna.is_some() { "mbtree" } else { name };
     let mut spec = presets()
         .into_iter()
-        .find(|p| p.name == name)
+        .find(|p| p.name == preset)
         .map(|p| p.spec)
         .ok_or_else(|| {
             let names: Vec<&str> = presets().iter().map(|p| p.name).collect();
             WorkloadError::Config(format!(
-                "unknown workload preset `{name}`; known: {}",
+                "unknown workload preset `{name}`; known: {}, dna:FILE",
                 names.join(", ")
             ))
         })?;
@@ -171,6 +173,22 @@ pub fn build(
         spec.ops = o;
     }
     spec.seed = seed;
+    if let Some(path) = dna {
+        // §6: "the integers were inserted according to the corresponding
+        // DNA sequences' order"; read as many as the run can insert.
+        let need = spec.preload.saturating_add(spec.ops);
+        let keys = super::dna::load(std::path::Path::new(path), need)?;
+        if (keys.keys.len() as u64) < need {
+            return Err(WorkloadError::Config(format!(
+                "{path} holds {} 16-base substrings; the workload inserts up to {need}",
+                keys.keys.len()
+            )));
+        }
+        spec.name = format!("dna:{}", keys.source);
+        spec.key_min = 0;
+        spec.key_max = u32::MAX as u64;
+        spec.dist = super::generator::KeyDist::Sequence(keys);
+    }
     spec.validate()?;
     Ok(spec)
 }

@@ -304,26 +304,14 @@ impl BTree {
     /// Invariant 2 of the store: every id below `next_id` not reachable
     /// from the root is free. Only internal nodes are read.
     fn rebuild_free_list(&mut self) -> Result<()> {
-        let next = self.meta.next_id as usize;
-        let mut reachable = vec![false; next];
-        let mut stack = vec![(self.meta.root, self.meta.height - 1)];
         let mut node = self.blank(0);
-        while let Some((id, level)) = stack.pop() {
-            let slot = reachable
-                .get_mut(id as usize)
-                .ok_or_else(|| IndexError::Corrupt {
-                    page: 0,
-                    detail: format!("node id {id} beyond next id {next}"),
-                })?;
-            if *slot {
-                return Err(IndexError::Corrupt {
-                    page: 0,
-                    detail: format!("node {id} is reachable twice"),
-                });
-            }
-            *slot = true;
-            if level > 0 {
-                self.store.read_node(id, &mut node)?;
+        let store = &mut self.store;
+        let free = crate::node::store::unreachable_ids(
+            self.meta.next_id,
+            self.meta.root,
+            self.meta.height,
+            |id, level, children| {
+                store.read_node(id, &mut node)?;
                 if node.level != level {
                     return Err(IndexError::Corrupt {
                         page: 0,
@@ -333,15 +321,12 @@ impl BTree {
                         ),
                     });
                 }
-                stack.extend(node.children.iter().map(|&c| (c, level - 1)));
-            }
-        }
+                children.extend_from_slice(&node.children);
+                Ok(())
+            },
+        );
         self.recycle(node);
-        let free = (0..next as NodeId)
-            .filter(|&i| !reachable[i as usize])
-            .rev()
-            .collect();
-        self.store.restore_allocation(self.meta.next_id, free);
+        self.store.restore_allocation(self.meta.next_id, free?);
         Ok(())
     }
 
@@ -529,10 +514,7 @@ impl BTree {
         // Invariant 4 guaranteed this allocation.
         let new_id = self.store.allocate()?;
         let mut right = self.blank(node.level);
-        let mid = node.children.len() / 2;
-        right.children.extend(node.children.drain(mid..));
-        right.entries.extend(node.entries.drain(mid..));
-        let up = node.entries.pop().ok_or_else(|| {
+        let up = node.split_internal(&mut right).ok_or_else(|| {
             IndexError::Config("internal split of a node without separators".into())
         })?;
         self.finish_split((id, node, cached), (new_id, right), up)

@@ -1,0 +1,1196 @@
+//! `mbtree`: the MB-Tree of Kim, Whang and Song (`mb-tree.md` §4).
+//!
+//! * **Batch Processing Buffer** (§4.2): inserts and deletes become task
+//!   entries (TEs: an entry and a flag I/D; an update is D then I) kept
+//!   sorted by key, then creation time. On input an identical TE is not
+//!   stored, and a D whose entry matches a stored TE removes that TE and is
+//!   not stored (§4.2.2). Searches look in the BPB first (Algorithm 5).
+//! * **Unique Path Search** (§4.2.4, Algorithm 1): when the BPB is full, one
+//!   path is walked from the root, at each level into the child whose key
+//!   range holds the most TEs; the TEs of the leaf reached are the FTES,
+//!   applied deletes first, then inserts, and removed from the BPB. Only the
+//!   nodes of that one path are held.
+//! * **Leaf nodes** ([`leaf`]): a Leaf Node Header page ([`lnh`]) followed
+//!   by L leaf pages; inserts go into free slots by best fit, rewritten
+//!   pages are sorted locally, the header is rebuilt (Algorithm 2) and a
+//!   search reads the header and then only the pages of the key's KIV
+//!   interval (Algorithm 3).
+//! * **Splits and leaf size** (§4.5): a full leaf node is split evenly (into
+//!   more than two when one FTES overfills even two); at a split the leaf
+//!   size grows by a page when space usage was above 70% and the KIV
+//!   interval was 1, and shrinks by a page when the interval was above 1.
+//! * **Modified LRU buffer** (§4.7): the shared [`NodeCache`] with the `mlru`
+//!   policy holds internal nodes, in `lru_share` of the memory (default
+//!   40%, §6); the rest is the BPB.
+//!
+//! Variants (§5.3, §6.4): `lnh=false` (fixed `leaf_pages`, entries sorted
+//! across the pages, binary search over pages), `kiv=false` (uncompacted
+//! OIDs, pseudo-binary search), `fei=true` (Free Entry Indicator: deletes
+//! flip header bits).
+//!
+//! Parameters: `lru_share`, `lnh`, `kiv`, `fei`, `leaf_pages` (the fixed
+//! size without the LNH, the starting size with it; default 4),
+//! `max_leaf_pages` (default 16), `key_bytes`, `value_bytes`.
+//!
+//! On-flash format (logical pages): page 0 is the superblock
+//! ([`TreeMeta`], then the variant flags, the leaf sizes and the count of
+//! leaf nodes of each size). Node `n` owns pages `1 + n·R .. 1 + (n+1)·R`,
+//! `R = 1 + max_leaf_pages`: an internal node is a one-page node image
+//! ([`crate::node::codec`]) in its first page; a leaf node is its header in
+//! the first page and its leaf pages after it, contiguous as §4.1 draws
+//! them (pages a node does not use are never written, or trimmed when it
+//! shrinks).
+//!
+//! Memory: `memory_bytes` = the cached internal nodes at a page each + the
+//! BPB's capacity in TEs (entry + flag byte) + 64 bytes of metadata; the
+//! nodes of the one path a flush or search holds are transient.
+//!
+//! Deviations (also in `docs/DEVIATIONS.md`): a KIV is the largest key of
+//! its interval (as §4.4.1 says; Algorithm 2's step 7 names the first); a
+//! leaf node emptied by deletes stays in the tree (the paper describes no
+//! merge); `delete` searches the tree when the BPB cannot tell whether the
+//! pair is there, since the `Index` trait answers exactly.
+//!
+//! Invariants:
+//! 1. The index's content is the tree's entries with the BPB's TEs applied
+//!    in (entry, creation) order.
+//! 2. Internal nodes are B+-tree nodes over (key, value) separators; every
+//!    leaf node's entries lie in its parent's range for it.
+//! 3. The BPB holds at most `bpb_capacity` TEs after every operation.
+
+pub mod leaf;
+pub mod lnh;
+
+use std::collections::BTreeMap;
+
+use crate::device::{BlockDevice, DeviceError, Storage};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::page::FRAME_HEADER;
+use crate::node::store::{unreachable_ids, IdAllocator, META_BYTES};
+use crate::node::{CachePolicy, Evicted, Node, NodeCache, NodeId, NodeLayout, TreeMeta, NO_NODE};
+
+use leaf::{decode_page, encode_page, slots_per_page, Leaf};
+use lnh::Lnh;
+
+/// Name in the registry.
+pub const NAME: &str = "mbtree";
+const META_MEMORY: usize = 64;
+/// Bytes of a task entry in the BPB beyond the entry: the flag.
+const TE_FLAG_BYTES: usize = 1;
+
+/// The variant and sizes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MbOptions {
+    pub format: EntryFormat,
+    pub lru_share: f64,
+    pub lnh: bool,
+    pub kiv: bool,
+    pub fei: bool,
+    pub leaf_pages: u8,
+    pub max_leaf_pages: u8,
+}
+
+impl MbOptions {
+    pub fn from_params(params: &mut Params) -> Result<Self> {
+        let format = EntryFormat::from_params(params)?;
+        let o = MbOptions {
+            format,
+            lru_share: params.get("lru_share", 0.4f64)?,
+            lnh: params.get("lnh", true)?,
+            kiv: params.get("kiv", true)?,
+            fei: params.get("fei", false)?,
+            leaf_pages: params.get("leaf_pages", 4u8)?,
+            max_leaf_pages: params.get("max_leaf_pages", 16u8)?,
+        };
+        params.finish(NAME)?;
+        if !(0.0..1.0).contains(&o.lru_share) {
+            return Err(IndexError::Config(format!(
+                "lru_share must be in [0, 1) (the rest is the BPB), got {}",
+                o.lru_share
+            )));
+        }
+        if o.max_leaf_pages == 0 || o.max_leaf_pages > 64 {
+            return Err(IndexError::Config("max_leaf_pages must be 1..=64".into()));
+        }
+        if o.leaf_pages == 0 || o.leaf_pages > o.max_leaf_pages {
+            return Err(IndexError::Config(format!(
+                "leaf_pages must be 1..={} (max_leaf_pages)",
+                o.max_leaf_pages
+            )));
+        }
+        if !o.lnh && (o.fei || !o.kiv) {
+            return Err(IndexError::Config(
+                "kiv=false and fei=true change the leaf node header; they need lnh=true".into(),
+            ));
+        }
+        Ok(o)
+    }
+
+    fn flags(&self) -> u8 {
+        u8::from(self.lnh) | u8::from(self.kiv) << 1 | u8::from(self.fei) << 2
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    flushes: u64,
+    ftes_total: u64,
+    leaf_splits: u64,
+    internal_splits: u64,
+    grows: u64,
+    shrinks: u64,
+}
+
+/// The MB-Tree.
+pub struct MbTree {
+    storage: Storage,
+    opts: MbOptions,
+    page_size: usize,
+    slots: usize,
+    layout: NodeLayout,
+    region: u64,
+    capacity_pages: u64,
+    meta: TreeMeta,
+    ids: IdAllocator,
+    cache: NodeCache,
+    evicted: Vec<Evicted>,
+    /// Task entries: (key, value, creation) → insert?
+    bpb: BTreeMap<(u64, u64, u64), bool>,
+    bpb_capacity: usize,
+    created: u64,
+    /// Leaf nodes of each size (index = leaf pages).
+    leaf_sizes: Vec<u64>,
+    page_buf: Vec<u8>,
+    budget: usize,
+    counters: Counters,
+}
+
+/// A node of the path a flush walks: (id, node, was cached, dirty, child
+/// slot taken).
+type PathNode = (NodeId, Node, bool, bool, usize);
+
+impl MbTree {
+    fn check_storage(storage: &Storage) -> Result<(usize, u64)> {
+        match storage {
+            Storage::Pages(d) => Ok((d.page_size(), d.capacity_pages())),
+            Storage::Raw(_) => Err(IndexError::Config(
+                "mbtree writes leaf nodes in place and needs an FTL profile or file:PATH, not raw:"
+                    .into(),
+            )),
+        }
+    }
+
+    fn assemble(storage: Storage, memory: usize, opts: MbOptions, meta: TreeMeta) -> Result<Self> {
+        let (page_size, capacity_pages) = Self::check_storage(&storage)?;
+        let layout = NodeLayout::with_node_bytes(opts.format, page_size)?;
+        let slots = slots_per_page(page_size, opts.format);
+        if slots < 2 {
+            return Err(IndexError::Config(format!(
+                "a {page_size}-byte page holds fewer than two entries"
+            )));
+        }
+        let lru = (memory as f64 * opts.lru_share) as usize;
+        let te = opts.format.entry_bytes() + TE_FLAG_BYTES;
+        let bpb_capacity = memory.saturating_sub(lru + META_MEMORY) / te;
+        if bpb_capacity == 0 {
+            return Err(IndexError::BudgetTooSmall {
+                needed: lru + META_MEMORY + te,
+                given: memory,
+                what: "one task entry in the BPB beside the LRU buffer's share".into(),
+            });
+        }
+        Ok(MbTree {
+            storage,
+            opts,
+            page_size,
+            slots,
+            layout,
+            region: 1 + opts.max_leaf_pages as u64,
+            capacity_pages,
+            meta,
+            ids: IdAllocator::default(),
+            cache: NodeCache::new(CachePolicy::ModifiedLru, lru / page_size),
+            evicted: Vec::new(),
+            bpb: BTreeMap::new(),
+            bpb_capacity,
+            created: 0,
+            leaf_sizes: vec![0; opts.max_leaf_pages as usize + 1],
+            page_buf: vec![0u8; page_size],
+            budget: memory,
+            counters: Counters::default(),
+        })
+    }
+
+    /// A new, empty MB-Tree on `storage`.
+    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let opts = MbOptions::from_params(&mut params)?;
+        let meta = TreeMeta {
+            index: NAME.to_string(),
+            format: opts.format,
+            node_bytes: storage.page_size() as u32,
+            root: 0,
+            height: 1,
+            next_id: 0,
+            entries: 0,
+            generation: 0,
+        };
+        let mut t = Self::assemble(storage, memory, opts, meta)?;
+        let root = t.allocate()?;
+        t.meta.root = root;
+        let size = t.opts.leaf_pages as usize;
+        let leaf = Leaf::empty(size, t.opts.fei);
+        t.write_leaf(root, &leaf)?;
+        t.leaf_sizes[size] += 1;
+        t.store_meta()?;
+        Ok(t)
+    }
+
+    /// Reopens the MB-Tree `flush` left on `storage`.
+    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let opts = MbOptions::from_params(&mut params)?;
+        let probe = TreeMeta {
+            index: NAME.to_string(),
+            format: opts.format,
+            node_bytes: storage.page_size() as u32,
+            root: 0,
+            height: 1,
+            next_id: 1,
+            entries: 0,
+            generation: 0,
+        };
+        let mut t = Self::assemble(storage, memory, opts, probe)?;
+        let mut buf = std::mem::take(&mut t.page_buf);
+        let r = t.dev().read(0, 0, &mut buf);
+        t.page_buf = buf;
+        r?;
+        let sizes = t.leaf_sizes.len();
+        let (meta, state) = TreeMeta::open_superblock(&t.page_buf, 0, 3 + 4 * sizes)?
+            .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
+        if meta.index != NAME {
+            return Err(IndexError::NoIndex(format!(
+                "the device holds a `{}` index, not `{NAME}`",
+                meta.index
+            )));
+        }
+        if state[0] != opts.flags()
+            || state[1] != opts.leaf_pages
+            || state[2] != opts.max_leaf_pages
+        {
+            return Err(IndexError::Config(
+                "the MB-Tree on the device was made with other lnh/kiv/fei/leaf_pages/\
+                 max_leaf_pages settings; reopen it with the same ones"
+                    .into(),
+            ));
+        }
+        for (i, c) in state[3..].chunks(4).enumerate() {
+            t.leaf_sizes[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
+        }
+        t.meta = meta;
+        let free = {
+            let layout = t.layout;
+            let (next, root, height) = (t.meta.next_id, t.meta.root, t.meta.height);
+            let mut node = Node::default();
+            let mut page = vec![0u8; t.page_size];
+            let region = t.region;
+            let dev = t.dev();
+            unreachable_ids(next, root, height, |id, level, children| {
+                let lba = 1 + id as u64 * region;
+                dev.read(lba, 0, &mut page)?;
+                layout.decode(&page, lba, &mut node)?;
+                if node.level != level {
+                    return Err(IndexError::Corrupt {
+                        page: lba,
+                        detail: format!(
+                            "node {id} has level {} where {level} was expected",
+                            node.level
+                        ),
+                    });
+                }
+                children.extend_from_slice(&node.children);
+                Ok(())
+            })?
+        };
+        t.ids = IdAllocator {
+            next_id: t.meta.next_id,
+            free,
+        };
+        Ok(t)
+    }
+
+    fn dev(&mut self) -> &mut dyn BlockDevice {
+        match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `assemble` refuses raw storage.
+            Storage::Raw(_) => unreachable!("MbTree is built only on Storage::Pages"),
+        }
+    }
+
+    fn base(&self, id: NodeId) -> u64 {
+        1 + id as u64 * self.region
+    }
+
+    fn allocate(&mut self) -> Result<NodeId> {
+        let (region, capacity) = (self.region, self.capacity_pages);
+        let id = self.ids.allocate(|id| {
+            let end = 1 + (id as u64 + 1) * region;
+            if end > capacity {
+                return Err(IndexError::Device(DeviceError::Full {
+                    detail: format!(
+                        "node {id} would need logical pages up to {end}; the device has {capacity}"
+                    ),
+                }));
+            }
+            Ok(())
+        })?;
+        self.meta.next_id = self.ids.next_id;
+        Ok(id)
+    }
+
+    fn can_allocate(&self, n: usize) -> bool {
+        let fresh = self
+            .capacity_pages
+            .saturating_sub(self.base(self.ids.next_id))
+            / self.region;
+        self.ids.can_allocate(n, fresh)
+    }
+
+    fn store_meta(&mut self) -> Result<()> {
+        self.meta.generation += 1;
+        let mut state = vec![
+            self.opts.flags(),
+            self.opts.leaf_pages,
+            self.opts.max_leaf_pages,
+        ];
+        for &c in &self.leaf_sizes {
+            state.extend_from_slice(&(c.min(u32::MAX as u64) as u32).to_le_bytes());
+        }
+        let mut buf = vec![0u8; self.page_size];
+        if FRAME_HEADER + META_BYTES + state.len() > self.page_size {
+            return Err(IndexError::Config(
+                "max_leaf_pages is too large for the superblock page".into(),
+            ));
+        }
+        self.meta.seal_superblock(&state, &mut buf);
+        self.dev().write(0, 0, &buf)?;
+        Ok(())
+    }
+
+    // ---- internal nodes --------------------------------------------------
+
+    fn read_internal(&mut self, id: NodeId) -> Result<Node> {
+        let lba = self.base(id);
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let r = self.dev().read(lba, 0, &mut buf);
+        let mut node = Node::default();
+        let r = r
+            .map_err(IndexError::from)
+            .and_then(|()| self.layout.decode(&buf, lba, &mut node));
+        self.page_buf = buf;
+        r?;
+        Ok(node)
+    }
+
+    fn write_internal(&mut self, id: NodeId, node: &Node) -> Result<()> {
+        let lba = self.base(id);
+        let mut buf = std::mem::take(&mut self.page_buf);
+        self.layout.encode(node, &mut buf);
+        let r = self.dev().write(lba, 0, &buf);
+        self.page_buf = buf;
+        Ok(r?)
+    }
+
+    /// Node `id` from the cache or flash: (node, cached, dirty).
+    fn fetch(&mut self, id: NodeId) -> Result<(Node, bool, bool)> {
+        if let Some((node, dirty)) = self.cache.take(id) {
+            return Ok((node, true, dirty));
+        }
+        Ok((self.read_internal(id)?, false, false))
+    }
+
+    /// A node only read goes back (the mlru policy refreshes it if cached
+    /// and never inserts it).
+    fn release(&mut self, id: NodeId, node: Node, cached: bool, dirty: bool) -> Result<()> {
+        let mut ev = std::mem::take(&mut self.evicted);
+        self.cache.after_read(id, node, cached, dirty, &mut ev);
+        self.evicted = ev;
+        self.write_evicted()
+    }
+
+    /// An updated node: kept dirty if cached, else written and offered to
+    /// the cache (§4.7).
+    fn commit(&mut self, id: NodeId, node: Node, cached: bool) -> Result<()> {
+        let mut ev = std::mem::take(&mut self.evicted);
+        if cached {
+            self.cache.after_update_hit(id, node, &mut ev);
+        } else {
+            let written = self.write_internal(id, &node);
+            if written.is_ok() {
+                self.cache.after_update_miss(id, node, &mut ev);
+            }
+            self.evicted = ev;
+            written?;
+            return self.write_evicted();
+        }
+        self.evicted = ev;
+        self.write_evicted()
+    }
+
+    fn write_evicted(&mut self) -> Result<()> {
+        let mut result = Ok(());
+        while let Some(e) = self.evicted.pop() {
+            if e.dirty && result.is_ok() {
+                result = self.write_internal(e.id, &e.node);
+            }
+        }
+        result
+    }
+
+    // ---- leaf nodes ------------------------------------------------------
+
+    fn read_page(&mut self, lba: u64, out: &mut Vec<(u64, u64)>) -> Result<NodeId> {
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let r = self.dev().read(lba, 0, &mut buf);
+        let r = r
+            .map_err(IndexError::from)
+            .and_then(|()| decode_page(&buf, lba, self.opts.format, self.slots, out));
+        self.page_buf = buf;
+        r
+    }
+
+    fn read_header(&mut self, id: NodeId) -> Result<Lnh> {
+        let lba = self.base(id);
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let r = self.dev().read(lba, 0, &mut buf);
+        let r = r
+            .map_err(IndexError::from)
+            .and_then(|()| Lnh::decode(&buf, lba, self.slots));
+        self.page_buf = buf;
+        let h = r?;
+        if h.pages > self.opts.max_leaf_pages {
+            return Err(IndexError::Corrupt {
+                page: lba,
+                detail: format!("a leaf node of {} pages", h.pages),
+            });
+        }
+        Ok(h)
+    }
+
+    /// Reads a whole leaf node (header and every leaf page, §4.9's
+    /// `C_r · L` of a flush).
+    fn read_leaf(&mut self, id: NodeId) -> Result<Leaf> {
+        let base = self.base(id);
+        let (pages, next, interval, fei) = if self.opts.lnh {
+            let h = self.read_header(id)?;
+            (h.pages as usize, h.next, h.interval, h.fei)
+        } else {
+            (self.opts.leaf_pages as usize, NO_NODE, 0, Vec::new())
+        };
+        let mut leaf = Leaf::empty(pages, self.opts.fei);
+        leaf.next = next;
+        leaf.interval = interval;
+        leaf.dirty = vec![false; pages];
+        for p in 0..pages {
+            let mut entries = Vec::new();
+            let n = self.read_page(base + 1 + p as u64, &mut entries)?;
+            if !self.opts.lnh && p == 0 {
+                leaf.next = n;
+            }
+            if self.opts.fei {
+                leaf.live[p] = (0..entries.len())
+                    .map(|s| fei.get(p * self.slots + s).copied().unwrap_or(false))
+                    .collect();
+            }
+            leaf.pages[p] = entries;
+        }
+        Ok(leaf)
+    }
+
+    /// Writes a leaf node's changed pages and (with the LNH) its header.
+    fn write_leaf(&mut self, id: NodeId, leaf: &Leaf) -> Result<()> {
+        let base = self.base(id);
+        let header = if self.opts.lnh {
+            Some(
+                leaf.header(self.page_size, self.opts.kiv, self.slots)
+                    .ok_or_else(|| IndexError::Config("leaf node header overflow".into()))?,
+            )
+        } else {
+            None
+        };
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let format = self.opts.format;
+        let mut result = Ok(());
+        for p in 0..leaf.pages.len() {
+            if !leaf.dirty[p] {
+                continue;
+            }
+            let next = if !self.opts.lnh && p == 0 {
+                leaf.next
+            } else {
+                NO_NODE
+            };
+            encode_page(&mut buf, next, &leaf.pages[p], format);
+            result = self.dev().write(base + 1 + p as u64, 0, &buf);
+            if result.is_err() {
+                break;
+            }
+        }
+        if result.is_ok() {
+            if let Some(h) = header {
+                h.encode(&mut buf);
+                result = self.dev().write(base, 0, &buf);
+            }
+        }
+        self.page_buf = buf;
+        Ok(result?)
+    }
+
+    /// Adds the live entries of leaf `id` in `lo ..= hi` (by key) to `out`;
+    /// returns the next leaf to look at, if the range may go on there.
+    fn scan_leaf(
+        &mut self,
+        id: NodeId,
+        lo: u64,
+        hi: u64,
+        out: &mut Vec<(u64, u64)>,
+    ) -> Result<NodeId> {
+        let base = self.base(id);
+        let start = out.len();
+        let mut entries = Vec::new();
+        let (next, largest) = if self.opts.lnh {
+            let h = self.read_header(id)?;
+            if self.opts.kiv {
+                let mut pages = Vec::new();
+                h.pages_for(lo, hi, &mut pages);
+                for &p in &pages {
+                    self.read_page(base + 1 + p as u64, &mut entries)?;
+                    let off = p as usize * self.slots;
+                    for (s, &e) in entries.iter().enumerate() {
+                        let live = !self.opts.fei || h.fei.get(off + s).copied().unwrap_or(false);
+                        if live && e.0 >= lo && e.0 <= hi {
+                            out.push(e);
+                        }
+                    }
+                }
+                (h.next, h.largest())
+            } else {
+                let largest = self.pseudo_binary_scan(id, &h, lo, hi, out)?;
+                (h.next, largest)
+            }
+        } else {
+            self.scan_sorted_pages(id, lo, hi, out)?
+        };
+        out[start..].sort_unstable();
+        let go_on = match largest {
+            Some(k) => k <= hi,
+            None => true,
+        };
+        Ok(if go_on { next } else { NO_NODE })
+    }
+
+    /// §5.3.1: without KIVs, a binary search over the ranks of the entries,
+    /// whose pages the uncompacted OIDs name; each page is read once.
+    fn pseudo_binary_scan(
+        &mut self,
+        id: NodeId,
+        h: &Lnh,
+        lo: u64,
+        hi: u64,
+        out: &mut Vec<(u64, u64)>,
+    ) -> Result<Option<u64>> {
+        let base = self.base(id);
+        let mut pages: Vec<Option<Vec<(u64, u64)>>> = vec![None; h.pages as usize];
+        let n = h.oids.len();
+        // Live entries of page p in key order.
+        let mut entry_at = |t: &mut Self, rank: usize| -> Result<(u64, u64)> {
+            let p = h.oids[rank] as usize;
+            let within = h.oids[..rank].iter().filter(|&&o| o as usize == p).count();
+            if pages[p].is_none() {
+                let mut e = Vec::new();
+                t.read_page(base + 1 + p as u64, &mut e)?;
+                if t.opts.fei {
+                    let off = p * t.slots;
+                    e = e
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(s, _)| h.fei.get(off + s).copied().unwrap_or(false))
+                        .map(|(_, e)| e)
+                        .collect();
+                }
+                pages[p] = Some(e);
+            }
+            pages[p]
+                .as_ref()
+                .and_then(|e| e.get(within).copied())
+                .ok_or_else(|| IndexError::Corrupt {
+                    page: base,
+                    detail: "an OID names more entries than its page holds".into(),
+                })
+        };
+        let (mut a, mut b) = (0, n);
+        while a < b {
+            let mid = (a + b) / 2;
+            if entry_at(self, mid)?.0 < lo {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        let mut largest = None;
+        let mut r = a;
+        while r < n {
+            let e = entry_at(self, r)?;
+            if e.0 > hi {
+                largest = Some(e.0);
+                break;
+            }
+            out.push(e);
+            r += 1;
+        }
+        if r == n && n > 0 {
+            largest = Some(entry_at(self, n - 1)?.0);
+        }
+        Ok(largest)
+    }
+
+    /// Without the LNH: binary search over the leaf's sorted pages, then
+    /// the pages from there on while they hold keys in range.
+    fn scan_sorted_pages(
+        &mut self,
+        id: NodeId,
+        lo: u64,
+        hi: u64,
+        out: &mut Vec<(u64, u64)>,
+    ) -> Result<(NodeId, Option<u64>)> {
+        let base = self.base(id);
+        let pages = self.opts.leaf_pages as usize;
+        let mut seen: Vec<Option<Vec<(u64, u64)>>> = vec![None; pages];
+        let mut next = NO_NODE;
+        let mut page = |t: &mut Self, p: usize| -> Result<Vec<(u64, u64)>> {
+            if seen[p].is_none() {
+                let mut e = Vec::new();
+                let n = t.read_page(base + 1 + p as u64, &mut e)?;
+                if p == 0 {
+                    next = n;
+                }
+                seen[p] = Some(e);
+            }
+            Ok(seen[p].clone().unwrap_or_default())
+        };
+        // The next-leaf link lives on page 0.
+        page(self, 0)?;
+        let (mut a, mut b) = (0, pages);
+        while a < b {
+            let mid = (a + b) / 2;
+            let e = page(self, mid)?;
+            match e.last() {
+                Some(last) if last.0 < lo => a = mid + 1,
+                _ => b = mid,
+            }
+        }
+        let mut largest = None;
+        for p in a..pages {
+            let e = page(self, p)?;
+            if e.is_empty() {
+                break;
+            }
+            out.extend(e.iter().filter(|x| x.0 >= lo && x.0 <= hi));
+            let last = e.last().map(|x| x.0);
+            largest = last;
+            if last.is_some_and(|k| k > hi) {
+                break;
+            }
+        }
+        Ok((next, largest))
+    }
+
+    // ---- the BPB -----------------------------------------------------------
+
+    /// The newest TE of `(key, value)`: Some(true) insert, Some(false)
+    /// delete.
+    fn newest_te(&self, key: u64, value: u64) -> Option<(u64, bool)> {
+        self.bpb
+            .range((key, value, 0)..=(key, value, u64::MAX))
+            .next_back()
+            .map(|(&(_, _, c), &i)| (c, i))
+    }
+
+    /// §4.2.2: stores a TE unless it is redundant.
+    fn put_te(&mut self, key: u64, value: u64, insert: bool) {
+        let newest = self.newest_te(key, value);
+        if newest.is_some_and(|(_, i)| i == insert) {
+            // Identical to a stored TE.
+            return;
+        }
+        self.created += 1;
+        self.bpb.insert((key, value, self.created), insert);
+    }
+
+    /// Applies the BPB's TEs in `lo ..= hi` to `out` (sorted).
+    fn overlay(&self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) {
+        for (&(k, v, _), &insert) in self.bpb.range((lo, 0, 0)..=(hi, u64::MAX, u64::MAX)) {
+            match (out.binary_search(&(k, v)), insert) {
+                (Err(pos), true) => out.insert(pos, (k, v)),
+                (Ok(pos), false) => {
+                    out.remove(pos);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The tree's entries with keys in `lo ..= hi` (without the BPB).
+    fn tree_range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        out.clear();
+        let target = (lo, 0);
+        let mut id = self.meta.root;
+        for _ in 1..self.meta.height {
+            let (node, cached, dirty) = self.fetch(id)?;
+            // Every entry with key `lo` is at or after (lo, 0).
+            let child = node.children[node.child_slot(target)];
+            self.release(id, node, cached, dirty)?;
+            id = child;
+        }
+        while id != NO_NODE {
+            id = self.scan_leaf(id, lo, hi, out)?;
+        }
+        Ok(())
+    }
+
+    // ---- flushing (Algorithm 1, §4.3, §4.5) --------------------------------
+
+    /// One BPB flush: Unique Path Search for the FTES, then its operations
+    /// on the leaf reached.
+    fn flush_ftes(&mut self) -> Result<()> {
+        if self.bpb.is_empty() {
+            return Ok(());
+        }
+        let mut path: Vec<PathNode> = Vec::new();
+        let (mut lo, mut hi): ((u64, u64), Option<(u64, u64)>) = ((0, 0), None);
+        let mut id = self.meta.root;
+        let mut counts = Vec::new();
+        for _ in 1..self.meta.height {
+            let (node, cached, dirty) = match self.fetch(id) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.put_back(path);
+                    return Err(e);
+                }
+            };
+            counts.clear();
+            counts.resize(node.children.len(), 0usize);
+            let upper = hi.map_or((u64::MAX, u64::MAX, u64::MAX), |h| (h.0, h.1, 0));
+            for (&(k, v, _), _) in self.bpb.range((lo.0, lo.1, 0)..upper) {
+                counts[node.child_slot((k, v))] += 1;
+            }
+            // The first child with the most TEs.
+            let best = (0..counts.len())
+                .max_by_key(|&j| (counts[j], std::cmp::Reverse(j)))
+                .unwrap_or(0);
+            if best > 0 {
+                lo = node.entries[best - 1];
+            }
+            if best < node.entries.len() {
+                hi = Some(node.entries[best]);
+            }
+            let child = node.children[best];
+            path.push((id, node, cached, dirty, best));
+            id = child;
+        }
+        let upper = hi.map_or((u64::MAX, u64::MAX, u64::MAX), |h| (h.0, h.1, 0));
+        let ftes: Vec<((u64, u64, u64), bool)> = self
+            .bpb
+            .range((lo.0, lo.1, 0)..upper)
+            .map(|(&k, &i)| (k, i))
+            .collect();
+        for (k, _) in &ftes {
+            self.bpb.remove(k);
+        }
+        match self.apply_ftes(id, &ftes, &mut path) {
+            Ok(()) => {
+                self.counters.flushes += 1;
+                self.counters.ftes_total += ftes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // Nothing of the FTES reached the leaf: keep it buffered.
+                for (k, i) in ftes {
+                    self.bpb.insert(k, i);
+                }
+                self.put_back(path);
+                Err(e)
+            }
+        }
+    }
+
+    /// Returns the path's nodes to the cache unchanged (after an error).
+    fn put_back(&mut self, path: Vec<PathNode>) {
+        for (id, node, cached, dirty, _) in path {
+            let _ = self.release(id, node, cached, dirty);
+        }
+    }
+
+    /// Applies an FTES to leaf `id` (deletes first, §4.2.3), splitting it
+    /// when it overflows, and updates the path above.
+    fn apply_ftes(
+        &mut self,
+        id: NodeId,
+        ftes: &[((u64, u64, u64), bool)],
+        path: &mut Vec<PathNode>,
+    ) -> Result<()> {
+        let mut leaf = self.read_leaf(id)?;
+        let size = leaf.pages.len();
+        let before = leaf.len();
+        let mut deleted = 0u64;
+        for &((k, v, _), insert) in ftes {
+            if !insert && leaf.delete((k, v)) {
+                deleted += 1;
+            }
+        }
+        let mut new: Vec<(u64, u64)> = ftes
+            .iter()
+            .filter(|(_, insert)| *insert)
+            .map(|&((k, v, _), _)| (k, v))
+            .filter(|&e| !leaf.contains(e))
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        let room = size * self.slots;
+        let fits = leaf.len() + new.len() <= room && {
+            if self.opts.lnh {
+                let mut trial = leaf.clone();
+                trial.place_best_fit(&new, self.slots);
+                let ok = trial
+                    .header(self.page_size, self.opts.kiv, self.slots)
+                    .is_some();
+                if ok {
+                    leaf = trial;
+                }
+                ok
+            } else {
+                let mut all = leaf.sorted().into_iter().map(|e| e.0).collect::<Vec<_>>();
+                all.extend_from_slice(&new);
+                all.sort_unstable();
+                leaf.lay_out_sorted(&all, self.slots);
+                true
+            }
+        };
+        let separators = if fits {
+            self.write_leaf(id, &leaf)?;
+            Vec::new()
+        } else {
+            let usage = before as f64 / room as f64;
+            self.split_leaf(id, leaf, &new, usage)?
+        };
+        self.meta.entries = self.meta.entries + new.len() as u64 - deleted;
+        self.update_path(path, separators)
+    }
+
+    /// §4.5: splits leaf `id` evenly (into as many nodes as the entries
+    /// need), choosing the new leaf size; returns the separators and new
+    /// nodes for the parent.
+    fn split_leaf(
+        &mut self,
+        id: NodeId,
+        leaf: Leaf,
+        new: &[(u64, u64)],
+        usage: f64,
+    ) -> Result<Vec<((u64, u64), NodeId)>> {
+        let old_size = leaf.pages.len();
+        let size = if self.opts.lnh {
+            if leaf.interval > 1 {
+                self.counters.shrinks += 1;
+                old_size.saturating_sub(1).max(1)
+            } else if usage > 0.7
+                && leaf.interval <= 1
+                && old_size < self.opts.max_leaf_pages as usize
+            {
+                self.counters.grows += 1;
+                old_size + 1
+            } else {
+                old_size
+            }
+        } else {
+            old_size
+        };
+        let mut all: Vec<(u64, u64)> = leaf.sorted().into_iter().map(|e| e.0).collect();
+        all.extend_from_slice(new);
+        all.sort_unstable();
+        let cap = size * self.slots;
+        let per = all.len().div_ceil(all.len().div_ceil(cap).max(2));
+        let parts = all.len().div_ceil(per);
+        // Room for the new leaves and a split at every level above.
+        let need = parts - 1 + self.meta.height as usize + 1;
+        if !self.can_allocate(need) {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: format!("no room for the {need} nodes a leaf split may need"),
+            }));
+        }
+        let mut ids = vec![id];
+        for _ in 1..parts {
+            ids.push(self.allocate()?);
+        }
+        let mut seps = Vec::new();
+        for (i, chunk) in all.chunks(per).enumerate() {
+            let mut part = Leaf::empty(size, self.opts.fei);
+            part.lay_out_sorted(chunk, self.slots);
+            part.dirty = vec![true; size];
+            part.next = ids.get(i + 1).copied().unwrap_or(leaf.next);
+            self.write_leaf(ids[i], &part)?;
+            if i > 0 {
+                seps.push((chunk[0], ids[i]));
+            }
+        }
+        // Pages the first node no longer uses.
+        let base = self.base(id);
+        for p in size..old_size {
+            self.dev().trim(base + 1 + p as u64)?;
+        }
+        self.leaf_sizes[old_size] = self.leaf_sizes[old_size].saturating_sub(1);
+        self.leaf_sizes[size] += parts as u64;
+        self.counters.leaf_splits += 1;
+        Ok(seps)
+    }
+
+    /// Inserts `seps` into the path's nodes bottom up, splitting internal
+    /// nodes that overflow and growing a new root when the old one splits.
+    fn update_path(
+        &mut self,
+        path: &mut Vec<PathNode>,
+        mut seps: Vec<((u64, u64), NodeId)>,
+    ) -> Result<()> {
+        while let Some((id, mut node, cached, dirty, _slot)) = path.pop() {
+            if seps.is_empty() {
+                self.release(id, node, cached, dirty)?;
+                continue;
+            }
+            for &(sep, child) in &seps {
+                let pos = node.entries.partition_point(|s| *s < sep);
+                node.entries.insert(pos, sep);
+                node.children.insert(pos + 1, child);
+            }
+            seps.clear();
+            if node.children.len() > self.layout.fanout {
+                let mut right = Node::default();
+                let up = node.split_internal(&mut right).ok_or_else(|| {
+                    IndexError::Config("internal split of a node without separators".into())
+                })?;
+                if right.children.len() > self.layout.fanout
+                    || node.children.len() > self.layout.fanout
+                {
+                    return Err(IndexError::Config(
+                        "one flush added more separators than a split can hold".into(),
+                    ));
+                }
+                let right_id = self.allocate()?;
+                self.commit(right_id, right, false)?;
+                seps.push((up, right_id));
+                self.counters.internal_splits += 1;
+            }
+            self.commit(id, node, cached)?;
+        }
+        if !seps.is_empty() {
+            // The root split: a new root above it.
+            let new_root = self.allocate()?;
+            let mut root = Node::default();
+            root.clear(self.meta.height);
+            root.children.push(self.meta.root);
+            for (sep, child) in seps {
+                root.entries.push(sep);
+                root.children.push(child);
+            }
+            if root.children.len() > self.layout.fanout {
+                return Err(IndexError::Config(
+                    "one flush split the root leaf into more nodes than a root holds".into(),
+                ));
+            }
+            self.commit(new_root, root, false)?;
+            self.meta.root = new_root;
+            self.meta.height += 1;
+        }
+        Ok(())
+    }
+
+    /// Flushes FTESs until the BPB has room (invariant 3).
+    fn make_room(&mut self) -> Result<()> {
+        while self.bpb.len() > self.bpb_capacity {
+            self.flush_ftes()?;
+        }
+        Ok(())
+    }
+
+    /// Mean and standard deviation of the leaf-node size, in pages.
+    fn leaf_size_stats(&self) -> (f64, f64) {
+        let n: u64 = self.leaf_sizes.iter().sum();
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        let mean = self
+            .leaf_sizes
+            .iter()
+            .enumerate()
+            .map(|(s, &c)| s as f64 * c as f64)
+            .sum::<f64>()
+            / n as f64;
+        let var = self
+            .leaf_sizes
+            .iter()
+            .enumerate()
+            .map(|(s, &c)| c as f64 * (s as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n as f64;
+        (mean, var.sqrt())
+    }
+}
+
+impl Index for MbTree {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn format(&self) -> EntryFormat {
+        self.opts.format
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.format().check(key, value)?;
+        if self.newest_te(key, value).is_some_and(|(_, i)| i) {
+            return Ok(());
+        }
+        self.put_te(key, value, true);
+        let created = self.created;
+        if let Err(e) = self.make_room() {
+            // The insert fails whole: its TE goes, everything else stays.
+            self.bpb.remove(&(key, value, created));
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.format().check(key, value)?;
+        let newest = self.newest_te(key, value);
+        if newest.is_some_and(|(_, i)| !i) {
+            return Ok(false);
+        }
+        let mut found = Vec::new();
+        self.tree_range(key, key, &mut found)?;
+        let in_tree = found.binary_search(&(key, value)).is_ok();
+        match newest {
+            Some((created, true)) => {
+                // §4.2.2: the D cancels the stored I and is not stored ...
+                self.bpb.remove(&(key, value, created));
+                // ... unless the tree holds the pair too.
+                if in_tree && self.newest_te(key, value).is_none() {
+                    self.put_te(key, value, false);
+                }
+            }
+            _ if in_tree => self.put_te(key, value, false),
+            _ => return Ok(false),
+        }
+        self.make_room()?;
+        Ok(true)
+    }
+
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        self.format().check_key(key)?;
+        let mut entries = Vec::new();
+        self.tree_range(key, key, &mut entries)?;
+        self.overlay(key, key, &mut entries);
+        out.clear();
+        out.extend(entries.iter().map(|e| e.1));
+        Ok(())
+    }
+
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        self.tree_range(lo, hi, out)?;
+        self.overlay(lo, hi, out);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        while !self.bpb.is_empty() {
+            self.flush_ftes()?;
+        }
+        let dirty: Vec<NodeId> = self.cache.dirty_nodes().map(|(id, _)| id).collect();
+        for id in dirty {
+            if let Some((node, _)) = self.cache.take(id) {
+                let written = self.write_internal(id, &node);
+                let mut ev = std::mem::take(&mut self.evicted);
+                self.cache
+                    .after_read(id, node, true, written.is_err(), &mut ev);
+                self.evicted = ev;
+                written?;
+            }
+        }
+        self.write_evicted()?;
+        self.store_meta()?;
+        Ok(self.dev().sync()?)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.cache.len() * self.page_size
+            + self.bpb_capacity * (self.opts.format.entry_bytes() + TE_FLAG_BYTES)
+            + 4 * self.ids.free.len()
+            + META_MEMORY
+    }
+
+    fn stats(&self) -> IndexStats {
+        let mut s = IndexStats::default();
+        let (avg, std) = self.leaf_size_stats();
+        s.set("leaf_size_avg", avg);
+        s.set("leaf_size_std", std);
+        s.set("leaf_nodes", self.leaf_sizes.iter().sum::<u64>() as f64);
+        s.set("height", self.meta.height as f64);
+        s.set("entries", self.meta.entries as f64);
+        s.set("bpb_capacity", self.bpb_capacity as f64);
+        s.set("bpb_entries", self.bpb.len() as f64);
+        s.set("bpb_flushes", self.counters.flushes as f64);
+        if self.counters.flushes > 0 {
+            s.set(
+                "avg_ftes",
+                self.counters.ftes_total as f64 / self.counters.flushes as f64,
+            );
+        }
+        s.set("leaf_splits", self.counters.leaf_splits as f64);
+        s.set("internal_splits", self.counters.internal_splits as f64);
+        s.set("leaf_grows", self.counters.grows as f64);
+        s.set("leaf_shrinks", self.counters.shrinks as f64);
+        s.set("slots_per_page", self.slots as f64);
+        s.set("fanout", self.layout.fanout as f64);
+        s.set("cache_capacity_nodes", self.cache.capacity() as f64);
+        s.set("cache_nodes", self.cache.len() as f64);
+        s.set("cache_hits", self.cache.hits as f64);
+        s.set("cache_misses", self.cache.misses as f64);
+        s.set("memory_budget", self.budget as f64);
+        s
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        let leaf_pages: u64 = self
+            .leaf_sizes
+            .iter()
+            .enumerate()
+            .map(|(s, &c)| c * (s as u64 + u64::from(self.opts.lnh)))
+            .sum();
+        let leaves: u64 = self.leaf_sizes.iter().sum();
+        let internal = self.ids.live().saturating_sub(leaves);
+        (1 + leaf_pages + internal) * self.page_size as u64
+    }
+
+    fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.storage
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![format!(
+            "MB-Tree: BPB of {} task entries, modified LRU buffer of {} internal nodes ({:.0}% of the memory)",
+            self.bpb_capacity,
+            self.cache.capacity(),
+            self.opts.lru_share * 100.0
+        )]
+    }
+}

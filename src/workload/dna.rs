@@ -1,0 +1,204 @@
+//! The MB-Tree paper's real workload (`mb-tree.md` §6): every 16-base
+//! substring of a DNA sequence, 2 bits a base (A 0, C 1, G 2, T 3), as a
+//! 32-bit key, in sequence order, with the substring's position as its
+//! pointer.
+//!
+//! Input: any FASTA file, plain, gzip (`.gz`) or xz (`.xz`) compressed
+//! (told by its first bytes, not its name), with one or more records
+//! (`>` header lines) and `;` comment lines. Bases may be upper or lower
+//! case. `N` and the other IUPAC ambiguity codes (and gaps `-`, `*`) are
+//! skipped: a 16-mer spanning one is not a 16-mer of the sequence, so the
+//! window restarts after it, as it does at every record. Anything else is
+//! an error naming its line.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::WorkloadError;
+
+/// Bases per key.
+pub const K: usize = 16;
+
+/// Keys read from a FASTA file.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DnaKeys {
+    /// The file's name, for reports.
+    pub source: String,
+    pub records: usize,
+    pub keys: Arc<Vec<u32>>,
+}
+
+impl fmt::Debug for DnaKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DnaKeys({}, {} records, {} keys)",
+            self.source,
+            self.records,
+            self.keys.len()
+        )
+    }
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkloadError + '_ {
+    move |source| WorkloadError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The file's bytes, decompressed when its magic says gzip or xz.
+fn read_all(path: &Path) -> Result<Vec<u8>, WorkloadError> {
+    let raw = std::fs::read(path).map_err(io(path))?;
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(io(path))?;
+        return Ok(out);
+    }
+    if raw.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00]) {
+        let mut out = Vec::new();
+        lzma_rs::xz_decompress(&mut &raw[..], &mut out).map_err(|e| WorkloadError::Parse {
+            path: path.to_path_buf(),
+            line: 0,
+            message: format!("not a valid xz stream: {e}"),
+        })?;
+        return Ok(out);
+    }
+    Ok(raw)
+}
+
+/// Reads up to `max` keys from the FASTA file at `path`.
+pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
+    let text = read_all(path)?;
+    let parse = |line: u64, message: String| WorkloadError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut keys = Vec::new();
+    let mut records = 0usize;
+    let (mut window, mut filled) = (0u32, 0usize);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if keys.len() as u64 >= max {
+            break;
+        }
+        let n = i as u64 + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) || line.first() == Some(&b';') {
+            continue;
+        }
+        if line[0] == b'>' {
+            records += 1;
+            filled = 0;
+            continue;
+        }
+        if records == 0 {
+            return Err(parse(
+                n,
+                "not a FASTA file: the first line that is not blank or a comment must be a `>` header"
+                    .into(),
+            ));
+        }
+        for &b in line {
+            let base = match b.to_ascii_uppercase() {
+                b'A' => 0,
+                b'C' => 1,
+                b'G' => 2,
+                b'T' | b'U' => 3,
+                b'N' | b'R' | b'Y' | b'K' | b'M' | b'S' | b'W' | b'B' | b'D' | b'H' | b'V'
+                | b'-' | b'*' => {
+                    filled = 0;
+                    continue;
+                }
+                b' ' | b'\t' => continue,
+                other => {
+                    return Err(parse(
+                        n,
+                        format!("byte {other:#04x} is not a nucleotide code"),
+                    ))
+                }
+            };
+            window = (window << 2) | base;
+            filled += 1;
+            if filled >= K {
+                keys.push(window);
+                if keys.len() as u64 >= max {
+                    break;
+                }
+            }
+        }
+    }
+    if records == 0 {
+        return Err(parse(1, "not a FASTA file: no `>` record".into()));
+    }
+    let source = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(DnaKeys {
+        source,
+        records,
+        keys: Arc::new(keys),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn sixteen_mers_in_order_across_lines_restarting_at_n_and_records() {
+        let dir = tempfile::tempdir().unwrap();
+        // 17 bases give two 16-mers; the N restarts the window; the second
+        // record restarts it too.
+        let fasta = b">r1 test\nACGTACGTAC\ngtacgtaC\n>r2\nAAAAAAAAAAAAAAAANAAAAAAAAAAAAAAAA\n";
+        let p = write(&dir, "t.fa", fasta);
+        let d = load(&p, u64::MAX).unwrap();
+        assert_eq!(d.records, 2);
+        let first = 0b00_01_10_11_00_01_10_11_00_01_10_11_00_01_10_11u32;
+        assert_eq!(d.keys[0], first);
+        // ACGT ACGT AC GT ACGT AC: 18 bases, 3 keys in r1, then 2 in r2.
+        assert_eq!(d.keys.len(), 3 + 2);
+        assert_eq!(d.keys[3], 0);
+        assert_eq!(load(&p, 2).unwrap().keys.len(), 2);
+    }
+
+    #[test]
+    fn gzip_and_xz_read_like_plain_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let fasta = b">x\nACGTTGCAACGTTGCAACGT\n";
+        let plain = load(&write(&dir, "a.fa", fasta), u64::MAX).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(fasta).unwrap();
+        let gz = load(&write(&dir, "a.fa.gz", &gz.finish().unwrap()), u64::MAX).unwrap();
+        let mut xz = Vec::new();
+        lzma_rs::xz_compress(&mut &fasta[..], &mut xz).unwrap();
+        let xz = load(&write(&dir, "a.fa.xz", &xz), u64::MAX).unwrap();
+        assert_eq!(plain.keys, gz.keys);
+        assert_eq!(plain.keys, xz.keys);
+        assert_eq!(plain.keys.len(), 5);
+    }
+
+    #[test]
+    fn what_is_not_fasta_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = load(&write(&dir, "b.txt", b"I k v\nS 3\n"), 10).unwrap_err();
+        assert!(e.to_string().contains("not a FASTA file"), "{e}");
+        let e = load(&write(&dir, "c.fa", b">x\nACGT\nAC9T\n"), 10).unwrap_err();
+        assert!(e.to_string().contains("c.fa:3:"), "{e}");
+        let e = load(&write(&dir, "d.fa", b"\n\n"), 10).unwrap_err();
+        assert!(e.to_string().contains("no `>` record"), "{e}");
+        assert!(load(Path::new("/nonexistent/x.fa"), 1).is_err());
+    }
+}

@@ -498,6 +498,13 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
     });
     let mut done = Vec::new();
     for exp in chosen {
+        if let Some(missing) = exp.missing_input() {
+            if a.id == "all" {
+                eprintln!("skipping {}: {missing}", exp.id);
+                continue;
+            }
+            return Err(format!("{}: {missing}", exp.id).into());
+        }
         let runs = exp.runs(a.quick);
         let results = experiment::run_sweep(runs, jobs, a.quiet, exp.id, |run| {
             experiment::defs::execute(&exp, run)

@@ -105,6 +105,18 @@ pub enum Measure {
         x: &'static str,
         metric: &'static str,
     },
+    /// The mean over the sweep of `metric` of series `a` over the same
+    /// metric of series `b` at the same x.
+    MeanCellRatio {
+        a: &'static str,
+        b: &'static str,
+        metric: &'static str,
+    },
+    /// The mean over the sweep of `metric` of `series`.
+    Mean {
+        series: &'static str,
+        metric: &'static str,
+    },
     /// The mean over the sweep of `metric` / reference `metric` of `series`.
     MeanRatio {
         series: &'static str,
@@ -207,6 +219,14 @@ impl Experiment {
         runs
     }
 
+    /// An input file the runs read that is not on this machine (the
+    /// genome of the DNA workload), with how to get it.
+    pub fn missing_input(&self) -> Option<String> {
+        self.runs(true)
+            .iter()
+            .find_map(|r| missing_dna_input(r.params.get("workload")?))
+    }
+
     /// The measured value a [`Measure`] names, if the results hold it.
     pub fn measure(&self, m: &Measure, results: &[RunOutcome]) -> Option<f64> {
         match m {
@@ -223,6 +243,28 @@ impl Experiment {
                 };
                 let (num, den) = (cell(a)?, cell(b)?);
                 (den != 0.0).then(|| num / den)
+            }
+            Measure::MeanCellRatio { a, b, metric } => {
+                let ratios: Vec<f64> = results
+                    .iter()
+                    .filter(|r| r.run.series == *a)
+                    .filter_map(|ra| {
+                        let rb = results
+                            .iter()
+                            .find(|r| r.run.series == *b && r.run.x == ra.run.x)?;
+                        let den = *rb.metrics.get(*metric)?;
+                        (den != 0.0).then(|| ra.metrics.get(*metric).map(|n| n / den))?
+                    })
+                    .collect();
+                (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
+            }
+            Measure::Mean { series, metric } => {
+                let v: Vec<f64> = results
+                    .iter()
+                    .filter(|r| r.run.series == *series)
+                    .filter_map(|r| r.metrics.get(*metric).copied())
+                    .collect();
+                (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
             }
             Measure::Rank { series, x, metric } => {
                 let at_x = |s: &str| {
@@ -265,6 +307,20 @@ impl Experiment {
             }
         }
     }
+}
+
+/// For a `dna:PATH` workload whose file is missing: what is missing and how
+/// to get it.
+pub fn missing_dna_input(workload: &str) -> Option<String> {
+    let path = workload.strip_prefix("dna:")?;
+    (!std::path::Path::new(path).exists()).then(|| {
+        format!(
+            "the DNA workload reads {path}, which is not on this machine; the experiments use \
+             the complete genome Debian ships in the package kleborate-examples \
+             (`apt-get update && apt-get install kleborate-examples`). flashix never \
+             substitutes synthetic keys for it."
+        )
+    })
 }
 
 /// Looks an experiment up by id; the error lists the known ones.

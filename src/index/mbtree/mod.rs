@@ -1194,3 +1194,66 @@ impl Index for MbTree {
         )]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::ram::RamDisk;
+
+    fn tree(set: &[&str], memory: usize) -> MbTree {
+        let storage = Storage::Pages(Box::new(RamDisk::new(512, 1 << 16)));
+        MbTree::create(storage, memory, Params::parse(set.iter().copied()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn bpb_redundancy_elimination() {
+        let mut t = tree(&[], 4096);
+        t.put_te(5, 1, true);
+        t.put_te(5, 1, true);
+        assert_eq!(t.bpb.len(), 1, "an identical TE is not stored");
+        // A D matching a stored I removes it and is not stored (the pair is
+        // not in the tree).
+        assert!(t.delete(5, 1).unwrap());
+        assert!(t.bpb.is_empty());
+        assert!(!t.delete(5, 1).unwrap());
+        // Sorted by key, then creation time.
+        t.put_te(9, 1, true);
+        t.put_te(2, 7, true);
+        t.put_te(2, 3, true);
+        let keys: Vec<(u64, u64)> = t.bpb.keys().map(|k| (k.0, k.1)).collect();
+        assert_eq!(keys, vec![(2, 3), (2, 7), (9, 1)]);
+        // An update is D then I: both stay, and a search sees the new pair.
+        t.flush().unwrap();
+        assert!(t.update(2, 3, 4).unwrap());
+        let flags: Vec<bool> = t.bpb.values().copied().collect();
+        assert_eq!(flags, vec![false, true]);
+        let mut out = Vec::new();
+        t.get(2, &mut out).unwrap();
+        assert_eq!(out, vec![4, 7]);
+    }
+
+    #[test]
+    fn unique_path_search_takes_the_leaf_with_the_most_task_entries() {
+        // One-page leaves of 61 entries: 1,000 entries make many leaves.
+        let mut t = tree(&["leaf_pages=1", "max_leaf_pages=1"], 4096);
+        for k in 0..1000u64 {
+            t.insert(k, k).unwrap();
+        }
+        t.flush().unwrap();
+        assert!(t.meta.height >= 2);
+        // TEs: 3 under key 100, 7 under key 400, 2 under key 900.
+        for (key, n) in [(100u64, 3u64), (400, 7), (900, 2)] {
+            for i in 0..n {
+                t.put_te(key, 5000 + i, true);
+            }
+        }
+        let flushes = t.counters.flushes;
+        t.flush_ftes().unwrap();
+        let left: Vec<u64> = t.bpb.keys().map(|k| k.0).collect();
+        assert_eq!(left, vec![100, 100, 100, 900, 900]);
+        let mut out = Vec::new();
+        t.tree_range(400, 400, &mut out).unwrap();
+        assert_eq!(out.len(), 1 + 7, "the FTES reached the leaf of key 400");
+        assert_eq!(t.counters.flushes, flushes + 1);
+    }
+}

@@ -315,3 +315,79 @@ fn compare_and_list_run() {
         .unwrap()
         .contains("toshiba-byte"));
 }
+
+#[test]
+fn dna_workload_from_a_fasta_file_and_a_clear_error_for_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fasta = dir.path().join("tiny.fa");
+    let mut text = String::from(">tiny test genome\n");
+    // A deterministic 3,000-base sequence, 60 bases a line, with an N run.
+    let mut x = 12345u32;
+    for i in 0..3000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        text.push(if (1000..1010).contains(&i) {
+            'N'
+        } else {
+            b"ACGT"[(x >> 16) as usize % 4] as char
+        });
+        if i % 60 == 59 {
+            text.push('\n');
+        }
+    }
+    std::fs::write(&fasta, text).unwrap();
+    let workload = format!("dna:{}", fasta.display());
+    let out = flashix(&[
+        "run",
+        "--index",
+        "mbtree",
+        "--workload",
+        &workload,
+        "--ops",
+        "2000",
+        "--memory",
+        "4KiB",
+        "--verify",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("tiny.fa"),
+        "the report names the sequence: {text}"
+    );
+    assert!(text.contains("every answer verified"), "{text}");
+    // More keys than the file holds: an error, not a wrap-around.
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--workload",
+        &workload,
+        "--ops",
+        "5000",
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("16-base substrings"));
+    // Not FASTA.
+    let bad = dir.path().join("not.fa");
+    std::fs::write(&bad, "I 1 2\nS 1\n").unwrap();
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--workload",
+        &format!("dna:{}", bad.display()),
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a FASTA file") && err.contains("not.fa:1"),
+        "{err}"
+    );
+}

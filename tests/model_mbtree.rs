@@ -97,3 +97,15 @@ fn a_search_reads_the_header_and_one_leaf_page() {
         "{reads} reads, height {height}"
     );
 }
+
+#[test]
+fn one_flush_can_split_the_root_leaf_into_more_nodes_than_a_root_holds() {
+    // A BPB of 6,600 TEs and one-page leaves of 61 entries: the first flush
+    // sends 5,000 entries to the root leaf, which splits into 82 leaves,
+    // more than one internal node's 41 children.
+    let seq: Vec<common::ModelOp> = (0..5000u64)
+        .map(|i| common::ModelOp::Insert(i * 7919 % 100_003, i))
+        .chain([common::ModelOp::Reopen, common::ModelOp::Range(0, 50_000)])
+        .collect();
+    check("mbtree", &["leaf_pages=1", "max_leaf_pages=1"], 100_000, ram, &seq).unwrap();
+}

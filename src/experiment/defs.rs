@@ -43,6 +43,23 @@ pub fn experiments() -> Vec<Experiment> {
     ]
 }
 
+/// The panels of `mb-tree.md` Figs. 15-18: page reads and writes of the
+/// inserts, page reads of the searches.
+fn insert_and_search_panels() -> Vec<Panel> {
+    [
+        ("insert.page_reads", "page reads of the inserts"),
+        ("insert.page_writes", "page writes of the inserts"),
+        ("search.page_reads", "page reads of the searches"),
+    ]
+    .into_iter()
+    .map(|(metric, label)| Panel {
+        metric,
+        label,
+        reference: None,
+    })
+    .collect()
+}
+
 /// The indexes of `mb-tree.md` §6.2 on one workload: series names for
 /// MB-Tree, B-Tree(LRU), B-Tree, FlashDB and BFTL.
 fn mbtree_series(names: [&'static str; 5], workload: &'static str) -> Vec<Series> {
@@ -254,23 +271,7 @@ fn mbtree_fig15() -> Experiment {
         ],
         fixed: vec![("device", "slc-small"), ("workload", GENOME), ("ops", "200000")],
         quick: vec![("ops", "10000")],
-        panels: vec![
-            Panel {
-                metric: "insert.page_reads",
-                label: "page reads of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "page writes of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "search.page_reads",
-                label: "page reads of the searches",
-                reference: None,
-            },
-        ],
+        panels: insert_and_search_panels(),
         chart: Chart::Lines,
         published: vec![
             at("insert page reads, MB-Tree / B-Tree(LRU), 10 KB", 0.88, "10240", "insert.page_reads"),
@@ -317,23 +318,7 @@ fn mbtree_fig16_17() -> Experiment {
             ("memory", "20480"),
         ],
         quick: vec![("ops", "10000")],
-        panels: vec![
-            Panel {
-                metric: "insert.page_reads",
-                label: "page reads of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "page writes of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "search.page_reads",
-                label: "page reads of the searches",
-                reference: None,
-            },
-        ],
+        panels: insert_and_search_panels(),
         chart: Chart::Lines,
         published: vec![],
         notes: "§6.4 gives its gains as a ratio of gain to loss only for 1- and 2-page leaves (2.9 and 3.8); the figure is here to compare shapes.",
@@ -367,23 +352,7 @@ fn mbtree_fig18() -> Experiment {
             ("memory", "20480"),
         ],
         quick: vec![("ops", "10000")],
-        panels: vec![
-            Panel {
-                metric: "insert.page_reads",
-                label: "page reads of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "page writes of the inserts",
-                reference: None,
-            },
-            Panel {
-                metric: "search.page_reads",
-                label: "page reads of the searches",
-                reference: None,
-            },
-        ],
+        panels: insert_and_search_panels(),
         chart: Chart::Lines,
         published: vec![],
         notes: "§6.5 describes trends only (insert costs rise and search reads fall as the LRU share grows); no numbers to put beside ours.",

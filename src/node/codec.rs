@@ -73,6 +73,36 @@ impl Node {
         self.entries.pop()
     }
 
+    /// Splits an internal node of more than `max` children into the fewest
+    /// nodes of at most `max`, evenly (a batch can add many separators at
+    /// once): the first part stays in `self`; the others come back, each
+    /// with the separator that goes up to the parent before it.
+    pub fn split_internal_even(&mut self, max: usize) -> Vec<((u64, u64), Node)> {
+        let n = self.children.len();
+        let parts = n.div_ceil(max.max(2));
+        if parts <= 1 {
+            return Vec::new();
+        }
+        let per = n.div_ceil(parts);
+        let children = std::mem::take(&mut self.children);
+        let entries = std::mem::take(&mut self.entries);
+        let mut out = Vec::with_capacity(parts - 1);
+        for start in (0..n).step_by(per) {
+            let end = (start + per).min(n);
+            let mut part = Node::default();
+            part.clear(self.level);
+            part.children.extend_from_slice(&children[start..end]);
+            part.entries.extend_from_slice(&entries[start..end - 1]);
+            if start == 0 {
+                self.children = part.children;
+                self.entries = part.entries;
+            } else {
+                out.push((entries[start - 1], part));
+            }
+        }
+        out
+    }
+
     /// Index of the child whose range holds `entry` (invariant 2).
     pub fn child_slot(&self, entry: (u64, u64)) -> usize {
         self.entries.partition_point(|s| *s <= entry)
@@ -333,6 +363,29 @@ impl NodeLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn even_internal_split_keeps_every_child_once_with_its_separators() {
+        let mut node = Node::default();
+        node.clear(2);
+        node.children = (0..23).collect();
+        node.entries = (1..23).map(|i| (i * 10, 0)).collect();
+        let parts = node.split_internal_even(5);
+        // 23 children, at most 5 a node: 5 nodes of 5, 5, 5, 5, 3.
+        assert_eq!(parts.len(), 4);
+        assert_eq!(node.children, vec![0, 1, 2, 3, 4]);
+        assert_eq!(node.entries, vec![(10, 0), (20, 0), (30, 0), (40, 0)]);
+        let (up, second) = &parts[0];
+        assert_eq!(*up, (50, 0));
+        assert_eq!(second.children, vec![5, 6, 7, 8, 9]);
+        assert_eq!(second.entries.len(), 4);
+        let total: usize =
+            node.children.len() + parts.iter().map(|p| p.1.children.len()).sum::<usize>();
+        assert_eq!(total, 23);
+        assert!(parts
+            .iter()
+            .all(|p| p.1.level == 2 && p.1.entries.len() + 1 == p.1.children.len()));
+    }
 
     #[test]
     fn layouts_and_round_trip() {

@@ -50,6 +50,11 @@ pub fn bits_for(n: u64) -> u32 {
     }
 }
 
+/// Bits of a header page's stream (after the frame and the fixed fields).
+pub fn stream_bits(page_size: usize) -> usize {
+    page_size.saturating_sub(FRAME_HEADER + HEADER) * 8
+}
+
 /// A decoded Leaf Node Header.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Lnh {
@@ -206,6 +211,19 @@ impl Lnh {
     /// Decodes a header read from `page_no`; `slots` per leaf page sizes the
     /// FEI.
     pub fn decode(frame: &[u8], page_no: u64, slots: usize) -> Result<Lnh, IndexError> {
+        let mut h = Lnh::default();
+        h.decode_into(frame, page_no, slots)?;
+        Ok(h)
+    }
+
+    /// [`Lnh::decode`] into `self`, reusing its memory (a search decodes a
+    /// header per leaf it visits).
+    pub fn decode_into(
+        &mut self,
+        frame: &[u8],
+        page_no: u64,
+        slots: usize,
+    ) -> Result<(), IndexError> {
         let corrupt = |d: &str| IndexError::Corrupt {
             page: page_no,
             detail: format!("leaf node header: {d}"),
@@ -243,32 +261,28 @@ impl Lnh {
             return Err(corrupt("bit stream longer than the page"));
         }
         let mut at = 0;
-        let mut oids = Vec::with_capacity(cnt);
+        self.oids.clear();
         for _ in 0..cnt {
             let o = get_bits(stream, &mut at, b);
             if o >= pages as u64 {
                 return Err(corrupt("OID beyond the leaf pages"));
             }
-            oids.push(o as u8);
+            self.oids.push(o as u8);
         }
-        let kivs = (0..n_kivs)
-            .map(|_| small.wrapping_add(get_bits(stream, &mut at, k)))
-            .collect();
-        let fei = (0..fei_bits)
-            .map(|_| get_bits(stream, &mut at, 1) == 1)
-            .collect();
-        Ok(Lnh {
-            pages,
-            next,
-            entries,
-            small,
-            kiv,
-            compact: flags & FLAG_COMPACT != 0,
-            oids,
-            interval,
-            kivs,
-            fei,
-        })
+        self.kivs.clear();
+        self.kivs
+            .extend((0..n_kivs).map(|_| small.wrapping_add(get_bits(stream, &mut at, k))));
+        self.fei.clear();
+        self.fei
+            .extend((0..fei_bits).map(|_| get_bits(stream, &mut at, 1) == 1));
+        self.pages = pages;
+        self.next = next;
+        self.entries = entries;
+        self.small = small;
+        self.kiv = kiv;
+        self.compact = flags & FLAG_COMPACT != 0;
+        self.interval = interval;
+        Ok(())
     }
 
     /// Algorithm 3: the leaf pages that may hold entries with key `key`

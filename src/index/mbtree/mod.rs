@@ -161,6 +161,12 @@ pub struct MbTree {
     /// Leaf nodes of each size (index = leaf pages).
     leaf_sizes: Vec<u64>,
     page_buf: Vec<u8>,
+    /// Reused by searches: a decoded header, a page's entries, page ids,
+    /// a search's results.
+    header_buf: Lnh,
+    entries_buf: Vec<(u64, u64)>,
+    pages_buf: Vec<u8>,
+    get_buf: Vec<(u64, u64)>,
     budget: usize,
     counters: Counters,
 }
@@ -180,8 +186,18 @@ impl MbTree {
         }
     }
 
-    fn assemble(storage: Storage, memory: usize, opts: MbOptions, meta: TreeMeta) -> Result<Self> {
+    fn assemble(storage: Storage, memory: usize, opts: MbOptions) -> Result<Self> {
         let (page_size, capacity_pages) = Self::check_storage(&storage)?;
+        let meta = TreeMeta {
+            index: NAME.to_string(),
+            format: opts.format,
+            node_bytes: page_size as u32,
+            root: 0,
+            height: 1,
+            next_id: 0,
+            entries: 0,
+            generation: 0,
+        };
         let layout = NodeLayout::with_node_bytes(opts.format, page_size)?;
         let slots = slots_per_page(page_size, opts.format);
         if slots < 2 {
@@ -216,6 +232,10 @@ impl MbTree {
             created: 0,
             leaf_sizes: vec![0; opts.max_leaf_pages as usize + 1],
             page_buf: vec![0u8; page_size],
+            header_buf: Lnh::default(),
+            entries_buf: Vec::new(),
+            pages_buf: Vec::new(),
+            get_buf: Vec::new(),
             budget: memory,
             counters: Counters::default(),
         })
@@ -224,17 +244,7 @@ impl MbTree {
     /// A new, empty MB-Tree on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = MbOptions::from_params(&mut params)?;
-        let meta = TreeMeta {
-            index: NAME.to_string(),
-            format: opts.format,
-            node_bytes: storage.page_size() as u32,
-            root: 0,
-            height: 1,
-            next_id: 0,
-            entries: 0,
-            generation: 0,
-        };
-        let mut t = Self::assemble(storage, memory, opts, meta)?;
+        let mut t = Self::assemble(storage, memory, opts)?;
         let root = t.allocate()?;
         t.meta.root = root;
         let size = t.opts.leaf_pages as usize;
@@ -248,17 +258,8 @@ impl MbTree {
     /// Reopens the MB-Tree `flush` left on `storage`.
     pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = MbOptions::from_params(&mut params)?;
-        let probe = TreeMeta {
-            index: NAME.to_string(),
-            format: opts.format,
-            node_bytes: storage.page_size() as u32,
-            root: 0,
-            height: 1,
-            next_id: 1,
-            entries: 0,
-            generation: 0,
-        };
-        let mut t = Self::assemble(storage, memory, opts, probe)?;
+        // The metadata comes from the superblock below.
+        let mut t = Self::assemble(storage, memory, opts)?;
         let mut buf = std::mem::take(&mut t.page_buf);
         let r = t.dev().read(0, 0, &mut buf);
         t.page_buf = buf;
@@ -457,15 +458,18 @@ impl MbTree {
         r
     }
 
+    /// Reads leaf `id`'s header into a reused [`Lnh`] (give it back in
+    /// `self.header_buf` when done).
     fn read_header(&mut self, id: NodeId) -> Result<Lnh> {
         let lba = self.base(id);
         let mut buf = std::mem::take(&mut self.page_buf);
+        let mut h = std::mem::take(&mut self.header_buf);
         let r = self.dev().read(lba, 0, &mut buf);
         let r = r
             .map_err(IndexError::from)
-            .and_then(|()| Lnh::decode(&buf, lba, self.slots));
+            .and_then(|()| h.decode_into(&buf, lba, self.slots));
         self.page_buf = buf;
-        let h = r?;
+        r?;
         if h.pages > self.opts.max_leaf_pages {
             return Err(IndexError::Corrupt {
                 page: lba,
@@ -555,14 +559,20 @@ impl MbTree {
     ) -> Result<NodeId> {
         let base = self.base(id);
         let start = out.len();
-        let mut entries = Vec::new();
         let (next, largest) = if self.opts.lnh {
             let h = self.read_header(id)?;
-            if self.opts.kiv {
-                let mut pages = Vec::new();
+            let found = if self.opts.kiv {
+                let mut entries = std::mem::take(&mut self.entries_buf);
+                let mut pages = std::mem::take(&mut self.pages_buf);
                 h.pages_for(lo, hi, &mut pages);
+                let mut r = Ok(());
                 for &p in &pages {
-                    self.read_page(base + 1 + p as u64, &mut entries)?;
+                    r = self
+                        .read_page(base + 1 + p as u64, &mut entries)
+                        .map(|_| ());
+                    if r.is_err() {
+                        break;
+                    }
                     let off = p as usize * self.slots;
                     for (s, &e) in entries.iter().enumerate() {
                         let live = !self.opts.fei || h.fei.get(off + s).copied().unwrap_or(false);
@@ -571,11 +581,15 @@ impl MbTree {
                         }
                     }
                 }
-                (h.next, h.largest())
+                self.entries_buf = entries;
+                self.pages_buf = pages;
+                r.map(|()| h.largest())
             } else {
-                let largest = self.pseudo_binary_scan(id, &h, lo, hi, out)?;
-                (h.next, largest)
-            }
+                self.pseudo_binary_scan(id, &h, lo, hi, out)
+            };
+            let next = h.next;
+            self.header_buf = h;
+            (next, found?)
         } else {
             self.scan_sorted_pages(id, lo, hi, out)?
         };
@@ -896,14 +910,26 @@ impl MbTree {
         usage: f64,
     ) -> Result<Vec<((u64, u64), NodeId)>> {
         let old_size = leaf.pages.len();
+        // Without KIVs there is no interval; the size may grow while a full
+        // node's uncompacted OIDs (and FEI) still fit the header.
+        let interval = if self.opts.lnh && !self.opts.kiv {
+            if self.kivless_fits(old_size + 1) {
+                1
+            } else if self.kivless_fits(old_size) {
+                u16::MAX
+            } else {
+                2
+            }
+        } else {
+            leaf.interval
+        };
         let size = if self.opts.lnh {
-            if leaf.interval > 1 {
+            if interval == u16::MAX {
+                old_size
+            } else if interval > 1 {
                 self.counters.shrinks += 1;
                 old_size.saturating_sub(1).max(1)
-            } else if usage > 0.7
-                && leaf.interval <= 1
-                && old_size < self.opts.max_leaf_pages as usize
-            {
+            } else if usage > 0.7 && interval <= 1 && old_size < self.opts.max_leaf_pages as usize {
                 self.counters.grows += 1;
                 old_size + 1
             } else {
@@ -916,10 +942,26 @@ impl MbTree {
         all.extend_from_slice(new);
         all.sort_unstable();
         let cap = size * self.slots;
-        let per = all.len().div_ceil(all.len().div_ceil(cap).max(2));
+        let mut want = all.len().div_ceil(cap).max(2);
+        // More parts while one part's header would not fit its page.
+        let per = loop {
+            let per = all.len().div_ceil(want);
+            let mut probe = Leaf::empty(size, self.opts.fei);
+            probe.lay_out_sorted(&all[..per], self.slots);
+            if !self.opts.lnh
+                || probe
+                    .header(self.page_size, self.opts.kiv, self.slots)
+                    .is_some()
+                || per == 1
+            {
+                break per;
+            }
+            want += 1;
+        };
         let parts = all.len().div_ceil(per);
-        // Room for the new leaves and a split at every level above.
-        let need = parts - 1 + self.meta.height as usize + 1;
+        // Room for the new leaves and the internal nodes they may split
+        // (generously: a part each, and a new root level).
+        let need = 2 * parts + self.meta.height as usize + 1;
         if !self.can_allocate(need) {
             return Err(IndexError::Device(DeviceError::Full {
                 detail: format!("no room for the {need} nodes a leaf split may need"),
@@ -951,6 +993,15 @@ impl MbTree {
         Ok(seps)
     }
 
+    /// Whether a full leaf of `size` pages has room in its header for one
+    /// uncompacted OID per entry (and the FEI): the `kiv=false` variant's
+    /// limit on the leaf size.
+    fn kivless_fits(&self, size: usize) -> bool {
+        let bits = size * self.slots * lnh::bits_for(size as u64) as usize
+            + if self.opts.fei { size * self.slots } else { 0 };
+        size <= self.opts.max_leaf_pages as usize && bits <= lnh::stream_bits(self.page_size)
+    }
+
     /// Inserts `seps` into the path's nodes bottom up, splitting internal
     /// nodes that overflow and growing a new root when the old one splits.
     fn update_path(
@@ -969,43 +1020,40 @@ impl MbTree {
                 node.children.insert(pos + 1, child);
             }
             seps.clear();
-            if node.children.len() > self.layout.fanout {
-                let mut right = Node::default();
-                let up = node.split_internal(&mut right).ok_or_else(|| {
-                    IndexError::Config("internal split of a node without separators".into())
-                })?;
-                if right.children.len() > self.layout.fanout
-                    || node.children.len() > self.layout.fanout
-                {
-                    return Err(IndexError::Config(
-                        "one flush added more separators than a split can hold".into(),
-                    ));
-                }
-                let right_id = self.allocate()?;
-                self.commit(right_id, right, false)?;
-                seps.push((up, right_id));
-                self.counters.internal_splits += 1;
-            }
+            self.split_overfull(&mut node, &mut seps)?;
             self.commit(id, node, cached)?;
         }
-        if !seps.is_empty() {
-            // The root split: a new root above it.
+        while !seps.is_empty() {
+            // The root split: a new root above it (which may split again
+            // when one flush split the old root into many nodes).
             let new_root = self.allocate()?;
             let mut root = Node::default();
             root.clear(self.meta.height);
             root.children.push(self.meta.root);
-            for (sep, child) in seps {
+            for (sep, child) in seps.drain(..) {
                 root.entries.push(sep);
                 root.children.push(child);
             }
-            if root.children.len() > self.layout.fanout {
-                return Err(IndexError::Config(
-                    "one flush split the root leaf into more nodes than a root holds".into(),
-                ));
-            }
+            self.split_overfull(&mut root, &mut seps)?;
             self.commit(new_root, root, false)?;
             self.meta.root = new_root;
             self.meta.height += 1;
+        }
+        Ok(())
+    }
+
+    /// Splits an internal node holding more children than the fanout,
+    /// writing the new parts and adding their separators to `seps`.
+    fn split_overfull(
+        &mut self,
+        node: &mut Node,
+        seps: &mut Vec<((u64, u64), NodeId)>,
+    ) -> Result<()> {
+        for (up, part) in node.split_internal_even(self.layout.fanout) {
+            let part_id = self.allocate()?;
+            self.commit(part_id, part, false)?;
+            seps.push((up, part_id));
+            self.counters.internal_splits += 1;
         }
         Ok(())
     }
@@ -1093,12 +1141,15 @@ impl Index for MbTree {
 
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.format().check_key(key)?;
-        let mut entries = Vec::new();
-        self.tree_range(key, key, &mut entries)?;
-        self.overlay(key, key, &mut entries);
-        out.clear();
-        out.extend(entries.iter().map(|e| e.1));
-        Ok(())
+        let mut entries = std::mem::take(&mut self.get_buf);
+        let r = self.tree_range(key, key, &mut entries);
+        if r.is_ok() {
+            self.overlay(key, key, &mut entries);
+            out.clear();
+            out.extend(entries.iter().map(|e| e.1));
+        }
+        self.get_buf = entries;
+        r
     }
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {

@@ -9,13 +9,17 @@ use plotters::prelude::*;
 
 use super::{Experiment, RunOutcome};
 
-const COLOURS: [RGBColor; 6] = [
+const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
     RGBColor(255, 127, 14),
     RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
 ];
 
 /// One plotted line.

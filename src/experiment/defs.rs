@@ -227,7 +227,7 @@ fn mbtree_fig7_14() -> Experiment {
                 },
             },
         ],
-        notes: "The real workload is a bacterial genome, not human chromosome 19 (not available here): its key range and repeats differ, which moves the leaf size the MB-Tree converges to (§6.2 ties it to the key range). FlashDB here is Consolidation as buffered-bplus-tree.md §6.1 implements FlashDB's idea (base node + delta pages, a cost counter) rather than FlashDB's own log records, and its memory is its node table, head page and a 2 KiB cache; the MB-Tree paper gives FlashDB's memory only as a curve (Fig. 7). Ratios are means over the sweep of the per-point ratios.",
+        notes: "The real workload is a bacterial genome, not human chromosome 19 (not available here): its key range and repeats differ, which moves the leaf size the MB-Tree converges to (§6.2 ties it to the key range). FlashDB here is Consolidation as buffered-bplus-tree.md §6.1 implements FlashDB's idea (base node + delta pages, a cost counter) rather than FlashDB's own log records, and its memory is its node table, head page and a 2 KiB cache; the MB-Tree paper gives FlashDB's memory only as a curve (Fig. 7). Our BFTL's node translation table costs 4 bytes a listed sector and a node, and our FlashDB's table 10 to 30 bytes a node plus 2 a page, so their memory ratio is not the paper's 1.75. Our leaf node header gives 38 bytes to a checksummed frame and fixed fields and our KIVs take ⌈log₂(d + 1)⌉ bits, so fewer OIDs fit at interval 1 and the leaf size settles lower than the paper's 8 pages. Ratios are means over the sweep of the per-point ratios.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

@@ -82,8 +82,13 @@ fn list() -> CliResult<()> {
     }
     writeln!(
         out,
-        "\nExperiments: none yet (the experiment harness adds `flashix reproduce`)."
+        "  {:<16} 16-base substrings of the DNA in a FASTA file (plain, .gz, .xz) as 32-bit keys, in sequence order, then a search of each (mb-tree.md §6)",
+        "dna:FILE"
     )?;
+    writeln!(out, "\nExperiments (flashix reproduce ID | all):")?;
+    for e in crate::experiment::experiments() {
+        writeln!(out, "  {:<16} {} ({})", e.id, e.title, e.source)?;
+    }
     Ok(())
 }
 

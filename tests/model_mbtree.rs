@@ -107,5 +107,12 @@ fn one_flush_can_split_the_root_leaf_into_more_nodes_than_a_root_holds() {
         .map(|i| common::ModelOp::Insert(i * 7919 % 100_003, i))
         .chain([common::ModelOp::Reopen, common::ModelOp::Range(0, 50_000)])
         .collect();
-    check("mbtree", &["leaf_pages=1", "max_leaf_pages=1"], 100_000, ram, &seq).unwrap();
+    check(
+        "mbtree",
+        &["leaf_pages=1", "max_leaf_pages=1"],
+        100_000,
+        ram,
+        &seq,
+    )
+    .unwrap();
 }

@@ -116,8 +116,23 @@ where
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(&panel.title)
+            // Few, short x labels: sweeps such as 100,000 .. 1,000,000
+            // entries would run into each other.
+            .x_labels(6)
+            .x_label_formatter(&|v| {
+                if (v - v.round()).abs() < 1e-9 {
+                    format!("{}", v.round() as i64)
+                } else {
+                    format!("{v:.3}")
+                        .trim_end_matches('0')
+                        .trim_end_matches('.')
+                        .to_string()
+                }
+            })
+            // Plain numbers up to six digits, so one axis never mixes
+            // "9000" with "1.0e4".
             .y_label_formatter(&|v| {
-                if v.abs() >= 1e4 {
+                if v.abs() >= 1e6 {
                     format!("{v:.1e}")
                 } else {
                     format!("{v:.4}")

@@ -33,8 +33,9 @@
 //! Memory grows with what is written: the mapping tables grow to the highest
 //! LBA and the highest block used, never to the device size up front.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
+use super::sealed::SealedBlocks;
 use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Result, Wear};
 
 const UNMAPPED: u64 = u64::MAX;
@@ -111,8 +112,8 @@ pub struct Ftl<F: Flash> {
     meta: Vec<BlockMeta>,
     /// Erased blocks ready for use (blocks never used lie above `meta.len()`).
     free: VecDeque<u64>,
-    /// Sealed blocks ordered by (valid pages, block): greedy's candidates.
-    sealed: BTreeSet<(u32, u64)>,
+    /// Sealed blocks by valid pages: garbage collection's candidates.
+    sealed: SealedBlocks,
     active: Option<(u64, u64)>,
     seq: u64,
     stats: DeviceStats,
@@ -167,7 +168,7 @@ impl<F: Flash> Ftl<F> {
             p2l: Vec::new(),
             meta: Vec::new(),
             free: VecDeque::new(),
-            sealed: BTreeSet::new(),
+            sealed: SealedBlocks::new(g.pages_per_block as u64),
             active: None,
             seq: 0,
             stats: DeviceStats::default(),
@@ -250,7 +251,7 @@ impl<F: Flash> Ftl<F> {
                 // A partly written block is sealed too: its erased tail is
                 // reclaimed by the next erase.
                 m.state = BlockState::Sealed;
-                ftl.sealed.insert((m.valid, block));
+                ftl.sealed.insert(block, m.valid);
             }
         }
         Ok(ftl)
@@ -322,9 +323,8 @@ impl<F: Flash> Ftl<F> {
         let block = ppa / self.ppb;
         let m = &mut self.meta[block as usize];
         if m.state == BlockState::Sealed {
-            self.sealed.remove(&(m.valid, block));
+            self.sealed.reclassify(block, m.valid, m.valid + 1);
             m.valid += 1;
-            self.sealed.insert((m.valid, block));
         } else {
             m.valid += 1;
         }
@@ -335,9 +335,8 @@ impl<F: Flash> Ftl<F> {
         let block = ppa / self.ppb;
         let m = &mut self.meta[block as usize];
         if m.state == BlockState::Sealed {
-            self.sealed.remove(&(m.valid, block));
+            self.sealed.reclassify(block, m.valid, m.valid - 1);
             m.valid -= 1;
-            self.sealed.insert((m.valid, block));
         } else {
             m.valid -= 1;
         }
@@ -355,7 +354,7 @@ impl<F: Flash> Ftl<F> {
                 }
                 let m = &mut self.meta[block as usize];
                 m.state = BlockState::Sealed;
-                self.sealed.insert((m.valid, block));
+                self.sealed.insert(block, m.valid);
                 self.active = None;
             }
             if !for_gc && self.free_blocks() <= RESERVE_BLOCKS {
@@ -374,11 +373,13 @@ impl<F: Flash> Ftl<F> {
 
     fn pick_victim(&self) -> Option<u64> {
         match self.config.gc {
-            GcPolicy::Greedy => self.sealed.iter().next().map(|&(_, b)| b),
+            GcPolicy::Greedy => self.sealed.fewest_valid(),
             GcPolicy::CostBenefit => {
                 let now = self.seq as f64;
-                let mut best: Option<(f64, u64)> = None;
-                for &(valid, block) in &self.sealed {
+                // The best score; ties go to the lowest (valid, block), the
+                // order the candidates had when they were an ordered set.
+                let mut best: Option<(f64, u32, u64)> = None;
+                for (valid, block) in self.sealed.iter() {
                     let u = valid as f64 / self.ppb as f64;
                     let age = now - self.meta[block as usize].last_seq as f64 + 1.0;
                     let score = if valid == 0 {
@@ -386,11 +387,13 @@ impl<F: Flash> Ftl<F> {
                     } else {
                         age * (1.0 - u) / (2.0 * u)
                     };
-                    if best.is_none_or(|(s, _)| score > s) {
-                        best = Some((score, block));
+                    if best.is_none_or(|(s, v, b)| {
+                        score > s || (score == s && (valid, block) < (v, b))
+                    }) {
+                        best = Some((score, valid, block));
                     }
                 }
-                best.map(|(_, b)| b)
+                best.map(|(_, _, b)| b)
             }
         }
     }
@@ -406,7 +409,7 @@ impl<F: Flash> Ftl<F> {
                 detail: "every block holds only valid pages".into(),
             });
         }
-        self.sealed.remove(&(valid, victim));
+        self.sealed.remove(victim, valid);
         self.meta[victim as usize].state = BlockState::Free; // not a candidate while copied
         let first = victim * self.ppb;
         // Its own buffer: a host write holds `page_buf` while GC runs.
@@ -611,14 +614,11 @@ mod tests {
             for (b, m) in ftl.meta.iter().enumerate() {
                 assert_eq!(m.valid, counts[b], "block {b} after write {i}");
                 if m.state == BlockState::Sealed {
-                    assert!(
-                        ftl.sealed.contains(&(m.valid, b as u64)),
-                        "sealed set {b} {i}"
-                    );
+                    assert!(ftl.sealed.contains(b as u64, m.valid), "sealed set {b} {i}");
                 }
             }
             assert_eq!(
-                ftl.sealed.len(),
+                ftl.sealed.iter().count(),
                 ftl.meta
                     .iter()
                     .filter(|m| m.state == BlockState::Sealed)

@@ -32,6 +32,7 @@ pub mod ftl;
 pub mod nand;
 pub mod profile;
 pub mod ram;
+mod sealed;
 
 pub use cost::CostModel;
 pub use error::DeviceError;

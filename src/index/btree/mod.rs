@@ -712,6 +712,13 @@ impl BTree {
         // Invariant 1: the leaves are `height - 1` steps below the root, so
         // the descent never reads a leaf it would read again below.
         for _ in 1..self.meta.height {
+            if let Some(node) = self.cache.touch(id) {
+                if node.is_leaf() {
+                    return Err(leaf_above_leaf_level(id));
+                }
+                id = node.children[node.child_slot(target)];
+                continue;
+            }
             if self.search_reads_image(id) {
                 if let Some((image, page)) = self.store.read_image(id)? {
                     self.cache.count_miss();
@@ -721,18 +728,25 @@ impl BTree {
             }
             let (node, cached, dirty) = self.fetch(id)?;
             if node.is_leaf() {
-                let page = id as u64;
                 self.release(id, node, cached, dirty)?;
-                return Err(IndexError::Corrupt {
-                    page,
-                    detail: "a leaf above the leaf level".into(),
-                });
+                return Err(leaf_above_leaf_level(id));
             }
             let child = node.children[node.child_slot(target)];
             self.release(id, node, cached, dirty)?;
             id = child;
         }
         while id != NO_NODE {
+            if let Some(node) = self.cache.touch(id) {
+                if !node.is_leaf() {
+                    return Err(internal_at_leaf_level(id));
+                }
+                let (done, next) = scan_leaf(node, target, hi, &mut f);
+                if done {
+                    break;
+                }
+                id = next;
+                continue;
+            }
             if self.search_reads_image(id) {
                 if let Some((image, page)) = self.store.read_image(id)? {
                     self.cache.count_miss();
@@ -746,23 +760,10 @@ impl BTree {
             }
             let (node, cached, dirty) = self.fetch(id)?;
             if !node.is_leaf() {
-                let page = id as u64;
                 self.release(id, node, cached, dirty)?;
-                return Err(IndexError::Corrupt {
-                    page,
-                    detail: "an internal node at the leaf level".into(),
-                });
+                return Err(internal_at_leaf_level(id));
             }
-            let start = node.entries.partition_point(|e| *e < target);
-            let mut done = false;
-            for &(k, v) in &node.entries[start..] {
-                if k > hi {
-                    done = true;
-                    break;
-                }
-                f(k, v);
-            }
-            let next = node.next;
+            let (done, next) = scan_leaf(&node, target, hi, &mut f);
             self.release(id, node, cached, dirty)?;
             if done {
                 break;
@@ -770,6 +771,38 @@ impl BTree {
             id = next;
         }
         Ok(())
+    }
+}
+
+/// Calls `f` for the entries of `leaf` from `target` up to key `hi`;
+/// whether the scan is done, and the next leaf.
+fn scan_leaf(
+    leaf: &Node,
+    target: (u64, u64),
+    hi: u64,
+    f: &mut impl FnMut(u64, u64),
+) -> (bool, NodeId) {
+    let start = leaf.entries.partition_point(|e| *e < target);
+    for &(k, v) in &leaf.entries[start..] {
+        if k > hi {
+            return (true, leaf.next);
+        }
+        f(k, v);
+    }
+    (false, leaf.next)
+}
+
+fn leaf_above_leaf_level(id: NodeId) -> IndexError {
+    IndexError::Corrupt {
+        page: id as u64,
+        detail: "a leaf above the leaf level".into(),
+    }
+}
+
+fn internal_at_leaf_level(id: NodeId) -> IndexError {
+    IndexError::Corrupt {
+        page: id as u64,
+        detail: "an internal node at the leaf level".into(),
     }
 }
 

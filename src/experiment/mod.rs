@@ -123,6 +123,15 @@ pub enum Measure {
         metric: &'static str,
         reference: &'static str,
     },
+    /// What series `b` saves against series `a` at `x` over what it costs
+    /// more, summed over `metrics` (page counts, all weighted alike):
+    /// Σ max(a − b, 0) / Σ max(b − a, 0).
+    GainOverLoss {
+        a: &'static str,
+        b: &'static str,
+        x: &'static str,
+        metrics: &'static [&'static str],
+    },
 }
 
 /// A number a paper published, and where our matching number is.
@@ -293,6 +302,24 @@ impl Experiment {
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, x)| x),
+            Measure::GainOverLoss { a, b, x, metrics } => {
+                let cell = |series: &str| {
+                    results
+                        .iter()
+                        .find(|r| r.run.series == series && r.run.x == *x)
+                };
+                let (ra, rb) = (cell(a)?, cell(b)?);
+                let (mut gain, mut loss) = (0.0, 0.0);
+                for metric in metrics.iter() {
+                    let d = ra.metrics.get(*metric)? - rb.metrics.get(*metric)?;
+                    if d > 0.0 {
+                        gain += d;
+                    } else {
+                        loss -= d;
+                    }
+                }
+                (loss > 0.0).then(|| gain / loss)
+            }
             Measure::MeanRatio {
                 series,
                 metric,
@@ -332,4 +359,45 @@ pub fn find(id: &str) -> Result<Experiment, String> {
             let ids: Vec<&str> = experiments().iter().map(|e| e.id).collect();
             format!("unknown experiment `{id}`; known: {}, all", ids.join(", "))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(series: &str, x: &str, metrics: &[(&str, f64)]) -> RunOutcome {
+        RunOutcome {
+            run: SweepRun {
+                series: series.into(),
+                x: x.into(),
+                params: Params::new(),
+                seed: 0,
+            },
+            metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            report: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn gain_over_loss_sums_savings_over_extra_costs() {
+        let e = find("mbtree-fig16-17").unwrap();
+        const METRICS: &[&str] = &["reads", "writes", "search"];
+        let results = vec![
+            outcome("a", "1", &[("reads", 100.0), ("writes", 50.0), ("search", 10.0)]),
+            // Saves 40 reads and 20 writes, costs 20 more search reads.
+            outcome("b", "1", &[("reads", 60.0), ("writes", 30.0), ("search", 30.0)]),
+            // Saves everything: no loss, no ratio.
+            outcome("a", "2", &[("reads", 1.0), ("writes", 1.0), ("search", 1.0)]),
+            outcome("b", "2", &[("reads", 0.0), ("writes", 0.0), ("search", 0.0)]),
+        ];
+        let m = |x| Measure::GainOverLoss {
+            a: "a",
+            b: "b",
+            x,
+            metrics: METRICS,
+        };
+        assert_eq!(e.measure(&m("1"), &results), Some(3.0));
+        assert_eq!(e.measure(&m("2"), &results), None);
+        assert_eq!(e.measure(&m("3"), &results), None);
+    }
 }

@@ -383,12 +383,28 @@ mod tests {
         let e = find("mbtree-fig16-17").unwrap();
         const METRICS: &[&str] = &["reads", "writes", "search"];
         let results = vec![
-            outcome("a", "1", &[("reads", 100.0), ("writes", 50.0), ("search", 10.0)]),
+            outcome(
+                "a",
+                "1",
+                &[("reads", 100.0), ("writes", 50.0), ("search", 10.0)],
+            ),
             // Saves 40 reads and 20 writes, costs 20 more search reads.
-            outcome("b", "1", &[("reads", 60.0), ("writes", 30.0), ("search", 30.0)]),
+            outcome(
+                "b",
+                "1",
+                &[("reads", 60.0), ("writes", 30.0), ("search", 30.0)],
+            ),
             // Saves everything: no loss, no ratio.
-            outcome("a", "2", &[("reads", 1.0), ("writes", 1.0), ("search", 1.0)]),
-            outcome("b", "2", &[("reads", 0.0), ("writes", 0.0), ("search", 0.0)]),
+            outcome(
+                "a",
+                "2",
+                &[("reads", 1.0), ("writes", 1.0), ("search", 1.0)],
+            ),
+            outcome(
+                "b",
+                "2",
+                &[("reads", 0.0), ("writes", 0.0), ("search", 0.0)],
+            ),
         ];
         let m = |x| Measure::GainOverLoss {
             a: "a",

@@ -26,6 +26,10 @@ pub const K: usize = 16;
 pub struct DnaKeys {
     /// The file's name, for reports.
     pub source: String,
+    /// The header line of the first record (without `>`), which names the
+    /// sequence ("AP006725.1 Klebsiella pneumoniae ... complete genome").
+    pub first_record: String,
+    /// Records the keys were read from.
     pub records: usize,
     pub keys: Arc<Vec<u32>>,
 }
@@ -81,6 +85,7 @@ pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
     };
     let mut keys = Vec::new();
     let mut records = 0usize;
+    let mut first_record = String::new();
     let (mut window, mut filled) = (0u32, 0usize);
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         if keys.len() as u64 >= max {
@@ -92,6 +97,9 @@ pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
             continue;
         }
         if line[0] == b'>' {
+            if records == 0 {
+                first_record = String::from_utf8_lossy(&line[1..]).trim().to_string();
+            }
             records += 1;
             filled = 0;
             continue;
@@ -141,6 +149,7 @@ pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
     );
     Ok(DnaKeys {
         source,
+        first_record,
         records,
         keys: Arc::new(keys),
     })
@@ -166,6 +175,7 @@ mod tests {
         let p = write(&dir, "t.fa", fasta);
         let d = load(&p, u64::MAX).unwrap();
         assert_eq!(d.records, 2);
+        assert_eq!(d.first_record, "r1 test");
         let first = 0b00_01_10_11_00_01_10_11_00_01_10_11_00_01_10_11u32;
         assert_eq!(d.keys[0], first);
         // ACGT ACGT AC GT ACGT AC: 18 bases, 3 keys in r1, then 2 in r2.

@@ -200,10 +200,12 @@ impl WorkloadSpec {
             KeyDist::Rs(rs) => format!("rs={rs}"),
             KeyDist::Zipf(s) => format!("zipf s={s}"),
             KeyDist::Sequence(d) => format!(
-                "16-mers of the DNA in {} ({} records, {} keys read)",
+                "16-mers of the DNA in {} (\"{}\"; {} keys read from {} record{})",
                 d.source,
+                d.first_record,
+                d.keys.len(),
                 d.records,
-                d.keys.len()
+                if d.records == 1 { "" } else { "s" }
             ),
         };
         let m = self.mix;

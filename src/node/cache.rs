@@ -422,6 +422,33 @@ mod tests {
     }
 
     #[test]
+    fn touch_refreshes_like_take_and_after_read() {
+        // The same sequence twice, refreshing node 1 by touch in one cache
+        // and by take + after_read in the other: same victims, same
+        // dirtiness, same hit counts.
+        for by_touch in [true, false] {
+            let mut ev = Vec::new();
+            let mut c = NodeCache::new(CachePolicy::Lru, 2);
+            c.after_update_hit(1, node(0), &mut ev);
+            assert!(c.after_read(2, node(0), false, false, &mut ev).is_none());
+            if by_touch {
+                assert_eq!(c.touch(1).map(|n| n.level), Some(0));
+                assert!(c.touch(9).is_none());
+            } else {
+                let (n, dirty) = c.take(1).unwrap();
+                assert!(c.after_read(1, n, true, dirty, &mut ev).is_none());
+            }
+            assert!(c.after_read(3, node(0), false, false, &mut ev).is_none());
+            assert_eq!(ids(&mut ev), vec![2], "touch={by_touch}");
+            assert_eq!(
+                c.dirty_nodes().map(|(id, _)| id).collect::<Vec<_>>(),
+                vec![1]
+            );
+            assert_eq!(c.hits, 1);
+        }
+    }
+
+    #[test]
     fn wt_lru_keeps_every_copy_clean_and_admits_reads() {
         let mut ev = Vec::new();
         let mut c = NodeCache::new(CachePolicy::WriteThroughLru, 2);

@@ -74,7 +74,8 @@ pub struct IndexArgs {
 #[derive(Debug, Args, Clone)]
 pub struct DeviceArgs {
     /// `PROFILE` (FTL over that chip), `raw:PROFILE` (the raw chip) or
-    /// `file:PATH` (a real file).
+    /// `file:PATH` (a real file). `run` and `compare` size an FTL device
+    /// without `blocks=` or `capacity=` to the work (see `--fill`).
     #[arg(long, default_value = "slc-small")]
     pub device: String,
     /// Device parameter, KEY=VALUE (repeatable): page_size, pages_per_block,
@@ -117,6 +118,11 @@ pub struct RunArgs {
     /// Memory budget of the index: 65536, 64KiB, 1MiB, 20KB.
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
+    /// Sizing of an FTL device without `blocks=`/`capacity=`: the largest
+    /// index footprint (measured by a first run) fills this share of the
+    /// logical capacity.
+    #[arg(long, default_value_t = 0.9)]
+    pub fill: f64,
     /// Check every answer against an in-memory oracle.
     #[arg(long)]
     pub verify: bool,
@@ -174,6 +180,11 @@ pub struct CompareArgs {
     /// Memory budget of every index.
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
+    /// Sizing of an FTL device without `blocks=`/`capacity=`: the largest
+    /// index footprint (measured by a first run) fills this share of the
+    /// logical capacity.
+    #[arg(long, default_value_t = 0.9)]
+    pub fill: f64,
     /// Directory for the JSON reports and the bar chart.
     #[arg(long, default_value = "results/compare")]
     pub out: PathBuf,

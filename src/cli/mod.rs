@@ -2,7 +2,9 @@
 //! `bench` (grammar in [`args`]). Every error reaches `main` as one line.
 
 pub mod args;
+mod compare;
 pub mod size;
+pub mod sizing;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -18,8 +20,8 @@ use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
 
 use args::{
-    BenchArgs, Cli, Command, CompareArgs, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs,
-    RunArgs, TraceCommand, WorkloadArgs,
+    BenchArgs, Cli, Command, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs, RunArgs,
+    TraceCommand, WorkloadArgs,
 };
 
 type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -37,7 +39,7 @@ pub fn main() -> CliResult<()> {
             }
             trace_gen(&a.workload)
         }
-        Command::Compare(a) => compare(a),
+        Command::Compare(a) => compare::compare(a),
         Command::Bench(a) => bench(a),
         Command::Reproduce(a) => reproduce(a),
     }
@@ -183,17 +185,26 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
 fn run_cmd(a: RunArgs) -> CliResult<()> {
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
+    let fill = sizing::check_fill(a.fill)?;
+    let configs = [(compare::label(&a.index), a.index.clone())];
+    let (spec, sized) = sizing::size_to_work(&spec, &configs, &a.workload, mem, fill)?;
     let mut index = build_index(&a.index, &spec, mem, a.open)?;
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,
         index: describe(&a.index),
         memory_budget: mem as u64,
+        // Charged as the `flush` row; a file device keeps the index for
+        // later runs (`--open`).
+        final_flush: true,
         ..RunOptions::default()
     };
-    let report = execute(index.as_mut(), &a.workload, options, None)?;
-    // A file device keeps the index for later runs (`--open`).
-    index.flush()?;
+    let report = execute(index.as_mut(), &a.workload, options, None)
+        .map_err(|e| format!("{e}{}", sizing::full_hint(&e, sized.as_ref())))?;
+    println!(
+        "{}",
+        sizing::device_line(&spec, report.device.capacity_pages, sized.as_ref())
+    );
     print!("{}", report.summary_table());
     if let Some(path) = &a.json {
         write_json(path, &report)?;
@@ -244,192 +255,6 @@ fn trace_gen(w: &WorkloadArgs) -> CliResult<()> {
     }
     out.finish()?;
     Ok(())
-}
-
-/// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
-fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
-    if list == "all" {
-        // Every index with its defaults; the B+-tree once per node cache.
-        let mut all: Vec<IndexArgs> = ["cache=none", "cache=lru", "cache=mlru"]
-            .iter()
-            .map(|c| IndexArgs {
-                index: "btree".into(),
-                set: vec![c.to_string()],
-            })
-            .collect();
-        all.extend(
-            registry::list()
-                .iter()
-                .filter(|i| i.name != "btree")
-                .map(|i| IndexArgs {
-                    index: i.name.to_string(),
-                    set: vec![],
-                }),
-        );
-        return Ok(all);
-    }
-    list.split(',')
-        .map(|item| {
-            let (name, sets) = item.split_once(':').unwrap_or((item, ""));
-            if name.is_empty() {
-                return Err("--indexes: an empty index name".into());
-            }
-            Ok(IndexArgs {
-                index: name.to_string(),
-                set: sets
-                    .split(';')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
-fn label(i: &IndexArgs) -> String {
-    if i.set.is_empty() {
-        i.index.clone()
-    } else {
-        format!("{}:{}", i.index, i.set.join(";"))
-    }
-}
-
-fn compare(a: CompareArgs) -> CliResult<()> {
-    let configs = compare_configs(&a.indexes)?;
-    let spec = device(&a.device)?;
-    let mem = memory(&a.memory)?;
-    let mut workload = a.workload.clone();
-    if workload.workload.is_none() && workload.trace.is_none() {
-        workload.workload = Some("mbtree".into());
-        workload.ops.get_or_insert(100_000);
-    }
-    let mut reports = Vec::new();
-    for cfg in &configs {
-        let mut index = build_index(cfg, &spec, mem, false)?;
-        let options = RunOptions {
-            verify: a.verify,
-            quiet: a.quiet,
-            index: describe(cfg),
-            memory_budget: mem as u64,
-            ..RunOptions::default()
-        };
-        let report = execute(index.as_mut(), &workload, options, None)?;
-        reports.push((label(cfg), report));
-    }
-    if let Some((_, first)) = reports.first() {
-        println!(
-            "device {} ({}), memory {} B, workload {}",
-            first.device.name, first.device.kind, mem, first.workload
-        );
-    }
-    println!("{}", compare_table(&reports));
-    {
-        let dir = &a.out;
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
-        write_json(&dir.join("compare.json"), &all)?;
-        let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
-        let groups: Vec<(String, Vec<f64>)> = compare_columns()
-            .iter()
-            .map(|c| {
-                (
-                    c.0.to_string(),
-                    reports.iter().map(|(_, r)| c.1(r)).collect(),
-                )
-            })
-            .collect();
-        experiment::plot::write_bar_chart(
-            &dir.join("compare"),
-            "flashix compare",
-            &names,
-            &groups,
-        )?;
-        eprintln!("reports and chart written to {}", dir.display());
-    }
-    Ok(())
-}
-
-type Column = (&'static str, fn(&Report) -> f64, fn(f64) -> String);
-
-/// The columns of `compare`: name, value, formatting.
-fn compare_columns() -> [Column; 9] {
-    [
-        (
-            "page reads",
-            |r| r.device_stats.physical_reads as f64,
-            |v| format!("{v:.0}"),
-        ),
-        (
-            "page writes",
-            |r| r.device_stats.physical_writes as f64,
-            |v| format!("{v:.0}"),
-        ),
-        (
-            "erases",
-            |r| r.device_stats.erases as f64,
-            |v| format!("{v:.0}"),
-        ),
-        (
-            "write amp.",
-            |r| r.device_stats.write_amplification,
-            |v| format!("{v:.2}"),
-        ),
-        (
-            "sim. time (s)",
-            |r| r.device_stats.time_us / 1e6,
-            |v| format!("{v:.2}"),
-        ),
-        (
-            "energy (joule)",
-            |r| r.device_stats.energy_uj / 1e6,
-            |v| format!("{v:.3}"),
-        ),
-        (
-            "memory (B)",
-            |r| r.memory_peak_bytes as f64,
-            |v| format!("{v:.0}"),
-        ),
-        (
-            "flash (KiB)",
-            |r| r.flash_bytes_used as f64 / 1024.0,
-            |v| format!("{v:.0}"),
-        ),
-        ("wall (s)", |r| r.wall_seconds, |v| format!("{v:.2}")),
-    ]
-}
-
-/// One row per index; the best (lowest) value of each column marked `*`.
-pub fn compare_table(reports: &[(String, Report)]) -> String {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-    let columns = compare_columns();
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    let mut header = vec!["index".to_string()];
-    header.extend(columns.iter().map(|c| c.0.to_string()));
-    t.set_header(header);
-    let best: Vec<f64> = columns
-        .iter()
-        .map(|c| {
-            reports
-                .iter()
-                .map(|(_, r)| c.1(r))
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    for (name, r) in reports {
-        let mut row = vec![name.clone()];
-        for (c, b) in columns.iter().zip(&best) {
-            let v = c.1(r);
-            let mark = if reports.len() > 1 && v <= *b {
-                " *"
-            } else {
-                ""
-            };
-            row.push(format!("{}{mark}", c.2(v)));
-        }
-        t.add_row(row);
-    }
-    format!("{t}\n* best (lowest) in its column; counts are the device's, preload included")
 }
 
 /// Peak resident set size of this process (Linux), in bytes.

@@ -281,6 +281,8 @@ impl BlockDevice for FileDevice {
             pages_per_block: 1,
             capacity_pages: self.capacity,
             o_direct: Some(self.direct),
+            footprint_pages: None,
+            mapped_pages: None,
             notes: self.notes.clone(),
             cost: None,
         }

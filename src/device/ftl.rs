@@ -36,7 +36,7 @@
 use std::collections::VecDeque;
 
 use super::sealed::SealedBlocks;
-use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Result, Wear};
+use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
 const UNMAPPED: u64 = u64::MAX;
 /// Free blocks kept back for garbage collection to copy into.
@@ -99,6 +99,13 @@ impl Default for FtlConfig {
     }
 }
 
+/// Logical pages an FTL of `config` offers over a chip of geometry `g`
+/// (invariant 4: the reserve and one active block are never offered).
+pub fn logical_capacity(g: &Geometry, config: &FtlConfig) -> u64 {
+    let usable = g.blocks.saturating_sub(RESERVE_BLOCKS + 1);
+    ((usable * g.pages_per_block as u64) as f64 * (1.0 - config.overprovision)).floor() as u64
+}
+
 /// A page-mapping FTL over a chip.
 pub struct Ftl<F: Flash> {
     flash: F,
@@ -147,9 +154,7 @@ impl<F: Flash> Ftl<F> {
                 g.spare_size
             )));
         }
-        let usable = g.blocks.saturating_sub(RESERVE_BLOCKS + 1);
-        let capacity = ((usable * g.pages_per_block as u64) as f64 * (1.0 - config.overprovision))
-            .floor() as u64;
+        let capacity = logical_capacity(&g, &config);
         if capacity == 0 {
             return Err(DeviceError::Config(format!(
                 "{} blocks leave no logical space: the FTL keeps {} blocks for garbage collection",
@@ -559,6 +564,9 @@ impl<F: Flash> BlockDevice for Ftl<F> {
         let mut info = self.flash.info();
         info.kind = "ftl".into();
         info.capacity_pages = self.capacity;
+        // `map` grows `l2p` to exactly the highest LBA written.
+        info.footprint_pages = Some(self.l2p.len() as u64);
+        info.mapped_pages = Some(self.mapped);
         info.notes.push(format!(
             "page-mapping FTL, {} GC, over-provisioning {:.0}%",
             match self.config.gc {

@@ -36,7 +36,7 @@ mod sealed;
 
 pub use cost::CostModel;
 pub use error::DeviceError;
-pub use ftl::{Ftl, FtlConfig, GcPolicy};
+pub use ftl::{logical_capacity, Ftl, FtlConfig, GcPolicy, RESERVE_BLOCKS};
 pub use nand::Nand;
 pub use profile::DeviceSpec;
 
@@ -159,6 +159,13 @@ pub struct DeviceInfo {
     pub capacity_pages: u64,
     /// For a real file: whether O_DIRECT is in use.
     pub o_direct: Option<bool>,
+    /// Logical pages up to and including the highest one ever written: the
+    /// logical space the index needed (where the device tracks it). The
+    /// command line sizes its default device by it.
+    pub footprint_pages: Option<u64>,
+    /// Logical pages holding data now (written and not trimmed), where the
+    /// device tracks it: what garbage collection must keep.
+    pub mapped_pages: Option<u64>,
     /// Anything else worth reporting (over-provisioning, GC policy, fallback
     /// reasons).
     pub notes: Vec<String>,

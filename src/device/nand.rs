@@ -381,6 +381,8 @@ impl Flash for Nand {
             pages_per_block: self.geometry.pages_per_block,
             capacity_pages: self.geometry.pages(),
             o_direct: None,
+            footprint_pages: None,
+            mapped_pages: None,
             notes: vec![],
             cost: Some(self.cost),
         }

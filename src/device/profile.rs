@@ -20,6 +20,9 @@
 //! 10,000); 16 spare bytes per page; greedy GC; 7% over-provisioning. The
 //! default capacity is 64 GiB of chip: storage is sparse, so that costs
 //! nothing until written and any workload fits; `blocks=N` sets it exactly.
+//! The command line (`run`, `compare`) sizes an FTL device whose size was
+//! not chosen to the work instead (`cli::sizing`), since on 64 GiB no index
+//! ever collects garbage.
 
 use std::path::PathBuf;
 
@@ -161,6 +164,9 @@ pub struct DeviceSpec {
     pub ftl: FtlConfig,
     /// For files: logical pages (0 = no limit below what the disk holds).
     pub file_pages: u64,
+    /// Whether `blocks=` or `capacity=` chose the size (else the sparse
+    /// 64 GiB default, which the command line sizes to the work).
+    pub explicit_size: bool,
 }
 
 /// Keys `--device-set` accepts.
@@ -200,6 +206,7 @@ impl DeviceSpec {
             cost: base.cost,
             ftl: FtlConfig::default(),
             file_pages: 0,
+            explicit_size: false,
         };
         let mut blocks_set = false;
         let mut total_bytes = base.geometry.bytes();
@@ -229,6 +236,7 @@ impl DeviceSpec {
                 }
                 "capacity" => {
                     total_bytes = v.parse().map_err(|_| bad("a size in bytes"))?;
+                    d.explicit_size = true;
                 }
                 other => {
                     let value: f64 = v.parse().map_err(|_| bad("a number"))?;
@@ -248,11 +256,12 @@ impl DeviceSpec {
                 "page_size and pages_per_block must be positive".into(),
             ));
         }
+        d.explicit_size |= blocks_set;
         if !blocks_set {
             d.geometry.blocks = (total_bytes / block_bytes).max(1);
         }
         if let Target::File(_) = d.target {
-            d.file_pages = if blocks_set || total_bytes != base.geometry.bytes() {
+            d.file_pages = if d.explicit_size {
                 d.geometry.blocks * d.geometry.pages_per_block as u64
             } else {
                 0

@@ -92,6 +92,8 @@ impl BlockDevice for RamDisk {
             pages_per_block: 1,
             capacity_pages: self.capacity_pages,
             o_direct: None,
+            footprint_pages: None,
+            mapped_pages: None,
             notes: vec![],
             cost: None,
         }

@@ -17,6 +17,7 @@
 //!    thread timing.
 
 pub mod defs;
+pub mod glyphs;
 pub mod output;
 pub mod plot;
 pub mod sweep;

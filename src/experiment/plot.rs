@@ -1,6 +1,7 @@
 //! Figures of an experiment: one panel per plotted metric, side by side,
 //! one line (with markers) per series over the swept axis, written as PNG
-//! and SVG with plotters. Text uses the system's fonts (fontconfig).
+//! and SVG with plotters. Text uses the system's fonts (fontconfig); PNG
+//! text goes through [`super::glyphs`] so no glyph is cut.
 
 use std::path::Path;
 
@@ -194,7 +195,9 @@ trait Figure {
 fn write_png_svg(stem: &Path, width: u32, figure: &impl Figure) -> Result<(), String> {
     let png = stem.with_extension("png");
     figure
-        .draw_on(BitMapBackend::new(&png, (width, 480)).into_drawing_area())
+        .draw_on(
+            super::glyphs::WholeGlyphs(BitMapBackend::new(&png, (width, 480))).into_drawing_area(),
+        )
         .map_err(|e| format!("{}: {e}", png.display()))?;
     let svg = stem.with_extension("svg");
     figure
@@ -264,12 +267,30 @@ where
     area.fill(&WHITE).map_err(err)?;
     let n_groups = groups.len().max(1);
     let labels: Vec<String> = groups.iter().map(|g| g.0.clone()).collect();
-    let mut chart = ChartBuilder::on(&area)
+    // The legend gets a column of its own: over the bars it would hide the
+    // tallest ones.
+    let (w, _) = area.dim_in_pixel();
+    let (plot_area, legend_area) = area.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+    for (i, name) in names.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let y = 60 + 22 * i as i32;
+        legend_area
+            .draw(&Rectangle::new([(4, y - 6), (18, y + 6)], colour.filled()))
+            .map_err(err)?;
+        legend_area
+            .draw(&Text::new(
+                name.clone(),
+                (24, y - 7),
+                ("sans-serif", 13).into_font(),
+            ))
+            .map_err(err)?;
+    }
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(title, ("sans-serif", 20))
         .margin(14)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.0..n_groups as f64, 0.0..1.4)
+        .build_cartesian_2d(0.0..n_groups as f64, 0.0..1.05)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -287,7 +308,7 @@ where
         .draw()
         .map_err(err)?;
     let width = 0.8 / names.len().max(1) as f64;
-    for (i, name) in names.iter().enumerate() {
+    for i in 0..names.len() {
         let colour = COLOURS[i % COLOURS.len()];
         let bars = groups.iter().enumerate().filter_map(|(g, (_, values))| {
             let max = values.iter().copied().fold(0.0f64, f64::max);
@@ -299,15 +320,13 @@ where
                 colour.filled(),
             ))
         });
-        chart
-            .draw_series(bars)
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
+        chart.draw_series(bars).map_err(err)?;
     }
-    draw_legend(&mut chart).map_err(err)?;
     area.present().map_err(err)
 }
+
+/// Pixels to the right of a bar chart for its legend.
+const LEGEND_WIDTH: u32 = 220;
 
 /// A grouped bar chart (one group per metric, one bar per index, each
 /// group scaled to its largest value), as `stem.png` and `stem.svg`.
@@ -317,7 +336,7 @@ pub fn write_bar_chart(
     names: &[String],
     groups: &[(String, Vec<f64>)],
 ) -> Result<(), String> {
-    let width = (140 * groups.len() as u32).max(800);
+    let width = (130 * groups.len() as u32).max(800) + LEGEND_WIDTH;
     write_png_svg(
         stem,
         width,

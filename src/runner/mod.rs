@@ -9,9 +9,14 @@
 //! [`RunError::Mismatch`]. With a result sink, every search and range
 //! answer is printed in trace order (`replay --print-results`).
 //!
+//! With `final_flush`, the index is flushed once after the last operation
+//! and that work is its own `flush` row of `by_op`, so what an index leaves
+//! buffered at the end is charged, and indexes compare at the same
+//! durability point (everything on the device).
+//!
 //! Invariants:
-//! 1. Σ `by_op` device work + `preload` = `device_stats` − work done by
-//!    `flush` calls outside operations (none in a plain run).
+//! 1. Σ `by_op` device work (the `flush` row included) + `preload` =
+//!    `device_stats`.
 //! 2. Output buffers are reused across operations: a run allocates nothing
 //!    per operation except what the index itself does.
 
@@ -42,6 +47,8 @@ pub enum RunError {
         source: IndexError,
     },
     Workload(WorkloadError),
+    /// The final flush (`RunOptions::final_flush`) failed.
+    Flush(IndexError),
     /// The index answered differently from the oracle.
     Mismatch {
         op_number: u64,
@@ -62,6 +69,7 @@ impl fmt::Display for RunError {
                 source,
             } => write!(f, "operation {op_number} (`{op}`): {source}"),
             RunError::Workload(e) => write!(f, "{e}"),
+            RunError::Flush(e) => write!(f, "the final flush: {e}"),
             RunError::Mismatch {
                 op_number,
                 op,
@@ -81,6 +89,7 @@ impl std::error::Error for RunError {
         match self {
             RunError::Index { source, .. } => Some(source),
             RunError::Workload(e) => Some(e),
+            RunError::Flush(e) => Some(e),
             RunError::Output(e) => Some(e),
             RunError::Mismatch { .. } => None,
         }
@@ -107,6 +116,8 @@ pub struct RunOptions {
     pub workload: String,
     pub seed: u64,
     pub memory_budget: u64,
+    /// Flush the index after the last operation, charged as a `flush` row.
+    pub final_flush: bool,
 }
 
 struct Accum {
@@ -214,6 +225,14 @@ pub fn run(
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
         progress.tick(op_number);
     }
+    let mut flush_cost = None;
+    if options.final_flush {
+        index.flush().map_err(RunError::Flush)?;
+        let after = index.storage().stats();
+        let mut a = Accum::new();
+        a.add(&after.delta(&before));
+        flush_cost = Some(a.cost());
+    }
     progress.finish();
     let end = index.storage().stats();
     let measured = end.delta(&after_preload);
@@ -237,6 +256,7 @@ pub fn run(
         by_op: accums
             .iter()
             .map(|(k, a)| (k.name().to_string(), a.cost()))
+            .chain(flush_cost.map(|c| ("flush".to_string(), c)))
             .collect(),
         time_us: measured.time_us,
         energy_uj: measured.energy_uj,

@@ -4,7 +4,8 @@
 //! own counters over the whole run (preload included), `preload` the part
 //! spent preloading, and `by_op` the measured phase split by the operation
 //! type that caused each piece of device work (deferred work, such as a
-//! buffer flush an insert triggers, is charged to that insert).
+//! buffer flush an insert triggers, is charged to that insert); work left
+//! buffered at the end is the `flush` row when the run flushes.
 
 use std::collections::BTreeMap;
 
@@ -108,7 +109,8 @@ pub struct Report {
     pub device_stats: DeviceReport,
     /// The preload phase alone.
     pub preload: DeviceReport,
-    /// The measured phase, by operation type.
+    /// The measured phase, by operation type; `flush` is the final flush
+    /// where the run made one (`RunOptions::final_flush`).
     pub by_op: BTreeMap<String, OpCost>,
     /// Device time and energy of the measured phase.
     pub time_us: f64,

@@ -16,8 +16,12 @@
 //! 2. Results come back in sweep order (series-major, then x), whatever the
 //!    thread timing.
 
+mod bftl;
 pub mod defs;
+mod ftl;
 pub mod glyphs;
+mod lat;
+mod mbtree;
 pub mod output;
 pub mod plot;
 pub mod sweep;

@@ -9,6 +9,15 @@
 //! * `mbtree-fig16-17` (§6.4, Figs. 16-17): MB-Tree with and without the
 //!   Leaf Node Header.
 //! * `mbtree-fig18` (§6.5, Fig. 18): the share of memory for the LRU buffer.
+//!
+//! The real workload of Figs. 7-18 is a genome: by default where Debian's
+//! `kleborate-examples` installs it, or the FASTA file (plain, .gz or .xz)
+//! the environment variable `FLASHIX_GENOME` names, for a machine that
+//! keeps it elsewhere. Without the file those experiments refuse to run
+//! rather than substitute synthetic keys; point `FLASHIX_GENOME` at a
+//! missing file to run as a machine without the genome does.
+
+use std::sync::OnceLock;
 
 use super::defs::{MATCH_FLASHDB, MBTREE_FLASHDB};
 use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
@@ -169,7 +178,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             "FlashDB (DNA)",
             "BFTL (DNA)",
         ],
-        GENOME,
+        genome_workload(),
     ));
     let ratio = |name, source, value, b, metric| Published {
         name,
@@ -310,7 +319,7 @@ pub(super) fn mbtree_fig15() -> Experiment {
                 params: vec![("index", "btree"), ("set.cache", "mlru")],
             },
         ],
-        fixed: vec![("device", "slc-small"), ("workload", GENOME), ("ops", "200000")],
+        fixed: vec![("device", "slc-small"), ("workload", genome_workload()), ("ops", "200000")],
         quick: vec![("ops", "10000")],
         panels: insert_and_search_panels(),
         chart: Chart::Lines,
@@ -358,7 +367,7 @@ pub(super) fn mbtree_fig16_17() -> Experiment {
         ],
         fixed: vec![
             ("device", "slc-small"),
-            ("workload", GENOME),
+            ("workload", genome_workload()),
             ("ops", "200000"),
             ("memory", "20480"),
         ],
@@ -415,7 +424,7 @@ pub(super) fn mbtree_fig18() -> Experiment {
         }],
         fixed: vec![
             ("device", "slc-small"),
-            ("workload", GENOME),
+            ("workload", genome_workload()),
             ("ops", "200000"),
             ("memory", "20480"),
         ],
@@ -429,5 +438,51 @@ pub(super) fn mbtree_fig18() -> Experiment {
     }
 }
 
-/// The genome the MB-Tree experiments use (Debian `kleborate-examples`).
-const GENOME: &str = "dna:/usr/share/doc/kleborate/examples/data/NTUH-K2044.fna.xz";
+/// Where Debian's `kleborate-examples` installs the genome.
+const DEBIAN_GENOME: &str = "/usr/share/doc/kleborate/examples/data/NTUH-K2044.fna.xz";
+
+/// The DNA workload of the MB-Tree experiments, `dna:PATH`: PATH is the
+/// value of `FLASHIX_GENOME` (a FASTA file, plain, .gz or .xz) if it is set
+/// and not empty, else [`DEBIAN_GENOME`]. Read once per process, because
+/// the experiment definitions hold `&'static str`s.
+fn genome_workload() -> &'static str {
+    static WORKLOAD: OnceLock<String> = OnceLock::new();
+    WORKLOAD.get_or_init(|| {
+        // Lossy rather than `env::var`, which would fall back to the Debian
+        // path unnoticed: a path that is not UTF-8 then names no file, and
+        // the experiments refuse with that path in the message.
+        let env = std::env::var_os("FLASHIX_GENOME").map(|v| v.to_string_lossy().into_owned());
+        genome_workload_for(env.as_deref())
+    })
+}
+
+/// [`genome_workload`] for a given value of `FLASHIX_GENOME`; an empty one
+/// counts as unset, so `FLASHIX_GENOME=` restores the default.
+fn genome_workload_for(env: Option<&str>) -> String {
+    let path = env.filter(|p| !p.is_empty()).unwrap_or(DEBIAN_GENOME);
+    format!("dna:{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flashix_genome_overrides_the_genome_path() {
+        assert_eq!(genome_workload_for(None), format!("dna:{DEBIAN_GENOME}"));
+        assert_eq!(
+            genome_workload_for(Some("")),
+            format!("dna:{DEBIAN_GENOME}")
+        );
+        let w = genome_workload_for(Some("/data/chr19.fa.gz"));
+        assert!(
+            w.starts_with("dna:") && w.ends_with("/data/chr19.fa.gz"),
+            "{w}"
+        );
+        assert_eq!(
+            super::super::missing_dna_input(&genome_workload_for(Some("/nonexistent")))
+                .map(|m| m.contains("/nonexistent")),
+            Some(true)
+        );
+    }
+}

@@ -68,9 +68,29 @@ fn reproduce_all_quick_writes_every_output() {
             assert!(md.contains(p.name), "{}: {}", exp.id, p.name);
         }
     }
+    // Every experiment has its section, a skipped one with why and how to
+    // get its input (the genome is optional: FLASHIX_GENOME=/missing runs
+    // as a machine without it).
     let summary = std::fs::read_to_string(dir.path().join("RESULTS.md")).unwrap();
     for exp in experiments() {
-        assert!(summary.contains(&format!("## {}", exp.id)));
+        let start = summary
+            .find(&format!("## {}:", exp.id))
+            .unwrap_or_else(|| panic!("no section for {}", exp.id));
+        let section = &summary[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+        match exp.missing_input() {
+            Some(missing) => assert!(
+                section.contains("**Not run here.**")
+                    && section.contains(&missing)
+                    && section.contains("kleborate-examples")
+                    && section.contains(&format!("flashix reproduce {}", exp.id)),
+                "{section}"
+            ),
+            None => assert!(
+                section.contains("| headline |") && section.contains(&format!("![{}]", exp.id)),
+                "{section}"
+            ),
+        }
     }
 }
 

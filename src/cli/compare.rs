@@ -314,7 +314,7 @@ pub fn ranking(reports: &[(String, Report)], budget: u64) -> String {
             Some((who, w, true)) => {
                 let _ = write!(
                     out,
-                    ": a B+-tree; {who} needs {:.2}x more ({})",
+                    " (a B+-tree); {who}, needs {:.2}x more ({})",
                     w / v,
                     (c.text)(w)
                 );
@@ -365,7 +365,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("sim. time (s): btree:cache=lru wins with 8.00: a B+-tree; the best other index, mbtree, needs 1.12x more (9.00)"),
+            text.contains("sim. time (s): btree:cache=lru wins with 8.00 (a B+-tree); the best other index, mbtree, needs 1.12x more (9.00)"),
             "{text}"
         );
         assert!(

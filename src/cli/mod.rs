@@ -331,6 +331,7 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         if let Some(missing) = exp.missing_input() {
             if a.id == "all" {
                 eprintln!("skipping {}: {missing}", exp.id);
+                done.push((exp, Err(missing)));
                 continue;
             }
             return Err(format!("{}: {missing}", exp.id).into());
@@ -351,7 +352,7 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 c.name, c.published, c.unit, measured, c.unit
             );
         }
-        done.push((exp, results, folder));
+        done.push((exp, Ok((results, folder))));
     }
     if a.id == "all" {
         let summary = a

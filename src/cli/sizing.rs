@@ -12,7 +12,9 @@
 //! index configuration once on the sparse chip and read the device's
 //! logical footprint (pages up to the highest one written, final flush
 //! included), then give the measured runs a chip whose logical capacity is
-//! the largest footprint divided by `--fill`, over-provisioning on top.
+//! the largest footprint divided by `--fill`, plus 256 pages of headroom
+//! for the nodes an index reserves before a split, with over-provisioning
+//! on top.
 //! Every index of one comparison gets the same device, as a user choosing
 //! an index for one chip would have it, so an index that needs more space
 //! pays for it in garbage collection.
@@ -31,6 +33,14 @@ use crate::runner::RunOptions;
 
 use super::args::{IndexArgs, WorkloadArgs};
 use super::{build_index, describe, execute, CliResult};
+
+/// Logical pages added to `footprint / fill`. A footprint does not show the
+/// room an index reserves before it splits (MB-Tree asks for up to 20 nodes
+/// of up to 8 pages): on a small workload `/ fill` alone leaves less than
+/// that, and the index stops with `device full`. In pages, not blocks, so
+/// that large-block chips (128-page MLC blocks) are not padded with
+/// megabytes that hide garbage collection.
+const HEADROOM_PAGES: u64 = 256;
 
 /// How a device was sized to the work.
 #[derive(Clone, Debug)]
@@ -100,7 +110,10 @@ pub fn size_to_work(
     };
     let footprint_pages = footprint_pages.max(1);
     let mut sized = spec.clone();
-    sized.geometry.blocks = blocks_for(spec, (footprint_pages as f64 / fill).ceil() as u64);
+    sized.geometry.blocks = blocks_for(
+        spec,
+        (footprint_pages as f64 / fill).ceil() as u64 + HEADROOM_PAGES,
+    );
     sized.explicit_size = true;
     Ok((
         sized,
@@ -170,7 +183,8 @@ pub fn device_line(spec: &DeviceSpec, capacity_pages: u64, sizing: Option<&Sizin
     match sizing {
         Some(s) => line.push_str(&format!(
             "; sized to the work: the largest footprint, {}'s {} ({} pages), fills {:.0}% of it \
-             (--fill {}; --device-set blocks=N chooses the size)",
+             (--fill {} and {HEADROOM_PAGES} pages of headroom; --device-set blocks=N chooses \
+             the size)",
             s.largest,
             bytes_text(s.footprint_pages * page),
             group(s.footprint_pages),

@@ -349,8 +349,9 @@ pub fn missing_dna_input(workload: &str) -> Option<String> {
         format!(
             "the DNA workload reads {path}, which is not on this machine; the experiments use \
              the complete genome Debian ships in the package kleborate-examples \
-             (`apt-get update && apt-get install kleborate-examples`). flashix never \
-             substitutes synthetic keys for it."
+             (`apt-get update && apt-get install kleborate-examples`), or the FASTA file that \
+             the environment variable FLASHIX_GENOME names. flashix never substitutes synthetic \
+             keys for it."
         )
     })
 }

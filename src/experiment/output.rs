@@ -196,7 +196,7 @@ pub fn write_all(
 /// `RESULTS.md`: one section per experiment, figures linked relative to
 /// `summary`'s folder.
 pub fn results_md(
-    done: &[(Experiment, Vec<RunOutcome>, PathBuf)],
+    done: &[(Experiment, Result<(Vec<RunOutcome>, PathBuf), String>)],
     out: &Path,
     summary: &Path,
     quick: bool,
@@ -212,7 +212,22 @@ pub fn results_md(
         out.display(),
         summary.display()
     );
-    for (exp, results, folder) in done {
+    for (exp, outcome) in done {
+        let (results, folder) = match outcome {
+            Ok((results, folder)) => (results, folder),
+            Err(missing) => {
+                // Every experiment keeps its section: a reader sees what
+                // was not run, why, and how to run it.
+                let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
+                let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
+                let _ = writeln!(
+                    md,
+                    "**Not run here.** {missing} With the input in place, `flashix reproduce {}` runs it.\n",
+                    exp.id
+                );
+                continue;
+            }
+        };
         let png = folder.join(format!("{}.png", exp.id));
         let rel = png.strip_prefix(base).unwrap_or(&png);
         let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);

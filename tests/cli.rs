@@ -316,6 +316,89 @@ fn compare_and_list_run() {
         .contains("toshiba-byte"));
 }
 
+/// The main job as the README runs it: on the device sized to the work,
+/// the write-heavy indexes erase blocks and copy pages, every index runs on
+/// the same device and pays for its final flush, and the output names the
+/// device and ends with the ranking.
+#[test]
+fn the_main_job_shows_garbage_collection_and_a_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = flashix(&["compare", "--quiet", "--out", dir.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "logical (",
+        "over-provisioning",
+        "sized to the work",
+        "fills ",
+        "writes (index)",
+        "GC copies",
+        "writes (chip)",
+        "Ranking within the memory budget",
+        "\n  writes (chip): ",
+        "\n  sim. time (s): ",
+        "\n  energy (joule): ",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing from {text}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    let reports = json.as_array().unwrap();
+    let capacity = &reports[0]["device"]["capacity_pages"];
+    for r in reports {
+        let name = format!("{}{:?}", r["index"]["name"], r["index"]["params"]);
+        assert_eq!(
+            &r["device"]["capacity_pages"], capacity,
+            "{name}: same device"
+        );
+        assert_eq!(r["by_op"]["flush"]["count"], 1, "{name}: final flush");
+        let footprint = r["device"]["footprint_pages"].as_u64().unwrap();
+        assert!(footprint <= capacity.as_u64().unwrap(), "{name}");
+        let write_heavy = r["index"]["name"] == "basic-delta"
+            || r["index"]["name"] == "flashdb"
+            || (r["index"]["name"] == "btree" && r["index"]["params"]["cache"] == "none");
+        if write_heavy {
+            let d = &r["device_stats"];
+            assert!(d["erases"].as_u64().unwrap() > 0, "{name}: {d}");
+            assert!(d["gc_copies"].as_u64().unwrap() > 0, "{name}: {d}");
+            assert!(
+                d["write_amplification"].as_f64().unwrap() > 1.0,
+                "{name}: {d}"
+            );
+        }
+    }
+}
+
+/// `run` sizes the FTL device to the work unless the user chose a size,
+/// and refuses a fill that is no share.
+#[test]
+fn run_sizes_the_device_unless_a_size_is_given() {
+    let base = ["run", "--index", "btree", "--ops", "5000", "--quiet"];
+    let sized = flashix(&base);
+    let text = String::from_utf8_lossy(&sized.stdout);
+    assert!(
+        sized.status.success() && text.contains("sized to the work"),
+        "{text}"
+    );
+    assert!(text.contains("flush"), "the final flush row: {text}");
+    let mut chosen = base.to_vec();
+    chosen.extend(["--device-set", "blocks=512"]);
+    let out = flashix(&chosen);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && !text.contains("sized to the work"),
+        "{text}"
+    );
+    assert!(text.contains("on a chip of 512 blocks"), "{text}");
+    let mut bad = base.to_vec();
+    bad.extend(["--fill", "1.5"]);
+    fails_with(&bad, "--fill must be in (0, 1]");
+}
+
 #[test]
 fn dna_workload_from_a_fasta_file_and_a_clear_error_for_other_files() {
     let dir = tempfile::tempdir().unwrap();

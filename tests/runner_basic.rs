@@ -66,6 +66,49 @@ fn cost_is_charged_to_the_operation_that_caused_it() {
     assert!(json["device_stats"].get("write_amplification").is_some());
 }
 
+/// What an index leaves buffered at the end is charged: the final flush is
+/// its own `flush` row, and every row with the preload adds up to the run.
+#[test]
+fn the_final_flush_is_charged_as_its_own_row() {
+    let spec = preset::build("mbtree", &[], Some(500), Some(3_000), 11).unwrap();
+    let run_with = |final_flush: bool| {
+        // MB-Tree keeps inserts in its batch buffer until a flush.
+        let mut t = registry::create("mbtree", ftl(), 20_000, Params::new()).unwrap();
+        let opts = RunOptions {
+            quiet: true,
+            final_flush,
+            ..RunOptions::default()
+        };
+        let mut pre = spec.preload_ops().unwrap();
+        let mut measured = spec.measured_ops().unwrap();
+        run(t.as_mut(), &mut pre, &mut measured, &opts, None).unwrap()
+    };
+    let unflushed = run_with(false);
+    assert!(!unflushed.by_op.contains_key("flush"));
+    let r = run_with(true);
+    let flush = &r.by_op["flush"];
+    assert_eq!(flush.count, 1);
+    assert!(flush.page_writes > 0, "the batch buffer was written");
+    assert_eq!(
+        r.device_stats.physical_writes,
+        unflushed.device_stats.physical_writes + flush.page_writes
+    );
+    let sum = |f: fn(&flashix::runner::OpCost) -> u64| r.by_op.values().map(f).sum::<u64>();
+    assert_eq!(
+        r.device_stats.physical_writes,
+        sum(|c| c.page_writes) + r.preload.physical_writes
+    );
+    assert_eq!(
+        r.device_stats.physical_reads,
+        sum(|c| c.page_reads) + r.preload.physical_reads
+    );
+    assert_eq!(
+        r.ops.get("flush"),
+        None,
+        "a flush is not a measured operation"
+    );
+}
+
 /// An index that silently drops every third insert.
 struct Lossy {
     inner: Box<dyn Index>,

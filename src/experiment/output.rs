@@ -193,10 +193,14 @@ pub fn write_all(
     Ok(folder)
 }
 
+/// What `reproduce all` did with one experiment: its results and folder,
+/// or why it was skipped (a missing input, with how to get it).
+pub type Outcome = Result<(Vec<RunOutcome>, PathBuf), String>;
+
 /// `RESULTS.md`: one section per experiment, figures linked relative to
 /// `summary`'s folder.
 pub fn results_md(
-    done: &[(Experiment, Result<(Vec<RunOutcome>, PathBuf), String>)],
+    done: &[(Experiment, Outcome)],
     out: &Path,
     summary: &Path,
     quick: bool,

@@ -148,7 +148,13 @@ impl Report {
             "p50 µs",
             "p99 µs",
         ]);
-        for (name, c) in &self.by_op {
+        // The final flush last: it comes after every operation.
+        let rows = self
+            .by_op
+            .iter()
+            .filter(|(n, _)| n.as_str() != "flush")
+            .chain(self.by_op.iter().filter(|(n, _)| n.as_str() == "flush"));
+        for (name, c) in rows {
             t.add_row(vec![
                 name.clone(),
                 c.count.to_string(),

@@ -63,3 +63,29 @@ fn faulty_file_device_cuts_power() {
     d.read(2, 0, &mut buf).unwrap();
     assert!(buf.iter().all(|&b| b == 0));
 }
+
+/// One writer per file: a second device on a file that is open fails with
+/// `Busy` and leaves the file as it was (creating would have truncated
+/// it); once the first is dropped the file opens again.
+#[test]
+fn a_second_device_on_an_open_file_is_busy_and_destroys_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dev.img");
+    let mut first = FileDevice::create(&path, 4096, 0).unwrap();
+    first.write(2, 0, &vec![9u8; 4096]).unwrap();
+    first.sync().unwrap();
+    for second in [
+        FileDevice::open(&path, 4096, 0),
+        FileDevice::create(&path, 4096, 0),
+    ] {
+        let e = second.unwrap_err();
+        assert!(matches!(e, DeviceError::Busy { .. }), "{e}");
+        assert!(e.to_string().contains("in use"), "{e}");
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 3 * 4096);
+    drop(first);
+    let mut again = FileDevice::open(&path, 4096, 0).unwrap();
+    let mut buf = vec![0u8; 4096];
+    again.read(2, 0, &mut buf).unwrap();
+    assert!(buf.iter().all(|&b| b == 9));
+}

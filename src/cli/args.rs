@@ -129,6 +129,10 @@ pub struct RunArgs {
     /// Write the full JSON report here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Flush the index after every N operations (default: at the end
+    /// only); each flush is charged to the `flush` row.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub flush_every: Option<u64>,
     /// Open an index already on the device (`file:PATH`) instead of
     /// creating one.
     #[arg(long)]
@@ -153,6 +157,14 @@ pub struct ReplayArgs {
     /// Print one line per `S` and `R` op (required: it is what replay is for).
     #[arg(long, required = true)]
     pub print_results: bool,
+    /// Answer the trace on an index already on the device (`file:PATH`)
+    /// instead of creating one.
+    #[arg(long)]
+    pub open: bool,
+    /// Flush the index after every N operations (default: at the end
+    /// only); each flush is charged to the `flush` row.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub flush_every: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

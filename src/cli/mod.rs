@@ -197,6 +197,7 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
         // Charged as the `flush` row; a file device keeps the index for
         // later runs (`--open`).
         final_flush: true,
+        flush_every: a.flush_every,
         ..RunOptions::default()
     };
     let report = execute(index.as_mut(), &a.workload, options, None)
@@ -215,7 +216,7 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
 fn replay(a: ReplayArgs) -> CliResult<()> {
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    let mut index = build_index(&a.index, &spec, mem, false)?;
+    let mut index = build_index(&a.index, &spec, mem, a.open)?;
     let w = WorkloadArgs {
         workload: None,
         workload_set: vec![],
@@ -228,6 +229,9 @@ fn replay(a: ReplayArgs) -> CliResult<()> {
         quiet: true,
         index: describe(&a.index),
         memory_budget: mem as u64,
+        // A file device keeps what the trace did (`replay --open` reads it).
+        final_flush: true,
+        flush_every: a.flush_every,
         ..RunOptions::default()
     };
     let stdout = std::io::stdout();

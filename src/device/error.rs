@@ -31,6 +31,9 @@ pub enum DeviceError {
     /// A previous failure of `sync` left the device in an unknown state; it
     /// must be reopened.
     Poisoned,
+    /// Another open device (another process, or another handle in this one)
+    /// holds the file: one writer per device.
+    Busy { path: String },
 }
 
 impl fmt::Display for DeviceError {
@@ -48,6 +51,10 @@ impl fmt::Display for DeviceError {
                 "page {page} was programmed more than {nop} times since its last erase"
             ),
             DeviceError::BadBlock { block } => write!(f, "block {block} is bad (worn out)"),
+            DeviceError::Busy { path } => write!(
+                f,
+                "{path} is in use: another flashix device holds its lock (one writer per device)"
+            ),
             DeviceError::Full { detail } => write!(f, "device full: {detail}"),
             DeviceError::PowerLost => write!(f, "power lost: the device accepts no more writes"),
             DeviceError::Corrupt { page, detail } => {

@@ -17,6 +17,9 @@
 //!    kernel may have dropped the dirty pages it could not write.
 //! 3. Counters are what was really issued; `time_us` is measured wall time
 //!    of the I/O calls, energy is not known (0).
+//! 4. One writer per file: an open device holds the file's exclusive
+//!    advisory lock (`flock`); opening or creating a locked file is
+//!    [`DeviceError::Busy`] and leaves the file untouched.
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -99,10 +102,9 @@ impl FileDevice {
         }
         let mut notes = Vec::new();
         let mut opts = OpenOptions::new();
-        opts.read(true)
-            .write(true)
-            .create(truncate)
-            .truncate(truncate);
+        // Truncation waits for the lock (below): truncating at open would
+        // destroy an index another process is using before we learn of it.
+        opts.read(true).write(true).create(truncate).truncate(false);
         let mut direct = false;
         let file = if page_size % ALIGN == 0 {
             let mut d = opts.clone();
@@ -124,6 +126,10 @@ impl FileDevice {
             ));
             opts.open(path).map_err(|e| io_at(e, path))?
         };
+        lock(&file, path)?;
+        if truncate {
+            file.set_len(0).map_err(|e| io_at(e, path))?;
+        }
         Ok(FileDevice {
             file,
             path: path.to_path_buf(),
@@ -192,6 +198,19 @@ impl FileDevice {
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += self.page_size as u64;
         Ok(())
+    }
+}
+
+/// Takes the file's exclusive advisory lock (`flock`), without waiting. It
+/// belongs to this open file and goes with it when the device is dropped or
+/// the process dies, so a crash never leaves a stale lock behind.
+fn lock(file: &File, path: &Path) -> Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(DeviceError::Busy {
+            path: path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_at(e, path)),
     }
 }
 

@@ -9,10 +9,11 @@
 //! [`RunError::Mismatch`]. With a result sink, every search and range
 //! answer is printed in trace order (`replay --print-results`).
 //!
-//! With `final_flush`, the index is flushed once after the last operation
-//! and that work is its own `flush` row of `by_op`, so what an index leaves
-//! buffered at the end is charged, and indexes compare at the same
-//! durability point (everything on the device).
+//! With `final_flush`, the index is flushed once after the last operation,
+//! and with `flush_every` after every N measured operations; that work is
+//! the `flush` row of `by_op` (one count per flush), so what an index
+//! leaves buffered is charged, and indexes compare at the same durability
+//! point (everything on the device).
 //!
 //! Invariants:
 //! 1. Σ `by_op` device work (the `flush` row included) + `preload` =
@@ -47,8 +48,12 @@ pub enum RunError {
         source: IndexError,
     },
     Workload(WorkloadError),
-    /// The final flush (`RunOptions::final_flush`) failed.
-    Flush(IndexError),
+    /// A flush (`RunOptions::flush_every`, `final_flush`) after operation
+    /// `after_op` failed.
+    Flush {
+        after_op: u64,
+        source: IndexError,
+    },
     /// The index answered differently from the oracle.
     Mismatch {
         op_number: u64,
@@ -69,7 +74,9 @@ impl fmt::Display for RunError {
                 source,
             } => write!(f, "operation {op_number} (`{op}`): {source}"),
             RunError::Workload(e) => write!(f, "{e}"),
-            RunError::Flush(e) => write!(f, "the final flush: {e}"),
+            RunError::Flush { after_op, source } => {
+                write!(f, "the flush after operation {after_op}: {source}")
+            }
             RunError::Mismatch {
                 op_number,
                 op,
@@ -89,7 +96,7 @@ impl std::error::Error for RunError {
         match self {
             RunError::Index { source, .. } => Some(source),
             RunError::Workload(e) => Some(e),
-            RunError::Flush(e) => Some(e),
+            RunError::Flush { source, .. } => Some(source),
             RunError::Output(e) => Some(e),
             RunError::Mismatch { .. } => None,
         }
@@ -116,8 +123,11 @@ pub struct RunOptions {
     pub workload: String,
     pub seed: u64,
     pub memory_budget: u64,
-    /// Flush the index after the last operation, charged as a `flush` row.
+    /// Flush the index after the last operation, charged to the `flush` row.
     pub final_flush: bool,
+    /// Flush the index after every N measured operations, charged to the
+    /// `flush` row (the preload is setup and is not interrupted).
+    pub flush_every: Option<u64>,
 }
 
 struct Accum {
@@ -211,10 +221,13 @@ pub fn run(
     let after_preload = index.storage().stats();
 
     let mut accums: BTreeMap<OpKind, Accum> = BTreeMap::new();
+    let mut flushes = Accum::new();
     let mut before = after_preload;
+    let mut measured_ops = 0u64;
     for op in ops {
         let op = op?;
         op_number += 1;
+        measured_ops += 1;
         checker.apply(index, op, op_number, results.as_deref_mut())?;
         let after = index.storage().stats();
         accums
@@ -222,17 +235,30 @@ pub fn run(
             .or_insert_with(Accum::new)
             .add(&after.delta(&before));
         before = after;
+        if options
+            .flush_every
+            .is_some_and(|n| n > 0 && measured_ops % n == 0)
+        {
+            index.flush().map_err(|source| RunError::Flush {
+                after_op: op_number,
+                source,
+            })?;
+            let after = index.storage().stats();
+            flushes.add(&after.delta(&before));
+            before = after;
+        }
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
         progress.tick(op_number);
     }
-    let mut flush_cost = None;
     if options.final_flush {
-        index.flush().map_err(RunError::Flush)?;
+        index.flush().map_err(|source| RunError::Flush {
+            after_op: op_number,
+            source,
+        })?;
         let after = index.storage().stats();
-        let mut a = Accum::new();
-        a.add(&after.delta(&before));
-        flush_cost = Some(a.cost());
+        flushes.add(&after.delta(&before));
     }
+    let flush_cost = (flushes.count > 0).then(|| flushes.cost());
     progress.finish();
     let end = index.storage().stats();
     let measured = end.delta(&after_preload);

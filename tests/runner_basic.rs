@@ -124,7 +124,7 @@ impl Index for Lossy {
     }
     fn insert(&mut self, key: u64, value: u64) -> IndexResult<()> {
         self.n += 1;
-        if self.n % 3 == 0 {
+        if self.n.is_multiple_of(3) {
             return Ok(());
         }
         self.inner.insert(key, value)

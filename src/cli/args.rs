@@ -37,6 +37,43 @@ pub enum Command {
     /// Reproduce a paper experiment (or `all`): CSV, JSON, figure and a
     /// published-vs-measured report.
     Reproduce(ReproduceArgs),
+    /// Cut the power at every write of a seeded workload, reopen, and check
+    /// the durability contract; exits non-zero on any failure.
+    Crashtest(CrashtestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CrashtestArgs {
+    /// Index name, or `all`.
+    #[arg(long)]
+    pub index: String,
+    /// Index parameter, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+    /// `PROFILE` (FTL), `raw:PROFILE` or `file:PATH` (scenario files are
+    /// PATH.N, removed after); default: the FTL on `slc-small`, the raw
+    /// chip where the index runs on one, and a file in the temporary
+    /// folder.
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Device parameter, KEY=VALUE (repeatable).
+    #[arg(long = "device-set", value_name = "K=V")]
+    pub device_set: Vec<String>,
+    /// Scenarios per index and device.
+    #[arg(long, default_value_t = 1000)]
+    pub scenarios: u64,
+    /// Data operations of the workload.
+    #[arg(long, default_value_t = 1000)]
+    pub ops: usize,
+    /// A flush after every N data operations.
+    #[arg(long, default_value_t = 50)]
+    pub flush_every: usize,
+    /// Memory budget of the index (small, so that nodes go to the device
+    /// between flushes).
+    #[arg(long, default_value = "16KiB")]
+    pub memory: String,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

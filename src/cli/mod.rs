@@ -3,6 +3,7 @@
 
 pub mod args;
 mod compare;
+mod crashtest;
 pub mod size;
 pub mod sizing;
 
@@ -42,6 +43,7 @@ pub fn main() -> CliResult<()> {
         Command::Compare(a) => compare::compare(a),
         Command::Bench(a) => bench(a),
         Command::Reproduce(a) => reproduce(a),
+        Command::Crashtest(a) => crashtest::crashtest(a),
     }
 }
 

@@ -270,3 +270,58 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
         i
     }
 }
+
+/// A chip that outlives the devices built on it, as a real chip outlives a
+/// power cut: clones share one chip, so a crash test can drop an FTL (its
+/// RAM tables lost) and mount a new one over what was programmed.
+#[derive(Debug)]
+pub struct SharedChip<F: Flash>(pub std::rc::Rc<std::cell::RefCell<F>>);
+
+// Not derived: a derive would ask `F: Clone`, and a clone shares the chip.
+impl<F: Flash> Clone for SharedChip<F> {
+    fn clone(&self) -> Self {
+        SharedChip(self.0.clone())
+    }
+}
+
+impl<F: Flash> SharedChip<F> {
+    pub fn new(chip: F) -> Self {
+        SharedChip(std::rc::Rc::new(std::cell::RefCell::new(chip)))
+    }
+}
+
+impl<F: Flash> Flash for SharedChip<F> {
+    fn geometry(&self) -> Geometry {
+        self.0.borrow().geometry()
+    }
+    fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.0.borrow_mut().read(page, offset, buf)
+    }
+    fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
+        self.0.borrow_mut().program(page, offset, data)
+    }
+    fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
+        self.0.borrow_mut().read_spare(page, buf)
+    }
+    fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
+        self.0.borrow_mut().program_spare(page, data)
+    }
+    fn erase(&mut self, block: u64) -> Result<()> {
+        self.0.borrow_mut().erase(block)
+    }
+    fn is_bad(&self, block: u64) -> bool {
+        self.0.borrow().is_bad(block)
+    }
+    fn release(&mut self, page: u64) {
+        self.0.borrow_mut().release(page)
+    }
+    fn stats(&self) -> DeviceStats {
+        self.0.borrow().stats()
+    }
+    fn wear(&self) -> Wear {
+        self.0.borrow().wear()
+    }
+    fn info(&self) -> DeviceInfo {
+        self.0.borrow().info()
+    }
+}

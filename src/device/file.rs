@@ -106,7 +106,7 @@ impl FileDevice {
         // destroy an index another process is using before we learn of it.
         opts.read(true).write(true).create(truncate).truncate(false);
         let mut direct = false;
-        let file = if page_size % ALIGN == 0 {
+        let file = if page_size.is_multiple_of(ALIGN) {
             let mut d = opts.clone();
             d.custom_flags(libc::O_DIRECT);
             match d.open(path) {

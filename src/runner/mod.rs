@@ -21,6 +21,7 @@
 //! 2. Output buffers are reused across operations: a run allocates nothing
 //!    per operation except what the index itself does.
 
+pub mod crash;
 pub mod report;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
@@ -223,11 +224,9 @@ pub fn run(
     let mut accums: BTreeMap<OpKind, Accum> = BTreeMap::new();
     let mut flushes = Accum::new();
     let mut before = after_preload;
-    let mut measured_ops = 0u64;
-    for op in ops {
+    for (op, measured_ops) in ops.zip(1u64..) {
         let op = op?;
         op_number += 1;
-        measured_ops += 1;
         checker.apply(index, op, op_number, results.as_deref_mut())?;
         let after = index.storage().stats();
         accums
@@ -237,7 +236,7 @@ pub fn run(
         before = after;
         if options
             .flush_every
-            .is_some_and(|n| n > 0 && measured_ops % n == 0)
+            .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
             index.flush().map_err(|source| RunError::Flush {
                 after_op: op_number,
@@ -457,7 +456,7 @@ impl Progress {
     }
 
     fn tick(&mut self, done: u64) {
-        if !self.enabled || done % 4096 != 0 {
+        if !self.enabled || !done.is_multiple_of(4096) {
             return;
         }
         if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {

@@ -1,0 +1,106 @@
+//! `flashix crashtest`: the crash harness of [`crate::runner::crash`] for
+//! users, one summary line per index and device, non-zero exit on any
+//! failure.
+
+use crate::device::DeviceSpec;
+use crate::index::registry;
+use crate::runner::crash::{crash_test, CrashConfig};
+
+use super::args::CrashtestArgs;
+use super::{memory, pairs, CliResult};
+
+/// Chip size of the default devices: 256 blocks of 16 KiB (4 MiB), small
+/// enough that the FTL collects garbage within a crash workload.
+const DEFAULT_BLOCKS: &str = "256";
+
+pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
+    if a.flush_every == 0 {
+        return Err("--flush-every must be at least 1".into());
+    }
+    let mem = memory(&a.memory)?;
+    let names: Vec<String> = if a.index == "all" {
+        registry::list()
+            .iter()
+            .map(|i| i.name.to_string())
+            .collect()
+    } else {
+        vec![a.index.clone()]
+    };
+    let mut sets = pairs(&a.device_set, "--device-set")?;
+    if !sets.iter().any(|(k, _)| k == "blocks" || k == "capacity") {
+        sets.push(("blocks".into(), DEFAULT_BLOCKS.into()));
+    }
+    // (device, whether an index that cannot run on it is an error)
+    let devices: Vec<(String, bool)> = match &a.device {
+        Some(d) => vec![(d.clone(), true)],
+        None => {
+            let file = std::env::temp_dir().join(format!("flashix-crash-{}", std::process::id()));
+            vec![
+                ("slc-small".into(), true),
+                ("raw:slc-small".into(), false),
+                (format!("file:{}", file.display()), true),
+            ]
+        }
+    };
+    // A scenario's panic is counted and reported; the default hook would
+    // print each one as well.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut failed = 0u64;
+    let mut total = 0u64;
+    let mut not_run = 0u64;
+    let mut lines = Vec::new();
+    for name in &names {
+        for (device, required) in &devices {
+            let spec = DeviceSpec::parse(device, &sets)?;
+            let config = CrashConfig {
+                index: name.clone(),
+                params: a.set.clone(),
+                memory: mem,
+                device: spec,
+                ops: a.ops,
+                keys: (a.ops as u64 / 2).max(1),
+                flush_every: a.flush_every,
+                seed: a.seed,
+            };
+            let kind = device.split(':').next().unwrap_or(device);
+            match crash_test(&config, a.scenarios) {
+                Ok(s) => {
+                    total += s.scenarios;
+                    failed += s.failures();
+                    lines.push(format!(
+                        "crashtest {name} ({kind}): {} scenarios, {} lost, {} wrong, {} panics \
+                         (cut points over {} writes)",
+                        s.scenarios, s.lost, s.wrong, s.panics, s.writes
+                    ));
+                    for e in &s.examples {
+                        lines.push(format!("  {e}"));
+                    }
+                }
+                Err(e) if !required => {
+                    lines.push(format!("crashtest {name} ({kind}): not run: {e}"));
+                }
+                Err(e) => {
+                    not_run += 1;
+                    lines.push(format!("crashtest {name} ({kind}): cannot run: {e}"));
+                }
+            }
+            println!("{}", lines.join("\n"));
+            lines.clear();
+        }
+    }
+    std::panic::set_hook(hook);
+    if failed > 0 || not_run > 0 {
+        let mut why = Vec::new();
+        if failed > 0 {
+            why.push(format!(
+                "{failed} of {total} scenarios broke the durability contract"
+            ));
+        }
+        if not_run > 0 {
+            why.push(format!("{not_run} index and device pairs could not run"));
+        }
+        return Err(format!("crashtest: {}", why.join("; ")).into());
+    }
+    Ok(())
+}

@@ -1,0 +1,495 @@
+//! Crash testing: cut the power at every write of a seeded workload, reopen
+//! what survives, and check it against the durability contract of
+//! `docs/FORMAT.md`:
+//!
+//! 1. after `flush()` returns, every operation before it survives;
+//! 2. a power cut at any moment (a torn last write included) opens to the
+//!    state after some prefix of the operations that includes everything up
+//!    to the last completed flush: never a mix, never an older state, never
+//!    a panic.
+//!
+//! One scenario: build the index on a fresh device whose writes pass
+//! through a fault decorator (`src/device/fault.rs`), run the workload
+//! (inserts, deletes and updates of a seeded mix, a flush every
+//! `flush_every` operations) until write `cut_after + 1` fails with the
+//! power gone (torn or not), then reopen with no faults, as a machine
+//! rebooting would: over an FTL the chip survives and the FTL is mounted
+//! from its spare areas (its RAM tables are lost); a raw chip is reopened
+//! as it is; a file is reopened from its path. The reopened content, read
+//! by a full range scan, must equal the oracle after the last completed
+//! flush followed by some prefix of the operations after it (the one in
+//! flight included).
+//!
+//! Verdicts: `survived`; `lost` (the reopen or the scan failed, or entries
+//! the last flush made durable are missing); `wrong` (any other state: an
+//! entry no prefix holds, a mix); `panicked`. A cut before the first flush
+//! completes promises nothing but "no panic".
+//!
+//! Cut points: the uncut run's write count W is measured first; the first
+//! half of the scenarios cut at writes 1, 2, 3, ... in order (every early
+//! point, where superblocks and first splits are written), the rest at
+//! seeded random points in 1..=W; odd scenarios tear the write that meets
+//! the cut.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::device::fault::{FaultPlan, FaultyDevice, FaultyFlash, SharedChip};
+use crate::device::file::FileDevice;
+use crate::device::profile::Target;
+use crate::device::{DeviceSpec, Ftl, Nand, Storage};
+use crate::index::{registry, Index, Params};
+
+/// One operation of a crash workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashOp {
+    Insert(u64, u64),
+    Delete(u64, u64),
+    Update(u64, u64, u64),
+    Flush,
+}
+
+impl CrashOp {
+    /// Applies a data operation to the oracle (a flush changes nothing).
+    pub fn apply(&self, state: &mut BTreeSet<(u64, u64)>) {
+        match *self {
+            CrashOp::Insert(k, v) => {
+                state.insert((k, v));
+            }
+            CrashOp::Delete(k, v) => {
+                state.remove(&(k, v));
+            }
+            CrashOp::Update(k, old, new) => {
+                if state.remove(&(k, old)) {
+                    state.insert((k, new));
+                }
+            }
+            CrashOp::Flush => {}
+        }
+    }
+}
+
+/// A crash test: index, device and workload.
+#[derive(Clone, Debug)]
+pub struct CrashConfig {
+    pub index: String,
+    /// Index parameters as `K=V`.
+    pub params: Vec<String>,
+    pub memory: usize,
+    /// An FTL or raw profile, or a file (a fresh file per scenario at
+    /// `PATH.N`).
+    pub device: DeviceSpec,
+    /// Data operations of the workload (flushes come on top).
+    pub ops: usize,
+    /// Keys are drawn from `0..keys`.
+    pub keys: u64,
+    pub flush_every: usize,
+    pub seed: u64,
+}
+
+/// What one scenario found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Survived,
+    Lost(String),
+    Wrong(String),
+    Panicked(String),
+}
+
+/// The seeded workload: inserts (60%), deletes and updates of live entries
+/// (20% each), a flush after every `flush_every` data operations.
+pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
+    let mut live: Vec<(u64, u64)> = Vec::new();
+    let mut ops = Vec::with_capacity(c.ops + c.ops / c.flush_every.max(1) + 1);
+    // Values are the operation's number from 1: unique, so an entry names
+    // the operation that wrote it.
+    for (i, next_value) in (0..c.ops).zip(1u64..) {
+        let roll = rng.random_range(0..10u32);
+        let op = if live.is_empty() || roll < 6 {
+            let k = rng.random_range(0..c.keys.max(1));
+            live.push((k, next_value));
+            CrashOp::Insert(k, next_value)
+        } else {
+            let at = rng.random_range(0..live.len());
+            let (k, v) = live.swap_remove(at);
+            if roll < 8 {
+                CrashOp::Delete(k, v)
+            } else {
+                live.push((k, next_value));
+                CrashOp::Update(k, v, next_value)
+            }
+        };
+        ops.push(op);
+        if (i + 1) % c.flush_every.max(1) == 0 {
+            ops.push(CrashOp::Flush);
+        }
+    }
+    ops
+}
+
+/// Judges a reopened content (rule 2 of the module doc): `durable` is the
+/// oracle at the last completed flush, `after` the operations after it up
+/// to and including the one in flight when the power went.
+pub fn judge(
+    durable: &BTreeSet<(u64, u64)>,
+    after: &[CrashOp],
+    found: &BTreeSet<(u64, u64)>,
+) -> Verdict {
+    let mut state = durable.clone();
+    if state == *found {
+        return Verdict::Survived;
+    }
+    for op in after {
+        op.apply(&mut state);
+        if state == *found {
+            return Verdict::Survived;
+        }
+    }
+    // Entries the flush made durable that no later operation removed.
+    let mut removed: BTreeSet<(u64, u64)> = BTreeSet::new();
+    for op in after {
+        match *op {
+            CrashOp::Delete(k, v) | CrashOp::Update(k, v, _) => {
+                removed.insert((k, v));
+            }
+            _ => {}
+        }
+    }
+    let missing = durable
+        .iter()
+        .filter(|e| !removed.contains(e) && !found.contains(e))
+        .count();
+    if missing > 0 {
+        Verdict::Lost(format!(
+            "{missing} of {} flushed entries missing ({} found)",
+            durable.len(),
+            found.len()
+        ))
+    } else {
+        Verdict::Wrong(format!(
+            "{} entries match the state after no prefix of the operations ({} after the last flush)",
+            found.len(),
+            after.len()
+        ))
+    }
+}
+
+fn params(c: &CrashConfig) -> Result<Params, String> {
+    Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())
+}
+
+/// A device whose writes are cut by `plan`, and how to reopen it after.
+enum Rig {
+    Chip(SharedChip<Nand>),
+    File(PathBuf),
+}
+
+impl Rig {
+    fn new(c: &CrashConfig, scenario: u64) -> Result<Rig, String> {
+        match &c.device.target {
+            Target::Ftl | Target::Raw => {
+                let nand = Nand::new(&c.device.name, c.device.geometry, c.device.cost)
+                    .map_err(|e| e.to_string())?;
+                Ok(Rig::Chip(SharedChip::new(nand)))
+            }
+            Target::File(path) => {
+                let mut p = path.clone().into_os_string();
+                p.push(format!(".{scenario}"));
+                Ok(Rig::File(p.into()))
+            }
+        }
+    }
+
+    /// The faulty device the workload runs on.
+    fn faulty(&self, c: &CrashConfig, plan: FaultPlan) -> Result<Storage, String> {
+        match self {
+            Rig::Chip(chip) => {
+                let flash = FaultyFlash::new(chip.clone(), plan);
+                match c.device.target {
+                    Target::Raw => Ok(Storage::Raw(Box::new(flash))),
+                    _ => Ok(Storage::Pages(Box::new(
+                        Ftl::new(flash, c.device.ftl).map_err(|e| e.to_string())?,
+                    ))),
+                }
+            }
+            Rig::File(path) => {
+                let dev = FileDevice::create(
+                    path,
+                    c.device.geometry.page_size as usize,
+                    c.device.file_pages,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(Storage::Pages(Box::new(FaultyDevice::new(dev, plan))))
+            }
+        }
+    }
+
+    /// The same medium after the reboot, with no faults.
+    fn reboot(&self, c: &CrashConfig) -> Result<Storage, String> {
+        match self {
+            Rig::Chip(chip) => match c.device.target {
+                Target::Raw => Ok(Storage::Raw(Box::new(chip.clone()))),
+                _ => Ok(Storage::Pages(Box::new(
+                    Ftl::mount(chip.clone(), c.device.ftl)
+                        .map_err(|e| format!("FTL mount: {e}"))?,
+                ))),
+            },
+            Rig::File(path) => Ok(Storage::Pages(Box::new(
+                FileDevice::open(
+                    path,
+                    c.device.geometry.page_size as usize,
+                    c.device.file_pages,
+                )
+                .map_err(|e| e.to_string())?,
+            ))),
+        }
+    }
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        if let Rig::File(path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Runs `ops` until the first error; returns the durable oracle, the
+/// operations after the last completed flush (the failed one included) and
+/// whether any flush completed.
+fn run_until_cut(
+    index: &mut dyn Index,
+    ops: &[CrashOp],
+) -> (BTreeSet<(u64, u64)>, Vec<CrashOp>, bool) {
+    let mut durable = BTreeSet::new();
+    let mut live = BTreeSet::new();
+    let mut after = Vec::new();
+    let mut flushed = false;
+    for op in ops {
+        let done = match *op {
+            CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
+            CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
+            CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+            CrashOp::Flush => index.flush(),
+        };
+        op.apply(&mut live);
+        after.push(*op);
+        if done.is_err() {
+            break;
+        }
+        if *op == CrashOp::Flush {
+            durable = live.clone();
+            after.clear();
+            flushed = true;
+        }
+    }
+    (durable, after, flushed)
+}
+
+/// Device writes the uncut workload makes (what a cut point counts).
+pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
+    let rig = Rig::new(c, u64::MAX)?;
+    let storage = rig.faulty(c, FaultPlan::default())?;
+    let mut index =
+        registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+    for op in workload(c) {
+        let done = match op {
+            CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
+            CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
+            CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+            CrashOp::Flush => index.flush(),
+        };
+        done.map_err(|e| format!("the uncut workload fails: {e}"))?;
+    }
+    let s = index.storage().stats();
+    Ok(match c.device.target {
+        // The decorator sits under the FTL on the chip: it counts programs.
+        Target::Ftl | Target::Raw => s.physical_writes,
+        Target::File(_) => s.logical_writes,
+    })
+}
+
+/// One scenario: power cut after `cut_after` writes, torn or not.
+pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Verdict {
+    let ops = workload(c);
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Verdict, String> {
+        let rig = Rig::new(c, number)?;
+        let plan = FaultPlan {
+            power_cut_after: Some(cut_after),
+            tear_last: tear,
+            ..FaultPlan::default()
+        };
+        let storage = rig.faulty(c, plan)?;
+        let (durable, after, flushed) =
+            match registry::create(&c.index, storage, c.memory, params(c)?) {
+                Ok(mut index) => run_until_cut(index.as_mut(), &ops),
+                // The cut came while the empty index was being created.
+                Err(_) => (BTreeSet::new(), Vec::new(), false),
+            };
+        let storage = rig.reboot(c)?;
+        let mut index = match registry::open(&c.index, storage, c.memory, params(c)?) {
+            Ok(index) => index,
+            Err(_) if !flushed => return Ok(Verdict::Survived),
+            Err(e) => return Ok(Verdict::Lost(format!("reopen: {e}"))),
+        };
+        let mut entries = Vec::new();
+        if let Err(e) = index.range(0, u64::MAX, &mut entries) {
+            return Ok(if flushed {
+                Verdict::Lost(format!("full scan: {e}"))
+            } else {
+                Verdict::Survived
+            });
+        }
+        let found: BTreeSet<(u64, u64)> = entries.into_iter().collect();
+        Ok(judge(&durable, &after, &found))
+    }));
+    match outcome {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
+        Err(p) => Verdict::Panicked(
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into()),
+        ),
+    }
+}
+
+/// Counts over scenarios, with the first few failures described.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrashSummary {
+    pub scenarios: u64,
+    pub survived: u64,
+    pub lost: u64,
+    pub wrong: u64,
+    pub panics: u64,
+    /// The uncut workload's device writes (the range of cut points).
+    pub writes: u64,
+    pub examples: Vec<String>,
+}
+
+impl CrashSummary {
+    pub fn failures(&self) -> u64 {
+        self.lost + self.wrong + self.panics
+    }
+}
+
+/// Runs `scenarios` scenarios (module doc: cut points).
+pub fn crash_test(c: &CrashConfig, scenarios: u64) -> Result<CrashSummary, String> {
+    let writes = uncut_writes(c)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut s = CrashSummary {
+        writes,
+        ..CrashSummary::default()
+    };
+    for i in 0..scenarios {
+        let tear = i % 2 == 1;
+        let cut_after = if i < scenarios / 2 && i / 2 < writes {
+            i / 2
+        } else {
+            rng.random_range(0..writes.max(1))
+        };
+        let v = scenario(c, i, cut_after, tear);
+        s.scenarios += 1;
+        let detail = match &v {
+            Verdict::Survived => {
+                s.survived += 1;
+                continue;
+            }
+            Verdict::Lost(d) => {
+                s.lost += 1;
+                format!("lost: {d}")
+            }
+            Verdict::Wrong(d) => {
+                s.wrong += 1;
+                format!("wrong: {d}")
+            }
+            Verdict::Panicked(d) => {
+                s.panics += 1;
+                format!("panic: {d}")
+            }
+        };
+        if s.examples.len() < 3 {
+            s.examples.push(format!(
+                "cut after write {cut_after}{}: {detail}",
+                if tear { " (torn)" } else { "" }
+            ));
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(entries: &[(u64, u64)]) -> BTreeSet<(u64, u64)> {
+        entries.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_prefix_state_survives_and_anything_else_is_named() {
+        let durable = set(&[(1, 1), (2, 2)]);
+        let after = [
+            CrashOp::Insert(3, 3),
+            CrashOp::Delete(1, 1),
+            CrashOp::Update(2, 2, 4),
+        ];
+        for ok in [
+            set(&[(1, 1), (2, 2)]),
+            set(&[(1, 1), (2, 2), (3, 3)]),
+            set(&[(2, 2), (3, 3)]),
+            set(&[(2, 4), (3, 3)]),
+        ] {
+            assert_eq!(judge(&durable, &after, &ok), Verdict::Survived, "{ok:?}");
+        }
+        // A flushed entry no later operation removed is gone.
+        assert!(matches!(
+            judge(&durable, &after[..1], &set(&[(1, 1), (3, 3)])),
+            Verdict::Lost(_)
+        ));
+        assert!(matches!(judge(&durable, &[], &set(&[])), Verdict::Lost(_)));
+        // A mix: the delete of (1, 1) without the insert of (3, 3) before it.
+        assert!(matches!(
+            judge(&durable, &after, &set(&[(2, 2)])),
+            Verdict::Wrong(_)
+        ));
+        // A resurrected or invented entry.
+        assert!(matches!(
+            judge(&durable, &after, &set(&[(1, 1), (2, 2), (9, 9)])),
+            Verdict::Wrong(_)
+        ));
+    }
+
+    #[test]
+    fn the_workload_is_seeded_and_flushes_on_schedule() {
+        let c = CrashConfig {
+            index: "btree".into(),
+            params: vec![],
+            memory: 4096,
+            device: DeviceSpec::parse("slc-small", &[]).unwrap(),
+            ops: 100,
+            keys: 50,
+            flush_every: 10,
+            seed: 3,
+        };
+        let a = workload(&c);
+        assert_eq!(a, workload(&c));
+        assert_eq!(a.iter().filter(|o| **o == CrashOp::Flush).count(), 10);
+        assert_eq!(a.len(), 110);
+        // Deletes and updates name live entries.
+        let mut live = BTreeSet::new();
+        for op in &a {
+            match *op {
+                CrashOp::Delete(k, v) | CrashOp::Update(k, v, _) => assert!(live.contains(&(k, v))),
+                _ => {}
+            }
+            op.apply(&mut live);
+        }
+    }
+}

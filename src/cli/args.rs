@@ -40,6 +40,10 @@ pub enum Command {
     /// Cut the power at every write of a seeded workload, reopen, and check
     /// the durability contract; exits non-zero on any failure.
     Crashtest(CrashtestArgs),
+    /// Damage one page of a flushed image at a time (zeroed, erased,
+    /// trimmed, swapped, stale, random), reopen, and check that every answer
+    /// is exact or an error; exits non-zero on a wrong answer or a panic.
+    Damagetest(CrashtestArgs),
 }
 
 #[derive(Debug, Args)]

@@ -1,10 +1,11 @@
-//! `flashix crashtest`: the crash harness of [`crate::runner::crash`] for
-//! users, one summary line per index and device, non-zero exit on any
-//! failure.
+//! `flashix crashtest` and `flashix damagetest`: the harnesses of
+//! [`crate::runner::crash`] and [`crate::runner::damage`] for users, one
+//! summary line per index and device, non-zero exit on any failure.
 
 use crate::device::DeviceSpec;
 use crate::index::registry;
 use crate::runner::crash::{crash_test, CrashConfig};
+use crate::runner::damage::damage_test;
 
 use super::args::CrashtestArgs;
 use super::{memory, pairs, CliResult};
@@ -101,6 +102,76 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
             why.push(format!("{not_run} index and device pairs could not run"));
         }
         return Err(format!("crashtest: {}", why.join("; ")).into());
+    }
+    Ok(())
+}
+
+/// `flashix damagetest` (module doc); on the FTL only by default, since the
+/// damage is laid over the logical pages the device reports as used.
+pub fn damagetest(a: CrashtestArgs) -> CliResult<()> {
+    let mem = memory(&a.memory)?;
+    if a.flush_every == 0 {
+        return Err("--flush-every must be at least 1".into());
+    }
+    let names: Vec<String> = if a.index == "all" {
+        registry::list()
+            .iter()
+            .map(|i| i.name.to_string())
+            .collect()
+    } else {
+        vec![a.index.clone()]
+    };
+    let mut sets = pairs(&a.device_set, "--device-set")?;
+    if !sets.iter().any(|(k, _)| k == "blocks" || k == "capacity") {
+        sets.push(("blocks".into(), DEFAULT_BLOCKS.into()));
+    }
+    let device = a.device.clone().unwrap_or_else(|| "slc-small".into());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let (mut failed, mut not_run) = (0u64, 0u64);
+    for name in &names {
+        let config = CrashConfig {
+            index: name.clone(),
+            params: a.set.clone(),
+            memory: mem,
+            device: DeviceSpec::parse(&device, &sets)?,
+            ops: a.ops,
+            keys: (a.ops as u64 / 2).max(1),
+            flush_every: a.flush_every,
+            seed: a.seed,
+        };
+        match damage_test(&config) {
+            Ok(s) => {
+                failed += s.failures();
+                let kinds: Vec<String> = s
+                    .kinds
+                    .iter()
+                    .map(|(k, c)| {
+                        format!("{k} {}/{}/{}/{}", c.exact, c.detected, c.wrong, c.panics)
+                    })
+                    .collect();
+                println!(
+                    "damagetest {name}: {} pages; exact/detected/wrong/panics: {}",
+                    s.pages,
+                    kinds.join(", ")
+                );
+                for e in &s.examples {
+                    println!("  {e}");
+                }
+            }
+            Err(e) => {
+                not_run += 1;
+                println!("damagetest {name}: cannot run: {e}");
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    if failed > 0 || not_run > 0 {
+        return Err(format!(
+            "damagetest: {failed} damaged images gave a wrong answer or panicked; \
+             {not_run} indexes could not run"
+        )
+        .into());
     }
     Ok(())
 }

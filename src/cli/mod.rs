@@ -44,6 +44,7 @@ pub fn main() -> CliResult<()> {
         Command::Bench(a) => bench(a),
         Command::Reproduce(a) => reproduce(a),
         Command::Crashtest(a) => crashtest::crashtest(a),
+        Command::Damagetest(a) => crashtest::damagetest(a),
     }
 }
 

@@ -22,6 +22,7 @@
 //!    per operation except what the index itself does.
 
 pub mod crash;
+pub mod damage;
 pub mod report;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};

@@ -1,0 +1,265 @@
+//! Damage testing: damage one page of a flushed index image at a time and
+//! check rule 3 of the durability contract (`docs/FORMAT.md`): a damaged,
+//! zeroed, truncated, misplaced or stale page is `Corrupt` whenever it is
+//! read, never a wrong answer.
+//!
+//! The image: a seeded workload (as [`super::crash::workload`]) is run and
+//! flushed twice, once half-way (the *earlier* image, kept page by page for
+//! the stale-page damage) and once at the end. Then, for every page the
+//! index ever wrote (the device's logical footprint) and every kind of
+//! damage, on a copy of the final image:
+//!
+//! | kind | the page becomes |
+//! |---|---|
+//! | `zero` | all zeros |
+//! | `ff` | all 0xFF (erased flash) |
+//! | `trim` | trimmed: unmapped, so it reads as never written |
+//! | `swap` | the content of the next page of the footprint (a misplaced write) |
+//! | `stale` | its content at the earlier flush (a lost write), if it differed |
+//! | `random` | seeded random bytes |
+//!
+//! The index is reopened and asked for everything: a full range scan and a
+//! lookup of every key the oracle holds. Verdicts: `exact` (every answer
+//! right), `detected` (the reopen or some answer is `Corrupt`, or another
+//! error), `wrong` (an answer differs and nothing said so), `panicked`.
+//! Only `wrong` and `panicked` break the contract.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::crash::{workload, CrashConfig, CrashOp};
+use crate::device::{BlockDevice, Storage};
+use crate::index::{registry, Index, Params};
+
+/// The kinds of damage, in report order.
+pub const KINDS: [&str; 6] = ["zero", "ff", "trim", "swap", "stale", "random"];
+
+/// What one damaged image answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Exact,
+    Detected,
+    Wrong(String),
+    Panicked(String),
+}
+
+/// Counts per damage kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KindCounts {
+    pub exact: u64,
+    pub detected: u64,
+    pub wrong: u64,
+    pub panics: u64,
+}
+
+/// A damage test's findings.
+#[derive(Clone, Debug, Default)]
+pub struct DamageSummary {
+    /// Pages of the footprint damaged.
+    pub pages: u64,
+    /// Per kind, in [`KINDS`] order.
+    pub kinds: Vec<(String, KindCounts)>,
+    pub examples: Vec<String>,
+}
+
+impl DamageSummary {
+    pub fn failures(&self) -> u64 {
+        self.kinds.iter().map(|(_, k)| k.wrong + k.panics).sum()
+    }
+}
+
+fn params(c: &CrashConfig) -> Result<Params, String> {
+    Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())
+}
+
+fn apply(index: &mut dyn Index, op: CrashOp) -> Result<(), String> {
+    match op {
+        CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
+        CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
+        CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+        CrashOp::Flush => Ok(()),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Every page below `footprint`, read whole.
+fn pages_of(dev: &mut dyn BlockDevice, footprint: u64) -> Result<Vec<Vec<u8>>, String> {
+    (0..footprint)
+        .map(|p| {
+            let mut buf = vec![0u8; dev.page_size()];
+            dev.read(p, 0, &mut buf).map_err(|e| e.to_string())?;
+            Ok(buf)
+        })
+        .collect()
+}
+
+/// Asks the reopened index for everything the oracle holds.
+fn ask(index: &mut dyn Index, oracle: &BTreeSet<(u64, u64)>) -> Answer {
+    let mut entries = Vec::new();
+    if index.range(0, u64::MAX, &mut entries).is_err() {
+        return Answer::Detected;
+    }
+    let want: Vec<(u64, u64)> = oracle.iter().copied().collect();
+    if entries != want {
+        return Answer::Wrong(format!(
+            "full scan: {} entries, {} expected",
+            entries.len(),
+            want.len()
+        ));
+    }
+    let keys: BTreeSet<u64> = oracle.iter().map(|e| e.0).collect();
+    let mut values = Vec::new();
+    for k in keys {
+        if index.get(k, &mut values).is_err() {
+            return Answer::Detected;
+        }
+        let want: Vec<u64> = oracle.range((k, 0)..=(k, u64::MAX)).map(|e| e.1).collect();
+        if values != want {
+            return Answer::Wrong(format!("key {k}: {values:?}, expected {want:?}"));
+        }
+    }
+    Answer::Exact
+}
+
+/// Runs the damage test (module doc) on `c`'s index and device. The device
+/// must be a logical-page one (an FTL or a file).
+pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
+    let storage = c.device.build().map_err(|e| e.to_string())?;
+    if matches!(storage, Storage::Raw(_)) {
+        return Err("damage tests work on logical pages: use an FTL profile or file:PATH".into());
+    }
+    let mut index =
+        registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+    let ops: Vec<CrashOp> = workload(c)
+        .into_iter()
+        .filter(|o| *o != CrashOp::Flush)
+        .collect();
+    let mut oracle = BTreeSet::new();
+    let half = ops.len() / 2;
+    for op in &ops[..half] {
+        apply(index.as_mut(), *op)?;
+        op.apply(&mut oracle);
+    }
+    index.flush().map_err(|e| e.to_string())?;
+    let mut storage = index.into_storage();
+    let Storage::Pages(dev) = &mut storage else {
+        return Err("not a logical-page device".into());
+    };
+    let earlier_footprint = dev.info().footprint_pages.unwrap_or(0);
+    let earlier = pages_of(dev.as_mut(), earlier_footprint)?;
+    let mut index =
+        registry::open(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+    for op in &ops[half..] {
+        apply(index.as_mut(), *op)?;
+        op.apply(&mut oracle);
+    }
+    index.flush().map_err(|e| e.to_string())?;
+    let mut storage = index.into_storage();
+    let Storage::Pages(dev) = &mut storage else {
+        return Err("not a logical-page device".into());
+    };
+    let footprint = dev
+        .info()
+        .footprint_pages
+        .ok_or("the device does not report its footprint (use an FTL profile)")?;
+    let image = pages_of(dev.as_mut(), footprint)?;
+    drop(storage);
+    let mut summary = DamageSummary {
+        pages: footprint,
+        kinds: KINDS
+            .iter()
+            .map(|k| (k.to_string(), KindCounts::default()))
+            .collect(),
+        examples: Vec::new(),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed ^ 0x5eed);
+    for page in 0..footprint {
+        for (kind_at, kind) in KINDS.iter().enumerate() {
+            let size = image[page as usize].len();
+            let damage: Option<Vec<u8>> = match *kind {
+                "zero" => Some(vec![0u8; size]),
+                "ff" => Some(vec![0xFFu8; size]),
+                "trim" => None,
+                "swap" => Some(image[((page + 1) % footprint) as usize].clone()),
+                "stale" => match earlier.get(page as usize) {
+                    Some(old) if *old != image[page as usize] => Some(old.clone()),
+                    _ => continue,
+                },
+                _ => Some((0..size).map(|_| rng.random::<u8>()).collect()),
+            };
+            if damage.as_deref() == Some(&image[page as usize][..]) {
+                continue;
+            }
+            let answer = damaged(c, &image, page, damage.as_deref(), &oracle)?;
+            let counts = &mut summary.kinds[kind_at].1;
+            let detail = match answer {
+                Answer::Exact => {
+                    counts.exact += 1;
+                    continue;
+                }
+                Answer::Detected => {
+                    counts.detected += 1;
+                    continue;
+                }
+                Answer::Wrong(d) => {
+                    counts.wrong += 1;
+                    format!("wrong: {d}")
+                }
+                Answer::Panicked(d) => {
+                    counts.panics += 1;
+                    format!("panic: {d}")
+                }
+            };
+            if summary.examples.len() < 3 {
+                summary
+                    .examples
+                    .push(format!("page {page} {kind}: {detail}"));
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// A fresh device holding `image` with page `page` damaged (`None`: trimmed),
+/// reopened and asked for everything.
+fn damaged(
+    c: &CrashConfig,
+    image: &[Vec<u8>],
+    page: u64,
+    damage: Option<&[u8]>,
+    oracle: &BTreeSet<(u64, u64)>,
+) -> Result<Answer, String> {
+    let run = || -> Result<Answer, String> {
+        let mut storage = c.device.build().map_err(|e| e.to_string())?;
+        let Storage::Pages(dev) = &mut storage else {
+            return Err("not a logical-page device".into());
+        };
+        for (p, bytes) in image.iter().enumerate() {
+            let p = p as u64;
+            match (p == page, damage) {
+                (true, None) => {}
+                (true, Some(d)) => dev.write(p, 0, d).map_err(|e| e.to_string())?,
+                // Pages never written stay unwritten, as in the image.
+                (false, _) if bytes.iter().all(|&b| b == 0) => {}
+                (false, _) => dev.write(p, 0, bytes).map_err(|e| e.to_string())?,
+            }
+        }
+        let mut index = match registry::open(&c.index, storage, c.memory, params(c)?) {
+            Ok(i) => i,
+            Err(_) => return Ok(Answer::Detected),
+        };
+        Ok(ask(index.as_mut(), oracle))
+    };
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(r) => r,
+        Err(p) => Ok(Answer::Panicked(
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".into()),
+        )),
+    }
+}

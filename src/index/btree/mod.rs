@@ -41,10 +41,16 @@
 //!    nodes are never dropped.
 //! 4. Before an insert changes anything, the store can allocate a node for
 //!    every level that might split, so a full device fails cleanly.
+//!
+//! Walks over pointers read from flash are bounded ([`crate::node::walk`]):
+//! a descent checks each node's level against the height, and a leaf chain
+//! longer than the nodes ever allocated (`next id`) is a loop, reported as
+//! `Corrupt`.
 
 use crate::device::Storage;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
+use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{
     CachePolicy, Evicted, LogNodeStore, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore,
     PageNodeStore, TreeMeta, NO_NODE,
@@ -463,8 +469,13 @@ impl BTree {
 
     // ---- insert ----------------------------------------------------------
 
-    fn insert_into(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Ins> {
+    fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
         let (mut node, cached, dirty) = self.fetch(id)?;
+        // Levels bound the recursion even if a child names an ancestor.
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
         if node.is_leaf() {
             let pos = match node.entries.binary_search(&entry) {
                 Ok(_) => {
@@ -496,7 +507,7 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = self.insert_into(child, entry);
+        let below = self.insert_into(child, level - 1, entry);
         let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         let (sep, new_child) = match below {
             Ins::Split(sep, new_child) => (sep, new_child),
@@ -561,8 +572,12 @@ impl BTree {
         (self.layout.fanout / 2).max(2)
     }
 
-    fn delete_from(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Del> {
+    fn delete_from(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Del> {
         let (mut node, cached, dirty) = self.fetch(id)?;
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
         if node.is_leaf() {
             let Ok(pos) = node.entries.binary_search(&entry) else {
                 self.release(id, node, cached, dirty)?;
@@ -577,7 +592,7 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = self.delete_from(child, entry);
+        let below = self.delete_from(child, level - 1, entry);
         let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         match below {
             Del::NotFound | Del::Done => {
@@ -735,7 +750,11 @@ impl BTree {
             self.release(id, node, cached, dirty)?;
             id = child;
         }
+        // A loop in the leaf chain (a `next` rewritten to point back) would
+        // make this walk endless: no chain has more leaves than nodes exist.
+        let mut chain = ChainBound::new("leaf chain", self.store.next_id() as u64);
         while id != NO_NODE {
+            chain.step(id, id as u64)?;
             if let Some(node) = self.cache.touch(id) {
                 if !node.is_leaf() {
                     return Err(internal_at_leaf_level(id));
@@ -818,7 +837,8 @@ impl Index for BTree {
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.layout.format.check(key, value)?;
         self.ensure_room()?;
-        match self.insert_into(self.meta.root, (key, value))? {
+        let top = self.meta.height.saturating_sub(1);
+        match self.insert_into(self.meta.root, top, (key, value))? {
             Ins::Present => {}
             Ins::Done => self.meta.entries += 1,
             Ins::Split(sep, new_id) => {
@@ -839,7 +859,8 @@ impl Index for BTree {
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.layout.format.check(key, value)?;
         let root = self.meta.root;
-        match self.delete_from(root, (key, value))? {
+        let top = self.meta.height.saturating_sub(1);
+        match self.delete_from(root, top, (key, value))? {
             Del::NotFound => Ok(false),
             Del::Done => {
                 self.meta.entries -= 1;

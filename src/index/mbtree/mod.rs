@@ -57,6 +57,10 @@
 //! 2. Internal nodes are B+-tree nodes over (key, value) separators; every
 //!    leaf node's entries lie in its parent's range for it.
 //! 3. The BPB holds at most `bpb_capacity` TEs after every operation.
+//!
+//! Walks over pointers read from flash are bounded ([`crate::node::walk`]):
+//! descents check each internal node's level against the height, and a
+//! leaf chain longer than the node ids ever allocated is `Corrupt`.
 
 pub mod leaf;
 pub mod lnh;
@@ -67,6 +71,7 @@ use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::page::FRAME_HEADER;
 use crate::node::store::{unreachable_ids, IdAllocator, META_BYTES};
+use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{CachePolicy, Evicted, Node, NodeCache, NodeId, NodeLayout, TreeMeta, NO_NODE};
 
 use leaf::{decode_page, encode_page, slots_per_page, Leaf};
@@ -757,14 +762,22 @@ impl MbTree {
         out.clear();
         let target = (lo, 0);
         let mut id = self.meta.root;
-        for _ in 1..self.meta.height {
+        for level in (1..self.meta.height).rev() {
             let (node, cached, dirty) = self.fetch(id)?;
+            if let Err(e) = expect_level(&node, id, self.base(id), level) {
+                self.release(id, node, cached, dirty)?;
+                return Err(e);
+            }
             // Every entry with key `lo` is at or after (lo, 0).
             let child = node.children[node.child_slot(target)];
             self.release(id, node, cached, dirty)?;
             id = child;
         }
+        // A `next` rewritten to point back would loop: no chain has more
+        // leaf nodes than node ids were ever handed out.
+        let mut chain = ChainBound::new("leaf chain", self.ids.next_id as u64);
         while id != NO_NODE {
+            chain.step(id, self.base(id))?;
             id = self.scan_leaf(id, lo, hi, out)?;
         }
         Ok(())
@@ -782,8 +795,14 @@ impl MbTree {
         let (mut lo, mut hi): ((u64, u64), Option<(u64, u64)>) = ((0, 0), None);
         let mut id = self.meta.root;
         let mut counts = Vec::new();
-        for _ in 1..self.meta.height {
-            let (node, cached, dirty) = match self.fetch(id) {
+        for level in (1..self.meta.height).rev() {
+            let fetched = self.fetch(id).and_then(|(node, cached, dirty)| {
+                match expect_level(&node, id, self.base(id), level) {
+                    Ok(()) => Ok((node, cached, dirty)),
+                    Err(e) => self.release(id, node, cached, dirty).and(Err(e)),
+                }
+            });
+            let (node, cached, dirty) = match fetched {
                 Ok(n) => n,
                 Err(e) => {
                     self.put_back(path);

@@ -18,8 +18,11 @@
 //! Storage: on a logical-page device (FTL, file) nodes are written in place
 //! ([`PageNodeStore`]); on a raw chip (`raw:PROFILE`) they are packed into
 //! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`]), the
-//! layout that paper's tuned B+-tree uses. On a raw chip the node size must
-//! be given again when reopening (the log is scanned with it).
+//! layout that paper's tuned B+-tree uses.
+//!
+//! Reopening takes the entry widths and node size from the superblock when
+//! the parameters leave them out; given ones that contradict it are an
+//! [`IndexError::Mismatch`] at open.
 //!
 //! Memory: the cache holds what the budget leaves after 64 bytes of
 //! metadata and what the node store holds (a node log's one-page write
@@ -48,6 +51,7 @@
 //! `Corrupt`.
 
 use crate::device::Storage;
+use crate::index::reopen::mismatch;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
 use crate::node::walk::{expect_level, ChainBound};
@@ -176,7 +180,8 @@ impl BTree {
     }
 
     /// Reopens the tree `flush` left on `storage`.
-    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let opts = BTreeOptions::from_params(&mut params)?;
         params.finish(NAME)?;
         if let Storage::Raw(_) = storage {
@@ -197,11 +202,9 @@ impl BTree {
             .load_meta()?
             .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
         let layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
-        if opts.sized() && opts.layout(store.storage().page_size())? != layout {
-            return Err(IndexError::Config(format!(
-                "the tree on the device has {}-byte nodes; the parameters ask for another size",
-                meta.node_bytes
-            )));
+        let asked = opts.layout(store.storage().page_size())?;
+        if asked != layout {
+            return Err(mismatch("node_bytes", meta.node_bytes, asked.node_bytes));
         }
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?;
         Self::open_on(NAME, Box::new(store), memory, opts.cache)
@@ -252,6 +255,25 @@ impl BTree {
             )));
         }
         let layout = store.layout();
+        // Every store reads nodes with the layout it was given: one that
+        // contradicts the superblock would misread every node.
+        for (parameter, image, given) in [
+            (
+                "key_bytes",
+                meta.format.key_bytes as usize,
+                layout.format.key_bytes as usize,
+            ),
+            (
+                "value_bytes",
+                meta.format.value_bytes as usize,
+                layout.format.value_bytes as usize,
+            ),
+            ("node_bytes", meta.node_bytes as usize, layout.node_bytes),
+        ] {
+            if image != given {
+                return Err(mismatch(parameter, image, given));
+            }
+        }
         let cache = Self::cache_for(layout, memory, store.reserved_bytes(), cache)?;
         store.restore_allocation(meta.next_id, Vec::new());
         let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);

@@ -33,7 +33,7 @@ pub use ipl::{IplConfig, IplStore};
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{IndexError, Params, Result};
-use crate::node::delta::{base_record_bytes, FIRST_RECORD};
+use crate::node::delta::{FIRST_RECORD, RECORD_HEADER};
 use crate::node::{CachePolicy, NodeLayout, NodeStore, TreeMeta};
 
 /// Registry names.
@@ -105,8 +105,10 @@ fn store_for(
         let layout = if sized {
             opts.layout(page)?
         } else {
-            let probe = NodeLayout::with_node_bytes(opts.format, 64)?;
-            let overhead = FIRST_RECORD + base_record_bytes(probe) - probe.node_bytes;
+            // The largest node whose base record fits one page; derived
+            // from the record header alone, so that it holds for every
+            // entry format (8 + 8 included).
+            let overhead = FIRST_RECORD + RECORD_HEADER;
             NodeLayout::with_node_bytes(opts.format, page.saturating_sub(overhead))?
         };
         return Ok(Box::new(IplStore::new(storage, layout, config, memory)?));

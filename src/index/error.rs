@@ -32,6 +32,13 @@ pub enum IndexError {
     },
     /// Opening found no index of this kind on the storage.
     NoIndex(String),
+    /// Opening was given a parameter that contradicts what the image's
+    /// superblock records.
+    Mismatch {
+        parameter: String,
+        image: String,
+        given: String,
+    },
 }
 
 impl fmt::Display for IndexError {
@@ -51,6 +58,15 @@ impl fmt::Display for IndexError {
                 "memory budget of {given} bytes is too small: at least {needed} bytes are needed ({what})"
             ),
             IndexError::NoIndex(m) => write!(f, "no index found: {m}"),
+            IndexError::Mismatch {
+                parameter,
+                image,
+                given,
+            } => write!(
+                f,
+                "the index on the device has {parameter} = {image} but {given} was given; \
+                 reopen with the same {parameter} or leave it out"
+            ),
         }
     }
 }

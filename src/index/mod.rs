@@ -25,6 +25,7 @@ mod error;
 pub mod mbtree;
 mod params;
 pub mod registry;
+mod reopen;
 
 pub use entry::EntryFormat;
 pub use error::IndexError;

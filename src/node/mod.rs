@@ -2,8 +2,8 @@
 //! indexes: the checksummed page frame ([`page`]), the B+-tree node codec
 //! ([`codec`]), node caches ([`cache`]) and node stores ([`store`]: nodes
 //! in place over logical pages; [`log_store`]: nodes packed into a log on a
-//! raw chip). Every
-//! tree index reuses these; none keeps its own copy.
+//! raw chip) and the bounds on walks over pointers read from flash
+//! ([`walk`]). Every tree index reuses these; none keeps its own copy.
 
 pub mod cache;
 pub mod codec;
@@ -11,6 +11,7 @@ pub mod delta;
 pub mod log_store;
 pub mod page;
 pub mod store;
+pub mod walk;
 
 pub use cache::{CachePolicy, Evicted, NodeCache};
 pub use codec::{Node, NodeId, NodeLayout, NO_NODE};

@@ -124,7 +124,8 @@ impl Bftl {
 
     /// Reopens the BFTL `flush` left on `storage` (the node translation
     /// table is rebuilt by scanning the sectors).
-    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let o = options(&mut params)?;
         let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(&o, &storage)?;

@@ -724,6 +724,18 @@ impl NodeStore for BftlStore {
             }
         })?);
         let used = u64::from_le_bytes(tail);
+        // The scan below reads every sector in use: bound it by the device,
+        // not by a count a corrupt superblock could make endless.
+        let capacity = match &self.storage {
+            Storage::Pages(d) => d.capacity_pages(),
+            Storage::Raw(_) => 0,
+        };
+        if used > capacity {
+            return Err(IndexError::Corrupt {
+                page: 0,
+                detail: format!("BFTL superblock: {used} sectors in use on a device of {capacity}"),
+            });
+        }
         self.next_lba = used.max(1);
         let mut sectors: Vec<(u32, u64, Vec<Unit>)> = Vec::new();
         for lba in 1..self.next_lba {

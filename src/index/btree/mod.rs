@@ -18,8 +18,11 @@
 //! Storage: on a logical-page device (FTL, file) nodes are written in place
 //! ([`PageNodeStore`]); on a raw chip (`raw:PROFILE`) they are packed into
 //! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`]), the
-//! layout that paper's tuned B+-tree uses. On a raw chip the node size must
-//! be given again when reopening (the log is scanned with it).
+//! layout that paper's tuned B+-tree uses.
+//!
+//! Reopening takes the entry widths and node size from the superblock when
+//! the parameters leave them out; given ones that contradict it are an
+//! [`IndexError::Mismatch`] at open.
 //!
 //! Memory: the cache holds what the budget leaves after 64 bytes of
 //! metadata and what the node store holds (a node log's one-page write
@@ -41,10 +44,17 @@
 //!    nodes are never dropped.
 //! 4. Before an insert changes anything, the store can allocate a node for
 //!    every level that might split, so a full device fails cleanly.
+//!
+//! Walks over pointers read from flash are bounded ([`crate::node::walk`]):
+//! a descent checks each node's level against the height, and a leaf chain
+//! longer than the nodes ever allocated (`next id`) is a loop, reported as
+//! `Corrupt`.
 
 use crate::device::Storage;
+use crate::index::reopen::mismatch;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
+use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{
     CachePolicy, Evicted, LogNodeStore, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore,
     PageNodeStore, TreeMeta, NO_NODE,
@@ -170,7 +180,8 @@ impl BTree {
     }
 
     /// Reopens the tree `flush` left on `storage`.
-    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let opts = BTreeOptions::from_params(&mut params)?;
         params.finish(NAME)?;
         if let Storage::Raw(_) = storage {
@@ -191,11 +202,9 @@ impl BTree {
             .load_meta()?
             .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
         let layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
-        if opts.sized() && opts.layout(store.storage().page_size())? != layout {
-            return Err(IndexError::Config(format!(
-                "the tree on the device has {}-byte nodes; the parameters ask for another size",
-                meta.node_bytes
-            )));
+        let asked = opts.layout(store.storage().page_size())?;
+        if asked != layout {
+            return Err(mismatch("node_bytes", meta.node_bytes, asked.node_bytes));
         }
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?;
         Self::open_on(NAME, Box::new(store), memory, opts.cache)
@@ -246,6 +255,25 @@ impl BTree {
             )));
         }
         let layout = store.layout();
+        // Every store reads nodes with the layout it was given: one that
+        // contradicts the superblock would misread every node.
+        for (parameter, image, given) in [
+            (
+                "key_bytes",
+                meta.format.key_bytes as usize,
+                layout.format.key_bytes as usize,
+            ),
+            (
+                "value_bytes",
+                meta.format.value_bytes as usize,
+                layout.format.value_bytes as usize,
+            ),
+            ("node_bytes", meta.node_bytes as usize, layout.node_bytes),
+        ] {
+            if image != given {
+                return Err(mismatch(parameter, image, given));
+            }
+        }
         let cache = Self::cache_for(layout, memory, store.reserved_bytes(), cache)?;
         store.restore_allocation(meta.next_id, Vec::new());
         let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
@@ -463,8 +491,13 @@ impl BTree {
 
     // ---- insert ----------------------------------------------------------
 
-    fn insert_into(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Ins> {
+    fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
         let (mut node, cached, dirty) = self.fetch(id)?;
+        // Levels bound the recursion even if a child names an ancestor.
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
         if node.is_leaf() {
             let pos = match node.entries.binary_search(&entry) {
                 Ok(_) => {
@@ -496,7 +529,7 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = self.insert_into(child, entry);
+        let below = self.insert_into(child, level - 1, entry);
         let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         let (sep, new_child) = match below {
             Ins::Split(sep, new_child) => (sep, new_child),
@@ -561,8 +594,12 @@ impl BTree {
         (self.layout.fanout / 2).max(2)
     }
 
-    fn delete_from(&mut self, id: NodeId, entry: (u64, u64)) -> Result<Del> {
+    fn delete_from(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Del> {
         let (mut node, cached, dirty) = self.fetch(id)?;
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
         if node.is_leaf() {
             let Ok(pos) = node.entries.binary_search(&entry) else {
                 self.release(id, node, cached, dirty)?;
@@ -577,7 +614,7 @@ impl BTree {
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
-        let below = self.delete_from(child, entry);
+        let below = self.delete_from(child, level - 1, entry);
         let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
         match below {
             Del::NotFound | Del::Done => {
@@ -735,7 +772,11 @@ impl BTree {
             self.release(id, node, cached, dirty)?;
             id = child;
         }
+        // A loop in the leaf chain (a `next` rewritten to point back) would
+        // make this walk endless: no chain has more leaves than nodes exist.
+        let mut chain = ChainBound::new("leaf chain", self.store.next_id() as u64);
         while id != NO_NODE {
+            chain.step(id, id as u64)?;
             if let Some(node) = self.cache.touch(id) {
                 if !node.is_leaf() {
                     return Err(internal_at_leaf_level(id));
@@ -818,7 +859,8 @@ impl Index for BTree {
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.layout.format.check(key, value)?;
         self.ensure_room()?;
-        match self.insert_into(self.meta.root, (key, value))? {
+        let top = self.meta.height.saturating_sub(1);
+        match self.insert_into(self.meta.root, top, (key, value))? {
             Ins::Present => {}
             Ins::Done => self.meta.entries += 1,
             Ins::Split(sep, new_id) => {
@@ -839,7 +881,8 @@ impl Index for BTree {
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.layout.format.check(key, value)?;
         let root = self.meta.root;
-        match self.delete_from(root, (key, value))? {
+        let top = self.meta.height.saturating_sub(1);
+        match self.delete_from(root, top, (key, value))? {
             Del::NotFound => Ok(false),
             Del::Done => {
                 self.meta.entries -= 1;

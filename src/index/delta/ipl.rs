@@ -26,6 +26,11 @@
 //! pages; the FTL underneath places pages as it likes, so IPL's locality is
 //! only logical there (the report's device notes say which it was).
 //!
+//! Unit state (slots and log sectors used, live nodes) is held only for the
+//! units used so far, grown as fresh ones are taken (lowest first, after
+//! those freed by merges): a file's 2^32-page logical device costs nothing
+//! until written. [`IplStore::unit_table_len`] reports how many.
+//!
 //! Log buffers: at most `log_buffers` nodes have one (default: a quarter of
 //! the memory budget in log sectors, at least one); the least recently
 //! updated is written first when another is needed. They are the store's
@@ -47,7 +52,8 @@
 //! Invariants:
 //! 1. Every page is programmed at most once between erases of its unit
 //!    (slots and log sectors are handed out in order).
-//! 2. `units[u].live` lists exactly the nodes placed in unit `u`.
+//! 2. `units[u].live` lists exactly the nodes placed in unit `u`; units
+//!    from `units.len()` on were never used and are erased.
 //! 3. At least one unit is erased and free after every operation.
 //! 4. A node's deltas are, in order: its log sectors, then its log buffer.
 
@@ -118,7 +124,13 @@ pub struct IplStore {
     log_pages: u16,
     node_pages: u64,
     slots: u16,
+    /// Erase units the device holds (unit 0 included).
+    unit_count: u32,
+    /// State of units `0 .. units.len()`: grown on first use, so that a
+    /// huge logical device (a file's 2^32 pages) costs nothing up front;
+    /// units at and beyond `units.len()` are erased and free.
     units: Vec<UnitState>,
+    /// Units below `units.len()` freed by a merge (popped before fresh ones).
     free_units: Vec<u32>,
     high_water: u32,
     alloc_unit: u32,
@@ -206,7 +218,7 @@ impl IplStore {
                 config.max_deltas
             )));
         }
-        let mut s = IplStore {
+        let s = IplStore {
             storage,
             layout,
             page_size,
@@ -215,7 +227,8 @@ impl IplStore {
             log_pages: lpb as u16,
             node_pages,
             slots: slots as u16,
-            units: vec![UnitState::default(); units as usize],
+            unit_count: units,
+            units: vec![UnitState::default()],
             free_units: Vec::new(),
             high_water: 1,
             alloc_unit: NOWHERE,
@@ -235,7 +248,6 @@ impl IplStore {
             scratch: Node::default(),
             counters: Counters::default(),
         };
-        s.free_units = (1..units).rev().collect();
         Ok(s)
     }
 
@@ -295,6 +307,31 @@ impl IplStore {
 
     /// Bytes of RAM the node table takes (4 + 2 bytes a node, 2 a log
     /// sector).
+    /// Erase units whose state is held in RAM: those used so far, not the
+    /// device's.
+    pub fn unit_table_len(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Free units: the freed ones and those never used.
+    fn free_unit_count(&self) -> usize {
+        self.free_units.len() + (self.unit_count as usize - self.units.len())
+    }
+
+    /// A free unit: the last one freed, else the lowest never used (the
+    /// order a full free list of every unit would give).
+    fn pop_free_unit(&mut self) -> Option<u32> {
+        if let Some(u) = self.free_units.pop() {
+            return Some(u);
+        }
+        let u = self.units.len() as u32;
+        if u >= self.unit_count {
+            return None;
+        }
+        self.units.push(UnitState::default());
+        Some(u)
+    }
+
     pub fn node_table_bytes(&self) -> usize {
         self.places
             .iter()
@@ -345,14 +382,14 @@ impl IplStore {
         if has_room(self, self.alloc_unit) {
             return Ok(self.alloc_unit);
         }
-        if self.free_units.len() > 1 {
-            // Invariant: the length check makes the pop succeed.
-            let u = self.free_units.pop().expect("more than one free unit");
-            self.alloc_unit = u;
-            return Ok(u);
+        if self.free_unit_count() > 1 {
+            if let Some(u) = self.pop_free_unit() {
+                self.alloc_unit = u;
+                return Ok(u);
+            }
         }
         // Free units have no slot written, so they never look dead; one pass
-        // over the units finds the victim.
+        // over the units used so far finds the victim.
         let victim = (1..self.units.len() as u32)
             .map(|u| {
                 let s = &self.units[u as usize];
@@ -364,7 +401,7 @@ impl IplStore {
             return Err(IndexError::Device(DeviceError::Full {
                 detail: format!(
                     "every node slot of the {} IPL erase units holds a live node",
-                    self.units.len() - 1
+                    self.unit_count - 1
                 ),
             }));
         };
@@ -425,7 +462,7 @@ impl IplStore {
     /// Merges `unit`: every live node, with its deltas, into a fresh unit
     /// (invariant 3 guarantees one); erases `unit`. Returns the new unit.
     fn merge(&mut self, unit: u32) -> Result<u32, IndexError> {
-        let target = self.free_units.pop().ok_or_else(|| {
+        let target = self.pop_free_unit().ok_or_else(|| {
             IndexError::Device(DeviceError::Full {
                 detail: "no erased unit is left for an IPL merge".into(),
             })
@@ -629,6 +666,9 @@ impl IplStore {
         // (seq, unit, slot) of each node's newest base; (unit, id, seq, log).
         let mut best: Vec<(u64, u32, u16)> = vec![(0, NOWHERE, 0); next_id as usize];
         let mut logs: Vec<(u32, NodeId, u64, u16)> = Vec::new();
+        self.units.clear();
+        self.units
+            .resize(self.high_water as usize, UnitState::default());
         for unit in 1..self.high_water {
             let mut state = UnitState::default();
             for slot in 0..self.slots {
@@ -760,7 +800,7 @@ impl NodeStore for IplStore {
         // Slots outside the superblock unit and the reserve, less the live
         // nodes; a split also moves the node it splits, so ask for two a
         // level.
-        let total = (self.units.len() as u64 - 2) * self.slots as u64;
+        let total = (self.unit_count as u64 - 2) * self.slots as u64;
         total.saturating_sub(self.ids.live()) >= 2 * n as u64 + 2
             && self.ids.can_allocate(n, u32::MAX as u64)
     }
@@ -815,7 +855,7 @@ impl NodeStore for IplStore {
             return Ok(None);
         };
         check_node_size(&meta, self.layout)?;
-        if hw == 0 || hw as usize > self.units.len() {
+        if hw == 0 || hw > self.unit_count {
             return Err(IndexError::Corrupt {
                 page,
                 detail: format!("IPL units in use {hw} out of range"),

@@ -15,12 +15,14 @@
 //!
 //! Parameters: `fanout` or `node_bytes` (default: fanout 16 for
 //! `basic-delta` and `flashdb`, the best of §6.1; for `ipl` the largest node
-//! whose slot fits one page), `max_deltas` (delta pages or log sectors per
-//! node, default 4 as in §6.1), `key_bytes`, `value_bytes`; for `ipl` also
+//! whose slot fits one page, for any entry format), `max_deltas` (delta
+//! pages or log sectors per node, default 4 as in §6.1), `key_bytes`, `value_bytes`; for `ipl` also
 //! `node_pages_per_block`, `log_pages_per_block` (default half of the erase
 //! unit each: 16 + 16 on 32-page blocks) and `log_buffers` (default a
-//! quarter of the memory budget, in log sectors). Reopening needs the same
-//! node size.
+//! quarter of the memory budget, in log sectors). Reopening takes the entry
+//! widths and node size from the superblock when they are left out; given
+//! ones that contradict it are an [`IndexError::Mismatch`] at open. (IPL's
+//! unit split and `max_deltas` are not recorded: reopen with the same.)
 
 pub mod chain;
 pub mod ipl;
@@ -31,7 +33,7 @@ pub use ipl::{IplConfig, IplStore};
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{IndexError, Params, Result};
-use crate::node::delta::{base_record_bytes, FIRST_RECORD};
+use crate::node::delta::{FIRST_RECORD, RECORD_HEADER};
 use crate::node::{CachePolicy, NodeLayout, NodeStore, TreeMeta};
 
 /// Registry names.
@@ -68,11 +70,11 @@ pub(crate) fn decode_state(state: &[u8]) -> (u32, u64) {
 /// records are read with the wrong one.
 pub(crate) fn check_node_size(meta: &TreeMeta, layout: NodeLayout) -> Result<()> {
     if meta.node_bytes as usize != layout.node_bytes {
-        return Err(IndexError::Config(format!(
-            "the index on the device has {}-byte nodes; reopen it with the same fanout or \
-             node_bytes (these parameters give {})",
-            meta.node_bytes, layout.node_bytes
-        )));
+        return Err(crate::index::reopen::mismatch(
+            "node_bytes",
+            meta.node_bytes,
+            layout.node_bytes,
+        ));
     }
     Ok(())
 }
@@ -103,8 +105,10 @@ fn store_for(
         let layout = if sized {
             opts.layout(page)?
         } else {
-            let probe = NodeLayout::with_node_bytes(opts.format, 64)?;
-            let overhead = FIRST_RECORD + base_record_bytes(probe) - probe.node_bytes;
+            // The largest node whose base record fits one page; derived
+            // from the record header alone, so that it holds for every
+            // entry format (8 + 8 included).
+            let overhead = FIRST_RECORD + RECORD_HEADER;
             NodeLayout::with_node_bytes(opts.format, page.saturating_sub(overhead))?
         };
         return Ok(Box::new(IplStore::new(storage, layout, config, memory)?));
@@ -137,7 +141,13 @@ pub fn create(
 }
 
 /// Reopens the index `name` that `flush` left on `storage`.
-pub fn open(name: &'static str, storage: Storage, memory: usize, params: Params) -> Result<BTree> {
+pub fn open(
+    name: &'static str,
+    mut storage: Storage,
+    memory: usize,
+    mut params: Params,
+) -> Result<BTree> {
+    crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
     let store = store_for(name, storage, memory, params)?;
     BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)
 }

@@ -30,7 +30,9 @@
 //!
 //! Parameters: `lru_share`, `lnh`, `kiv`, `fei`, `leaf_pages` (the fixed
 //! size without the LNH, the starting size with it; default 4),
-//! `max_leaf_pages` (default 16), `key_bytes`, `value_bytes`.
+//! `max_leaf_pages` (default 16), `key_bytes`, `value_bytes`. Reopening
+//! ([`open`]) takes every one the superblock records from it when left out
+//! and refuses one that contradicts it.
 //!
 //! On-flash format (logical pages): page 0 is the superblock
 //! ([`TreeMeta`], then the variant flags, the leaf sizes and the count of
@@ -57,16 +59,22 @@
 //! 2. Internal nodes are B+-tree nodes over (key, value) separators; every
 //!    leaf node's entries lie in its parent's range for it.
 //! 3. The BPB holds at most `bpb_capacity` TEs after every operation.
+//!
+//! Walks over pointers read from flash are bounded ([`crate::node::walk`]):
+//! descents check each internal node's level against the height, and a
+//! leaf chain longer than the node ids ever allocated is `Corrupt`.
 
 pub mod leaf;
 pub mod lnh;
+mod open;
 
 use std::collections::BTreeMap;
 
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::page::FRAME_HEADER;
-use crate::node::store::{unreachable_ids, IdAllocator, META_BYTES};
+use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{CachePolicy, Evicted, Node, NodeCache, NodeId, NodeLayout, TreeMeta, NO_NODE};
 
 use leaf::{decode_page, encode_page, slots_per_page, Leaf};
@@ -252,69 +260,6 @@ impl MbTree {
         t.write_leaf(root, &leaf)?;
         t.leaf_sizes[size] += 1;
         t.store_meta()?;
-        Ok(t)
-    }
-
-    /// Reopens the MB-Tree `flush` left on `storage`.
-    pub fn open(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        let opts = MbOptions::from_params(&mut params)?;
-        // The metadata comes from the superblock below.
-        let mut t = Self::assemble(storage, memory, opts)?;
-        let mut buf = std::mem::take(&mut t.page_buf);
-        let r = t.dev().read(0, 0, &mut buf);
-        t.page_buf = buf;
-        r?;
-        let sizes = t.leaf_sizes.len();
-        let (meta, state) = TreeMeta::open_superblock(&t.page_buf, 0, 3 + 4 * sizes)?
-            .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
-        if meta.index != NAME {
-            return Err(IndexError::NoIndex(format!(
-                "the device holds a `{}` index, not `{NAME}`",
-                meta.index
-            )));
-        }
-        if state[0] != opts.flags()
-            || state[1] != opts.leaf_pages
-            || state[2] != opts.max_leaf_pages
-        {
-            return Err(IndexError::Config(
-                "the MB-Tree on the device was made with other lnh/kiv/fei/leaf_pages/\
-                 max_leaf_pages settings; reopen it with the same ones"
-                    .into(),
-            ));
-        }
-        for (i, c) in state[3..].chunks(4).enumerate() {
-            t.leaf_sizes[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
-        }
-        t.meta = meta;
-        let free = {
-            let layout = t.layout;
-            let (next, root, height) = (t.meta.next_id, t.meta.root, t.meta.height);
-            let mut node = Node::default();
-            let mut page = vec![0u8; t.page_size];
-            let region = t.region;
-            let dev = t.dev();
-            unreachable_ids(next, root, height, |id, level, children| {
-                let lba = 1 + id as u64 * region;
-                dev.read(lba, 0, &mut page)?;
-                layout.decode(&page, lba, &mut node)?;
-                if node.level != level {
-                    return Err(IndexError::Corrupt {
-                        page: lba,
-                        detail: format!(
-                            "node {id} has level {} where {level} was expected",
-                            node.level
-                        ),
-                    });
-                }
-                children.extend_from_slice(&node.children);
-                Ok(())
-            })?
-        };
-        t.ids = IdAllocator {
-            next_id: t.meta.next_id,
-            free,
-        };
         Ok(t)
     }
 
@@ -757,14 +702,22 @@ impl MbTree {
         out.clear();
         let target = (lo, 0);
         let mut id = self.meta.root;
-        for _ in 1..self.meta.height {
+        for level in (1..self.meta.height).rev() {
             let (node, cached, dirty) = self.fetch(id)?;
+            if let Err(e) = expect_level(&node, id, self.base(id), level) {
+                self.release(id, node, cached, dirty)?;
+                return Err(e);
+            }
             // Every entry with key `lo` is at or after (lo, 0).
             let child = node.children[node.child_slot(target)];
             self.release(id, node, cached, dirty)?;
             id = child;
         }
+        // A `next` rewritten to point back would loop: no chain has more
+        // leaf nodes than node ids were ever handed out.
+        let mut chain = ChainBound::new("leaf chain", self.ids.next_id as u64);
         while id != NO_NODE {
+            chain.step(id, self.base(id))?;
             id = self.scan_leaf(id, lo, hi, out)?;
         }
         Ok(())
@@ -782,8 +735,14 @@ impl MbTree {
         let (mut lo, mut hi): ((u64, u64), Option<(u64, u64)>) = ((0, 0), None);
         let mut id = self.meta.root;
         let mut counts = Vec::new();
-        for _ in 1..self.meta.height {
-            let (node, cached, dirty) = match self.fetch(id) {
+        for level in (1..self.meta.height).rev() {
+            let fetched = self.fetch(id).and_then(|(node, cached, dirty)| {
+                match expect_level(&node, id, self.base(id), level) {
+                    Ok(()) => Ok((node, cached, dirty)),
+                    Err(e) => self.release(id, node, cached, dirty).and(Err(e)),
+                }
+            });
+            let (node, cached, dirty) = match fetched {
                 Ok(n) => n,
                 Err(e) => {
                     self.put_back(path);

@@ -1,0 +1,75 @@
+//! What `open` checks before it trusts its parameters: every parameter the
+//! superblock records and the caller also passes must agree with the image
+//! ([`IndexError::Mismatch`] names the parameter and both values), and one
+//! the caller left out is taken from the image.
+//!
+//! The superblock is read once through [`probe`], before the index builds
+//! anything sized by the parameters; every index whose superblock starts at
+//! page 0 (all of them but a raw chip's logs, whose first page is the first
+//! superblock of the log and records the same layout) shares it.
+
+use crate::device::Storage;
+use crate::node::page::{self, PageKind};
+use crate::node::store::META_BYTES;
+use crate::node::TreeMeta;
+
+use super::{IndexError, Params, Result};
+
+/// The tree metadata of the first superblock at page 0; `None` when the
+/// page holds no superblock (the index's own open then says so). The
+/// layout never changes after `create`, so the first copy of a log of
+/// superblocks records it as well as the newest.
+pub(crate) fn probe(storage: &mut Storage) -> Result<Option<TreeMeta>> {
+    let mut buf = vec![0u8; storage.page_size()];
+    match storage {
+        Storage::Pages(d) => d.read(0, 0, &mut buf)?,
+        Storage::Raw(f) => f.read(0, 0, &mut buf)?,
+    }
+    let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
+        return Ok(None);
+    };
+    if payload.len() < META_BYTES {
+        return Ok(None);
+    }
+    Ok(Some(TreeMeta::decode(&payload[..META_BYTES])?))
+}
+
+/// The error for `parameter`, recorded as `image`, given as `given`.
+pub(crate) fn mismatch(parameter: &str, image: impl ToString, given: impl ToString) -> IndexError {
+    IndexError::Mismatch {
+        parameter: parameter.to_string(),
+        image: image.to_string(),
+        given: given.to_string(),
+    }
+}
+
+/// Checks a `u64`-like parameter given in `params` against the image's
+/// value, and sets it from the image when it was not given.
+pub(crate) fn agree(params: &mut Params, parameter: &str, image: u64) -> Result<()> {
+    match params.get_opt::<u64>(parameter)? {
+        Some(given) if given != image => Err(mismatch(parameter, image, given)),
+        Some(_) => Ok(()),
+        None => {
+            params.set(parameter, &image.to_string());
+            Ok(())
+        }
+    }
+}
+
+/// Reconciles `params` with the superblock of a tree index on `storage`:
+/// the entry widths, and the node size when the index takes `node_bytes`
+/// (`sized`). Nothing happens on storage without a superblock.
+pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: bool) -> Result<()> {
+    let Some(meta) = probe(storage)? else {
+        return Ok(());
+    };
+    agree(params, "key_bytes", meta.format.key_bytes as u64)?;
+    agree(params, "value_bytes", meta.format.value_bytes as u64)?;
+    let size_given = ["node_bytes", "node_pages", "fanout"]
+        .iter()
+        .any(|k| params.contains(k));
+    if sized && !size_given {
+        params.set("node_bytes", &meta.node_bytes.to_string());
+    }
+    Ok(())
+}

@@ -83,3 +83,50 @@ fn what_cannot_run_is_a_clear_error() {
     let (ok, _, err) = crashtest(&["--index", "btree", "--flush-every", "0"]);
     assert!(!ok && err.contains("--flush-every"), "{err}");
 }
+
+/// `damagetest`: one line per index with the six kinds of damage, counts
+/// covering every damaged page, and an exit status that follows the wrong
+/// answers and panics.
+#[test]
+fn damagetest_counts_every_damaged_page_and_exits_on_wrong_answers() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(["damagetest", "--index", "btree", "--ops", "200"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("damagetest btree: "))
+        .unwrap_or_else(|| panic!("{text}{err}"));
+    let pages: u64 = line["damagetest btree: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(pages > 0, "{line}");
+    let mut bad = 0;
+    for kind in ["zero", "ff", "trim", "swap", "stale", "random"] {
+        let counts: Vec<u64> = line
+            .split(&format!(" {kind} "))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{kind} missing: {line}"))
+            .split([',', ' '])
+            .next()
+            .unwrap()
+            .split('/')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(counts.len(), 4, "{line}");
+        // At most every page once per kind (a damage that leaves a page as
+        // it was is skipped); every kind but stale damages something.
+        let sum: u64 = counts.iter().sum();
+        assert!(
+            sum <= pages && (kind == "stale" || sum > 0),
+            "{kind}: {line}"
+        );
+        bad += counts[2] + counts[3];
+    }
+    assert_eq!(out.status.success(), bad == 0, "{line}\n{err}");
+}

@@ -14,11 +14,18 @@ use super::{memory, pairs, CliResult};
 /// enough that the FTL collects garbage within a crash workload.
 const DEFAULT_BLOCKS: &str = "256";
 
-pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
+/// What both commands read from their arguments: memory, index names and
+/// device overrides (a 256-block chip unless a size is given).
+struct Plan {
+    memory: usize,
+    names: Vec<String>,
+    sets: Vec<(String, String)>,
+}
+
+fn plan(a: &CrashtestArgs) -> CliResult<Plan> {
     if a.flush_every == 0 {
         return Err("--flush-every must be at least 1".into());
     }
-    let mem = memory(&a.memory)?;
     let names: Vec<String> = if a.index == "all" {
         registry::list()
             .iter()
@@ -31,6 +38,30 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
     if !sets.iter().any(|(k, _)| k == "blocks" || k == "capacity") {
         sets.push(("blocks".into(), DEFAULT_BLOCKS.into()));
     }
+    Ok(Plan {
+        memory: memory(&a.memory)?,
+        names,
+        sets,
+    })
+}
+
+impl Plan {
+    fn config(&self, a: &CrashtestArgs, name: &str, device: &str) -> CliResult<CrashConfig> {
+        Ok(CrashConfig {
+            index: name.to_string(),
+            params: a.set.clone(),
+            memory: self.memory,
+            device: DeviceSpec::parse(device, &self.sets)?,
+            ops: a.ops,
+            keys: (a.ops as u64 / 2).max(1),
+            flush_every: a.flush_every,
+            seed: a.seed,
+        })
+    }
+}
+
+pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
+    let plan = plan(&a)?;
     // (device, whether an index that cannot run on it is an error)
     let devices: Vec<(String, bool)> = match &a.device {
         Some(d) => vec![(d.clone(), true)],
@@ -51,19 +82,9 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
     let mut total = 0u64;
     let mut not_run = 0u64;
     let mut lines = Vec::new();
-    for name in &names {
+    for name in &plan.names {
         for (device, required) in &devices {
-            let spec = DeviceSpec::parse(device, &sets)?;
-            let config = CrashConfig {
-                index: name.clone(),
-                params: a.set.clone(),
-                memory: mem,
-                device: spec,
-                ops: a.ops,
-                keys: (a.ops as u64 / 2).max(1),
-                flush_every: a.flush_every,
-                seed: a.seed,
-            };
+            let config = plan.config(&a, name, device)?;
             let kind = device.split(':').next().unwrap_or(device);
             match crash_test(&config, a.scenarios) {
                 Ok(s) => {
@@ -109,37 +130,13 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
 /// `flashix damagetest` (module doc); on the FTL only by default, since the
 /// damage is laid over the logical pages the device reports as used.
 pub fn damagetest(a: CrashtestArgs) -> CliResult<()> {
-    let mem = memory(&a.memory)?;
-    if a.flush_every == 0 {
-        return Err("--flush-every must be at least 1".into());
-    }
-    let names: Vec<String> = if a.index == "all" {
-        registry::list()
-            .iter()
-            .map(|i| i.name.to_string())
-            .collect()
-    } else {
-        vec![a.index.clone()]
-    };
-    let mut sets = pairs(&a.device_set, "--device-set")?;
-    if !sets.iter().any(|(k, _)| k == "blocks" || k == "capacity") {
-        sets.push(("blocks".into(), DEFAULT_BLOCKS.into()));
-    }
+    let plan = plan(&a)?;
     let device = a.device.clone().unwrap_or_else(|| "slc-small".into());
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let (mut failed, mut not_run) = (0u64, 0u64);
-    for name in &names {
-        let config = CrashConfig {
-            index: name.clone(),
-            params: a.set.clone(),
-            memory: mem,
-            device: DeviceSpec::parse(&device, &sets)?,
-            ops: a.ops,
-            keys: (a.ops as u64 / 2).max(1),
-            flush_every: a.flush_every,
-            seed: a.seed,
-        };
+    for name in &plan.names {
+        let config = plan.config(&a, name, &device)?;
         match damage_test(&config) {
             Ok(s) => {
                 failed += s.failures();

@@ -351,13 +351,16 @@ pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Ver
     match outcome {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
-        Err(p) => Verdict::Panicked(
-            p.downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".into()),
-        ),
+        Err(p) => Verdict::Panicked(panic_message(p.as_ref())),
     }
+}
+
+/// The message a caught panic carried.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".into())
 }
 
 /// Counts over scenarios, with the first few failures described.

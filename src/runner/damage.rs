@@ -30,7 +30,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::crash::{workload, CrashConfig, CrashOp};
+use super::crash::{panic_message, workload, CrashConfig, CrashOp};
 use crate::device::{BlockDevice, Storage};
 use crate::index::{registry, Index, Params};
 
@@ -96,6 +96,21 @@ fn pages_of(dev: &mut dyn BlockDevice, footprint: u64) -> Result<Vec<Vec<u8>>, S
         .collect()
 }
 
+/// Flushes `index` and reads back every page of the device's footprint.
+fn flushed_image(mut index: Box<dyn Index>) -> Result<(Storage, Vec<Vec<u8>>), String> {
+    index.flush().map_err(|e| e.to_string())?;
+    let mut storage = index.into_storage();
+    let Storage::Pages(dev) = &mut storage else {
+        return Err("not a logical-page device".into());
+    };
+    let footprint = dev
+        .info()
+        .footprint_pages
+        .ok_or("the device does not report its footprint (use an FTL profile)")?;
+    let image = pages_of(dev.as_mut(), footprint)?;
+    Ok((storage, image))
+}
+
 /// Asks the reopened index for everything the oracle holds.
 fn ask(index: &mut dyn Index, oracle: &BTreeSet<(u64, u64)>) -> Answer {
     let mut entries = Vec::new();
@@ -143,30 +158,16 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
         apply(index.as_mut(), *op)?;
         op.apply(&mut oracle);
     }
-    index.flush().map_err(|e| e.to_string())?;
-    let mut storage = index.into_storage();
-    let Storage::Pages(dev) = &mut storage else {
-        return Err("not a logical-page device".into());
-    };
-    let earlier_footprint = dev.info().footprint_pages.unwrap_or(0);
-    let earlier = pages_of(dev.as_mut(), earlier_footprint)?;
+    let (storage, earlier) = flushed_image(index)?;
     let mut index =
         registry::open(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in &ops[half..] {
         apply(index.as_mut(), *op)?;
         op.apply(&mut oracle);
     }
-    index.flush().map_err(|e| e.to_string())?;
-    let mut storage = index.into_storage();
-    let Storage::Pages(dev) = &mut storage else {
-        return Err("not a logical-page device".into());
-    };
-    let footprint = dev
-        .info()
-        .footprint_pages
-        .ok_or("the device does not report its footprint (use an FTL profile)")?;
-    let image = pages_of(dev.as_mut(), footprint)?;
+    let (storage, image) = flushed_image(index)?;
     drop(storage);
+    let footprint = image.len() as u64;
     let mut summary = DamageSummary {
         pages: footprint,
         kinds: KINDS
@@ -255,11 +256,6 @@ fn damaged(
     };
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(r) => r,
-        Err(p) => Ok(Answer::Panicked(
-            p.downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".into()),
-        )),
+        Err(p) => Ok(Answer::Panicked(panic_message(p.as_ref()))),
     }
 }

@@ -239,24 +239,13 @@ pub fn run(
             .flush_every
             .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
-            index.flush().map_err(|source| RunError::Flush {
-                after_op: op_number,
-                source,
-            })?;
-            let after = index.storage().stats();
-            flushes.add(&after.delta(&before));
-            before = after;
+            before = charged_flush(index, op_number, &mut flushes, &before)?;
         }
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
         progress.tick(op_number);
     }
     if options.final_flush {
-        index.flush().map_err(|source| RunError::Flush {
-            after_op: op_number,
-            source,
-        })?;
-        let after = index.storage().stats();
-        flushes.add(&after.delta(&before));
+        charged_flush(index, op_number, &mut flushes, &before)?;
     }
     let flush_cost = (flushes.count > 0).then(|| flushes.cost());
     progress.finish();
@@ -298,6 +287,22 @@ pub fn run(
             0.0
         },
     })
+}
+
+/// Flushes `index` after operation `after_op`, charging the device work
+/// since `before` to `flushes`; returns the counters after it.
+fn charged_flush(
+    index: &mut dyn Index,
+    after_op: u64,
+    flushes: &mut Accum,
+    before: &DeviceStats,
+) -> Result<DeviceStats, RunError> {
+    index
+        .flush()
+        .map_err(|source| RunError::Flush { after_op, source })?;
+    let after = index.storage().stats();
+    flushes.add(&after.delta(before));
+    Ok(after)
 }
 
 /// The oracle and the reused answer buffers.

@@ -51,34 +51,13 @@ pub(super) fn bftl_fig10() -> Experiment {
             expand: None,
         },
         series: bftl_series(None, bftl, ftl),
-        fixed: vec![
-            ("device", "slc-small"),
-            ("device.blocks", "256"),
-            ("workload", "bftl"),
-            ("ops", "24000"),
-        ],
+        fixed: creation_fixed(),
         quick: vec![("ops", "6000")],
         panels: vec![
-            Panel {
-                metric: "insert.time_us_per_op",
-                label: "response time per insert (µs)",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "pages written",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_reads",
-                label: "pages read",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.erases",
-                label: "blocks erased",
-                reference: None,
-            },
+            Panel::of("insert.time_us_per_op", "response time per insert (µs)"),
+            Panel::of("insert.page_writes", "pages written"),
+            Panel::of("insert.page_reads", "pages read"),
+            Panel::of("insert.erases", "blocks erased"),
         ],
         chart: Chart::Lines,
         published: vec![
@@ -94,6 +73,17 @@ pub(super) fn bftl_fig10() -> Experiment {
         kind: RunKind::Index,
         axis_for: vec![],
     }
+}
+
+/// §5.2's creation runs: the 4 MiB chip and 24,000 inserts of the `bftl`
+/// workload.
+fn creation_fixed() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("device", "slc-small"),
+        ("device.blocks", "256"),
+        ("workload", "bftl"),
+        ("ops", "24000"),
+    ]
 }
 
 /// BFTL's configuration in §5 (fanout 21, 60 records, C = 3) and the
@@ -165,16 +155,8 @@ pub(super) fn bftl_fig11() -> Experiment {
         ],
         quick: vec![("preload", "6000"), ("ops", "3000")],
         panels: vec![
-            Panel {
-                metric: "time_us_per_op",
-                label: "response time per operation (µs)",
-                reference: None,
-            },
-            Panel {
-                metric: "erases",
-                label: "blocks erased (whole run)",
-                reference: None,
-            },
+            Panel::of("time_us_per_op", "response time per operation (µs)"),
+            Panel::of("erases", "blocks erased (whole run)"),
         ],
         chart: Chart::Lines,
         published: vec![
@@ -217,29 +199,12 @@ pub(super) fn bftl_fig12() -> Experiment {
                 ("workload.rs", "0.5"),
             ],
         }],
-        fixed: vec![
-            ("device", "slc-small"),
-            ("device.blocks", "256"),
-            ("workload", "bftl"),
-            ("ops", "24000"),
-        ],
+        fixed: creation_fixed(),
         quick: vec![("ops", "6000")],
         panels: vec![
-            Panel {
-                metric: "insert.time_us_per_op",
-                label: "response time per insert (µs)",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "pages written",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.erases",
-                label: "blocks erased",
-                reference: None,
-            },
+            Panel::of("insert.time_us_per_op", "response time per insert (µs)"),
+            Panel::of("insert.page_writes", "pages written"),
+            Panel::of("insert.erases", "blocks erased"),
         ],
         chart: Chart::Lines,
         published: vec![],
@@ -302,11 +267,7 @@ pub(super) fn bftl_table2() -> Experiment {
         series: bftl_series(None, bftl, ftl),
         fixed: vec![("device", "slc-small"), ("device.blocks", "256")],
         quick: vec![],
-        panels: vec![Panel {
-            metric: "measured_energy_j",
-            label: "energy (J)",
-            reference: None,
-        }],
+        panels: vec![Panel::of("measured_energy_j", "energy (J)")],
         chart: Chart::Bars,
         published: vec![
             energy("BFTL, creation, rs = 0", 11.65, bftl, "create rs=0"),

@@ -99,21 +99,9 @@ pub(super) fn lat_fig6() -> Experiment {
         ],
         quick: vec![("preload", "5000"), ("inserts", "10000")],
         panels: vec![
-            Panel {
-                metric: "energy_uj_per_op",
-                label: "energy per operation (microjoules)",
-                reference: None,
-            },
-            Panel {
-                metric: "page_reads",
-                label: "flash page reads",
-                reference: None,
-            },
-            Panel {
-                metric: "page_writes",
-                label: "flash page writes",
-                reference: None,
-            },
+            Panel::of("energy_uj_per_op", "energy per operation (microjoules)"),
+            Panel::of("page_reads", "flash page reads"),
+            Panel::of("page_writes", "flash page writes"),
         ],
         chart: Chart::Lines,
         published: vec![
@@ -164,11 +152,7 @@ pub(super) fn lat_fig6_fanout() -> Experiment {
             ("inserts", "200000"),
         ],
         quick: vec![("preload", "5000"), ("inserts", "10000")],
-        panels: vec![Panel {
-            metric: "energy_uj_per_op",
-            label: "energy per operation (microjoules)",
-            reference: None,
-        }],
+        panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
         chart: Chart::Lines,
         published: vec![
             best("B+-tree: best fanout", "B+-tree", 8.0),
@@ -216,16 +200,8 @@ pub(super) fn lat_fig12b() -> Experiment {
         ],
         quick: vec![("preload", "5000"), ("ops", "25000")],
         panels: vec![
-            Panel {
-                metric: "energy_uj_per_op",
-                label: "energy per operation (microjoules)",
-                reference: None,
-            },
-            Panel {
-                metric: "page_reads",
-                label: "flash page reads",
-                reference: None,
-            },
+            Panel::of("energy_uj_per_op", "energy per operation (microjoules)"),
+            Panel::of("page_reads", "flash page reads"),
         ],
         chart: Chart::Lines,
         published: vec![Published {

@@ -63,21 +63,9 @@ pub(super) fn mbtree_fig6() -> Experiment {
         ],
         quick: vec![("ops", "20000")],
         panels: vec![
-            Panel {
-                metric: "insert.page_reads",
-                label: "page reads (inserts)",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "page writes (inserts)",
-                reference: None,
-            },
-            Panel {
-                metric: "search.page_reads",
-                label: "page reads (searches)",
-                reference: None,
-            },
+            Panel::of("insert.page_reads", "page reads (inserts)"),
+            Panel::of("insert.page_writes", "page writes (inserts)"),
+            Panel::of("search.page_reads", "page reads (searches)"),
         ],
         chart: Chart::Lines,
         published: vec![
@@ -221,31 +209,11 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
         fixed: vec![("device", "slc-small")],
         quick: vec![],
         panels: vec![
-            Panel {
-                metric: "memory_peak_bytes",
-                label: "memory (bytes; Fig. 7)",
-                reference: None,
-            },
-            Panel {
-                metric: "index.leaf_size_avg",
-                label: "MB-Tree leaf node size (pages; Fig. 8)",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_reads",
-                label: "page reads of the inserts (Figs. 9-10)",
-                reference: None,
-            },
-            Panel {
-                metric: "insert.page_writes",
-                label: "page writes of the inserts (Figs. 11-12)",
-                reference: None,
-            },
-            Panel {
-                metric: "search.page_reads",
-                label: "page reads of the searches (Figs. 13-14)",
-                reference: None,
-            },
+            Panel::of("memory_peak_bytes", "memory (bytes; Fig. 7)"),
+            Panel::of("index.leaf_size_avg", "MB-Tree leaf node size (pages; Fig. 8)"),
+            Panel::of("insert.page_reads", "page reads of the inserts (Figs. 9-10)"),
+            Panel::of("insert.page_writes", "page writes of the inserts (Figs. 11-12)"),
+            Panel::of("search.page_reads", "page reads of the searches (Figs. 13-14)"),
         ],
         chart: Chart::Lines,
         published: vec![

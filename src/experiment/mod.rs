@@ -82,6 +82,17 @@ pub struct Panel {
     pub reference: Option<(&'static str, &'static str)>,
 }
 
+impl Panel {
+    /// A panel of `metric` with no reference line.
+    pub const fn of(metric: &'static str, label: &'static str) -> Panel {
+        Panel {
+            metric,
+            label,
+            reference: None,
+        }
+    }
+}
+
 /// How to find a measured number in the results.
 #[derive(Clone, Debug)]
 pub enum Measure {

@@ -42,7 +42,7 @@ use crate::device::fault::{FaultPlan, FaultyDevice, FaultyFlash, SharedChip};
 use crate::device::file::FileDevice;
 use crate::device::profile::Target;
 use crate::device::{DeviceSpec, Ftl, Nand, Storage};
-use crate::index::{registry, Index, Params};
+use crate::index::{registry, Index, IndexError, Params};
 
 /// One operation of a crash workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,16 @@ impl CrashOp {
                 }
             }
             CrashOp::Flush => {}
+        }
+    }
+
+    /// Performs the operation on `index`.
+    pub fn run_on(&self, index: &mut dyn Index) -> Result<(), IndexError> {
+        match *self {
+            CrashOp::Insert(k, v) => index.insert(k, v),
+            CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
+            CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+            CrashOp::Flush => index.flush(),
         }
     }
 }
@@ -179,7 +189,7 @@ pub fn judge(
     }
 }
 
-fn params(c: &CrashConfig) -> Result<Params, String> {
+pub(super) fn params(c: &CrashConfig) -> Result<Params, String> {
     Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())
 }
 
@@ -271,12 +281,7 @@ fn run_until_cut(
     let mut after = Vec::new();
     let mut flushed = false;
     for op in ops {
-        let done = match *op {
-            CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
-            CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
-            CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
-            CrashOp::Flush => index.flush(),
-        };
+        let done = op.run_on(index);
         op.apply(&mut live);
         after.push(*op);
         if done.is_err() {
@@ -298,13 +303,8 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
     let mut index =
         registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in workload(c) {
-        let done = match op {
-            CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
-            CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
-            CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
-            CrashOp::Flush => index.flush(),
-        };
-        done.map_err(|e| format!("the uncut workload fails: {e}"))?;
+        op.run_on(index.as_mut())
+            .map_err(|e| format!("the uncut workload fails: {e}"))?;
     }
     let s = index.storage().stats();
     Ok(match c.device.target {

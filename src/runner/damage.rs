@@ -30,9 +30,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::crash::{panic_message, workload, CrashConfig, CrashOp};
+use super::crash::{panic_message, params, workload, CrashConfig, CrashOp};
 use crate::device::{BlockDevice, Storage};
-use crate::index::{registry, Index, Params};
+use crate::index::{registry, Index};
 
 /// The kinds of damage, in report order.
 pub const KINDS: [&str; 6] = ["zero", "ff", "trim", "swap", "stale", "random"];
@@ -69,20 +69,6 @@ impl DamageSummary {
     pub fn failures(&self) -> u64 {
         self.kinds.iter().map(|(_, k)| k.wrong + k.panics).sum()
     }
-}
-
-fn params(c: &CrashConfig) -> Result<Params, String> {
-    Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())
-}
-
-fn apply(index: &mut dyn Index, op: CrashOp) -> Result<(), String> {
-    match op {
-        CrashOp::Insert(k, v) => index.insert(k, v).map(|_| ()),
-        CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
-        CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
-        CrashOp::Flush => Ok(()),
-    }
-    .map_err(|e| e.to_string())
 }
 
 /// Every page below `footprint`, read whole.
@@ -155,14 +141,14 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
     let mut oracle = BTreeSet::new();
     let half = ops.len() / 2;
     for op in &ops[..half] {
-        apply(index.as_mut(), *op)?;
+        op.run_on(index.as_mut()).map_err(|e| e.to_string())?;
         op.apply(&mut oracle);
     }
     let (storage, earlier) = flushed_image(index)?;
     let mut index =
         registry::open(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in &ops[half..] {
-        apply(index.as_mut(), *op)?;
+        op.run_on(index.as_mut()).map_err(|e| e.to_string())?;
         op.apply(&mut oracle);
     }
     let (storage, image) = flushed_image(index)?;

@@ -100,7 +100,7 @@ pub fn rasterize(
         let Some(glyph) = font.glyph_for_char(c).or(placeholder) else {
             continue;
         };
-        canvas.pixels.iter_mut().for_each(|p| *p = 0);
+        canvas.pixels.fill(0);
         font.rasterize_glyph(
             &mut canvas,
             glyph,

@@ -333,12 +333,7 @@ pub(super) fn mbtree_fig16_17() -> Experiment {
                 params: vec![("index", "mbtree"), ("memory", MATCH_FLASHDB)],
             },
         ],
-        fixed: vec![
-            ("device", "slc-small"),
-            ("workload", genome_workload()),
-            ("ops", "200000"),
-            ("memory", "20480"),
-        ],
+        fixed: genome_at_20k(),
         quick: vec![("ops", "10000")],
         panels: insert_and_search_panels(),
         chart: Chart::Lines,
@@ -390,12 +385,7 @@ pub(super) fn mbtree_fig18() -> Experiment {
             name: "MB-Tree",
             params: vec![("index", "mbtree")],
         }],
-        fixed: vec![
-            ("device", "slc-small"),
-            ("workload", genome_workload()),
-            ("ops", "200000"),
-            ("memory", "20480"),
-        ],
+        fixed: genome_at_20k(),
         quick: vec![("ops", "10000")],
         panels: insert_and_search_panels(),
         chart: Chart::Lines,
@@ -404,6 +394,17 @@ pub(super) fn mbtree_fig18() -> Experiment {
         kind: RunKind::Index,
         axis_for: vec![],
     }
+}
+
+/// §6.4's setting (Figs. 16-18): the genome, 200,000 inserts, 20 KiB of
+/// memory ("20 kbyte main memory space").
+fn genome_at_20k() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("device", "slc-small"),
+        ("workload", genome_workload()),
+        ("ops", "200000"),
+        ("memory", "20480"),
+    ]
 }
 
 /// Where Debian's `kleborate-examples` installs the genome.

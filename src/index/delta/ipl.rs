@@ -37,36 +37,86 @@
 //! reserved memory; the node cache gets the rest.
 //!
 //! On-flash format (page numbers within the unit space):
-//! * unit 0: a log of superblocks, each a page frame of kind `Superblock`
-//!   holding [`TreeMeta`], the units in use (`u32`) and the next sequence
-//!   number (`u64`); the highest generation wins; the unit is erased when
-//!   full.
-//! * a node slot (`⌈(29 + node_bytes) / page⌉` pages): a record page
-//!   ([`crate::node::delta`]) with one base record;
-//! * a log sector (one page): a record page with delta records of one node.
+//! * units 0 and 1: the superblock log. Each superblock is a page frame of
+//!   kind `Superblock` holding [`TreeMeta`], then the units reserved `R`
+//!   (`u32`: units from `R` on hold nothing), the sequence bound `S`
+//!   (`u64`: every record of the state it describes has a lower sequence
+//!   number) and the superblock counter (`u64`); the highest counter wins.
+//!   Superblocks fill one unit page by page; when it is full the other unit
+//!   is erased and written from its first page, so the newest superblock
+//!   is never in the unit being erased.
+//! * units 2 ..: node units. A node slot (`⌈(29 + node_bytes) / page⌉`
+//!   pages) is a record page ([`crate::node::delta`]) with one base
+//!   record; a log sector (one page) is a record page with delta records of
+//!   one node. Both carry a sequence number.
 //!
-//! On open the node table is rebuilt by scanning the units in use: a node's
-//! place is its base with the highest sequence number, and its log sectors
-//! are those of the same unit written after it.
+//! Durability (the contract of `docs/FORMAT.md`): a flush writes every log
+//! buffer, then a superblock whose bound `S` is the next sequence number.
+//! Open rebuilds exactly that state: a node is its base with the highest
+//! sequence number below `S` and the log sectors of the same unit numbered
+//! between that base and `S`; everything numbered `S` or more, and a page
+//! that fails its checksum where a torn program can be (the last written
+//! page of its area), is ignored. So until the next superblock, what the
+//! last one describes must stay on flash:
+//! * A node's **durable version** is the one the newest superblock
+//!   describes. The first change after it (a buffered delta, a rewrite, a
+//!   free) records where that version is (`saved`); the unit holding it
+//!   lists the node as **kept**.
+//! * A merge copies a node that has not changed since the superblock
+//!   (**clean**) with the sequence number of its newest record: the copy
+//!   is that durable version, as valid to open as the original. It copies a
+//!   changed node's current version with a new number, and each kept
+//!   durable version with its old number (into the fresh unit, else any unit
+//!   with a fresh slot). Only then is the old unit erased. Should a kept
+//!   version find no slot, the unit is **closed** instead: nothing new goes
+//!   there, and it is erased after the next superblock.
+//! * A unit is taken fresh only below `R`; reaching `R` first writes a
+//!   superblock repeating the newest state with a larger `R`, so open scans
+//!   every unit a record can be in.
+//! * Open ignores records numbered `S` or more but they stay on flash; the
+//!   units holding them (**tainted**) are merged and erased before the
+//!   store writes anything, so that they never surface under a later bound.
 //!
 //! Invariants:
 //! 1. Every page is programmed at most once between erases of its unit
-//!    (slots and log sectors are handed out in order).
-//! 2. `units[u].live` lists exactly the nodes placed in unit `u`; units
-//!    from `units.len()` on were never used and are erased.
+//!    (slots and log sectors are handed out in order, and counted as used
+//!    before they are programmed).
+//! 2. `units[u].live` lists exactly the nodes whose current version is in
+//!    unit `u`, `units[u].kept` those whose durable version (in `saved`) is
+//!    there; units from `units.len()` on were never used and are erased, and
+//!    `reserved ≥ units.len()` is what the newest superblock records.
 //! 3. At least one unit is erased and free after every operation.
 //! 4. A node's deltas are, in order: its log sectors, then its log buffer.
+//! 5. A node not in `saved` whose id is below the durable `next_id` is
+//!    clean: its current place holds exactly its durable version.
+
+mod durable;
+mod read;
+mod recovery;
+
+use std::collections::HashMap;
 
 use crate::device::{DeviceError, Storage};
 use crate::index::{IndexError, IndexStats};
-use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
+use crate::node::delta::{self, Delta, FIRST_RECORD};
 use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
-use super::{check_node_size, decode_state, encode_state, STATE_BYTES};
+use super::STATE_BYTES;
 
 const NOWHERE: u32 = u32::MAX;
+/// Units 0, 1 and 2 hold the superblock log (see `write_superblock`).
+const FIRST_UNIT: u32 = 3;
+/// The superblock's state: the shared part (units reserved, sequence
+/// bound), then the superblock counter.
+const SUPER_STATE_BYTES: usize = STATE_BYTES + 8;
+const SUPERBLOCK_BYTES: usize = FRAME_HEADER + META_BYTES + SUPER_STATE_BYTES;
+/// The sequence bound of a superblock whose state was given up for room.
+const GIVEN_UP: u64 = 0;
+/// Fresh units reserved beyond the one asked for (at least; a quarter more
+/// as the store grows), so that reserving costs few superblocks.
+const RESERVE_AHEAD: u32 = 8;
 
 /// Geometry parameters of IPL.
 #[derive(Clone, Copy, Debug)]
@@ -84,9 +134,14 @@ struct UnitState {
     next_slot: u16,
     log_used: u16,
     live: Vec<NodeId>,
+    /// Nodes whose durable version (`saved`) has its base here.
+    kept: Vec<NodeId>,
+    /// Takes no new slot or log sector: merged out while it still held
+    /// durable versions, or tainted at open.
+    closed: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Place {
     unit: u32,
     slot: u16,
@@ -98,6 +153,14 @@ const NO_PLACE: Place = Place {
     slot: 0,
     logs: Vec::new(),
 };
+
+/// What the newest superblock on flash describes.
+#[derive(Clone, Debug)]
+struct Durable {
+    meta: TreeMeta,
+    /// Its records are numbered below this.
+    bound: u64,
+}
 
 struct LogBuffer {
     id: NodeId,
@@ -112,6 +175,14 @@ struct Counters {
     base_writes: u64,
     log_sectors_written: u64,
     log_sector_reads: u64,
+    /// Slots written to keep a durable version that is no longer current.
+    durable_copies: u64,
+    /// Units closed by a merge because a durable version found no slot.
+    units_closed: u64,
+    /// Superblocks written to reserve fresh units.
+    reservations: u64,
+    /// Times the last flush's state was given up for room.
+    durable_given_up: u64,
 }
 
 /// Nodes and their in-page logs in erase units.
@@ -124,17 +195,25 @@ pub struct IplStore {
     log_pages: u16,
     node_pages: u64,
     slots: u16,
-    /// Erase units the device holds (unit 0 included).
+    /// Erase units the device holds (the superblock units included).
     unit_count: u32,
-    /// State of units `0 .. units.len()`: grown on first use, so that a
-    /// huge logical device (a file's 2^32 pages) costs nothing up front;
-    /// units at and beyond `units.len()` are erased and free.
+    /// State of units `0 .. units.len()` (the first two are the superblock
+    /// units and stay default): grown on first use, so that a huge logical
+    /// device (a file's 2^32 pages) costs nothing up front; units at and
+    /// beyond `units.len()` are erased and free.
     units: Vec<UnitState>,
     /// Units below `units.len()` freed by a merge (popped before fresh ones).
     free_units: Vec<u32>,
-    high_water: u32,
+    /// Units the newest superblock lets hold records (invariant 2).
+    reserved: u32,
     alloc_unit: u32,
     places: Vec<Place>,
+    /// Durable versions of the nodes changed since the newest superblock
+    /// (`None`: it describes no such node); invariant 5.
+    saved: HashMap<NodeId, Option<Place>>,
+    durable: Option<Durable>,
+    /// Units holding records open ignored, to merge before any write.
+    tainted: Vec<u32>,
     buffers: Vec<LogBuffer>,
     max_buffers: usize,
     max_deltas: usize,
@@ -142,7 +221,11 @@ pub struct IplStore {
     tick: u64,
     seq: u64,
     ids: IdAllocator,
+    /// The superblock unit being filled, and its next page.
+    meta_unit: u32,
     meta_next: u64,
+    /// Counter of the next superblock.
+    super_counter: u64,
     slot_buf: Vec<u8>,
     page_buf: Vec<u8>,
     /// A whole page for programs of fewer bytes over logical pages.
@@ -151,6 +234,12 @@ pub struct IplStore {
     spare_lists: Vec<Vec<Delta>>,
     scratch: Node,
     counters: Counters,
+}
+
+fn full(detail: &str) -> IndexError {
+    IndexError::Device(DeviceError::Full {
+        detail: detail.into(),
+    })
 }
 
 impl IplStore {
@@ -199,16 +288,16 @@ impl IplStore {
         }
         let log_capacity =
             page_size.saturating_sub(FIRST_RECORD) / delta::delta_record_bytes(layout.format);
-        if log_capacity == 0 || page_size < FRAME_HEADER + META_BYTES + STATE_BYTES {
+        if log_capacity == 0 || page_size < SUPERBLOCK_BYTES {
             return Err(IndexError::Config(format!(
                 "a {page_size}-byte page holds no log sector or superblock"
             )));
         }
         let units = (capacity / unit_pages).min(NOWHERE as u64 - 1) as u32;
-        if units < 4 {
+        if units < FIRST_UNIT + 3 {
             return Err(IndexError::Config(format!(
-                "IPL needs at least 4 erase units of {unit_pages} pages (superblock, reserve, \
-                 two for nodes); the device has {units}"
+                "IPL needs at least 6 erase units of {unit_pages} pages (three for superblocks, \
+                 a reserve, two for nodes); the device has {units}"
             )));
         }
         let max_buffers = config.log_buffers.unwrap_or(memory / 4 / page_size).max(1);
@@ -228,11 +317,14 @@ impl IplStore {
             node_pages,
             slots: slots as u16,
             unit_count: units,
-            units: vec![UnitState::default()],
+            units: vec![UnitState::default(); FIRST_UNIT as usize],
             free_units: Vec::new(),
-            high_water: 1,
+            reserved: FIRST_UNIT,
             alloc_unit: NOWHERE,
             places: Vec::new(),
+            saved: HashMap::new(),
+            durable: None,
+            tainted: Vec::new(),
             buffers: Vec::new(),
             max_buffers,
             max_deltas: config.max_deltas,
@@ -240,7 +332,9 @@ impl IplStore {
             tick: 0,
             seq: 1,
             ids: IdAllocator::default(),
+            meta_unit: 0,
             meta_next: 0,
+            super_counter: 1,
             slot_buf: vec![0u8; node_pages as usize * page_size],
             page_buf: vec![0u8; page_size],
             pad_buf: vec![0xFFu8; page_size],
@@ -305,12 +399,10 @@ impl IplStore {
         FIRST_RECORD + delta::base_record_bytes(self.layout)
     }
 
-    /// Bytes of RAM the node table takes (4 + 2 bytes a node, 2 a log
-    /// sector).
-    /// Erase units whose state is held in RAM: those used so far, not the
+    /// Node units whose state is held in RAM: those used so far, not the
     /// device's.
     pub fn unit_table_len(&self) -> usize {
-        self.units.len()
+        self.units.len() - FIRST_UNIT as usize
     }
 
     /// Free units: the freed ones and those never used.
@@ -319,35 +411,69 @@ impl IplStore {
     }
 
     /// A free unit: the last one freed, else the lowest never used (the
-    /// order a full free list of every unit would give).
-    fn pop_free_unit(&mut self) -> Option<u32> {
+    /// order a full free list of every unit would give). A fresh unit at
+    /// or beyond `reserved` is first reserved by a superblock (invariant 2).
+    fn pop_free_unit(&mut self) -> Result<Option<u32>, IndexError> {
         if let Some(u) = self.free_units.pop() {
-            return Some(u);
+            return Ok(Some(u));
         }
         let u = self.units.len() as u32;
         if u >= self.unit_count {
-            return None;
+            return Ok(None);
+        }
+        if u >= self.reserved {
+            let ahead = RESERVE_AHEAD.max(u / 4);
+            let reserved = u
+                .saturating_add(1)
+                .saturating_add(ahead)
+                .min(self.unit_count);
+            if let Some(d) = self.durable.take() {
+                let written = self.write_superblock(&d.meta, d.bound, reserved);
+                self.durable = Some(d);
+                written?;
+                self.counters.reservations += 1;
+            }
+            self.reserved = reserved;
         }
         self.units.push(UnitState::default());
-        Some(u)
+        Ok(Some(u))
     }
 
+    /// Bytes of RAM the node table takes (4 + 2 bytes a node, 2 a log
+    /// sector; as much again for each durable version kept apart).
     pub fn node_table_bytes(&self) -> usize {
-        self.places
+        let bytes = |p: &Place| 6 + 2 * p.logs.len();
+        let current: usize = self
+            .places
             .iter()
             .filter(|p| p.unit != NOWHERE)
-            .map(|p| 6 + 2 * p.logs.len())
-            .sum()
+            .map(bytes)
+            .sum();
+        let saved: usize = self.saved.values().flatten().map(bytes).sum();
+        current + saved
     }
 
     // ---- slots ------------------------------------------------------------
 
-    /// Writes `node` into the next fresh slot of `unit`.
-    fn program_slot(&mut self, unit: u32, id: NodeId, node: &Node) -> Result<u16, IndexError> {
+    /// Writes `node` into the next fresh slot of `unit`, numbered `keep`
+    /// (a copy of the version that number names) or a new number.
+    fn program_slot(
+        &mut self,
+        unit: u32,
+        id: NodeId,
+        node: &Node,
+        keep: Option<u64>,
+    ) -> Result<u16, IndexError> {
         let slot = self.units[unit as usize].next_slot;
+        // Used from now on, programmed or not (invariant 1).
+        self.units[unit as usize].next_slot += 1;
+        let seq = keep.unwrap_or_else(|| {
+            self.seq += 1;
+            self.seq - 1
+        });
         let used = self.slot_bytes();
         let mut buf = std::mem::take(&mut self.slot_buf);
-        let at = delta::start_page(&mut buf, self.seq);
+        let at = delta::start_page(&mut buf, seq);
         delta::put_base(&mut buf[at..used], id, node, self.layout);
         delta::seal_page(&mut buf, used);
         let first = self.slot_page(unit, slot);
@@ -362,64 +488,72 @@ impl IplStore {
         }
         self.slot_buf = buf;
         result?;
-        self.seq += 1;
         self.counters.base_writes += 1;
-        let u = &mut self.units[unit as usize];
-        u.next_slot += 1;
-        u.live.push(id);
-        self.high_water = self.high_water.max(unit + 1);
         Ok(slot)
+    }
+
+    fn has_room(&self, u: u32) -> bool {
+        u != NOWHERE && {
+            let s = &self.units[u as usize];
+            !s.closed && s.next_slot < self.slots
+        }
     }
 
     /// A unit with a fresh slot: `prefer`'s, the allocation unit's, a free
     /// unit (keeping one in reserve), or one reclaimed by merging the unit
     /// with the most garbage.
     fn unit_with_room(&mut self, prefer: u32) -> Result<u32, IndexError> {
-        let has_room = |s: &Self, u: u32| u != NOWHERE && s.units[u as usize].next_slot < s.slots;
-        if has_room(self, prefer) {
+        if self.has_room(prefer) {
             return Ok(prefer);
         }
-        if has_room(self, self.alloc_unit) {
-            return Ok(self.alloc_unit);
-        }
-        if self.free_unit_count() > 1 {
-            if let Some(u) = self.pop_free_unit() {
-                self.alloc_unit = u;
-                return Ok(u);
+        loop {
+            if self.has_room(self.alloc_unit) {
+                return Ok(self.alloc_unit);
             }
-        }
-        // Free units have no slot written, so they never look dead; one pass
-        // over the units used so far finds the victim.
-        let victim = (1..self.units.len() as u32)
-            .map(|u| {
-                let s = &self.units[u as usize];
-                (s.next_slot as usize - s.live.len(), u)
-            })
-            .filter(|&(dead, _)| dead > 0)
-            .max();
-        let Some((_, victim)) = victim else {
-            return Err(IndexError::Device(DeviceError::Full {
-                detail: format!(
-                    "every node slot of the {} IPL erase units holds a live node",
-                    self.unit_count - 1
-                ),
-            }));
-        };
-        self.counters.reclaim_merges += 1;
-        let target = self.merge(victim)?;
-        self.alloc_unit = target;
-        if has_room(self, target) {
-            Ok(target)
-        } else {
-            Err(IndexError::Device(DeviceError::Full {
-                detail: "merging freed no node slot".into(),
-            }))
+            if self.free_unit_count() > 1 {
+                if let Some(u) = self.pop_free_unit()? {
+                    self.alloc_unit = u;
+                    return Ok(u);
+                }
+            }
+            // Free units have no slot written, so they never look dead; one
+            // pass over the units used so far finds the victim.
+            let victim = (FIRST_UNIT..self.units.len() as u32)
+                .map(|u| {
+                    (
+                        self.units[u as usize].next_slot as usize - self.occupied(u),
+                        u,
+                    )
+                })
+                .filter(|&(dead, _)| dead > 0)
+                .max();
+            if let Some((_, victim)) = victim {
+                self.counters.reclaim_merges += 1;
+                let target = self.merge(victim)?;
+                self.alloc_unit = target;
+                if self.has_room(target) {
+                    return Ok(target);
+                }
+            }
+            // At most once until the next superblock: it keeps nothing
+            // apart afterwards.
+            if !self.give_up_durable()? {
+                return Err(full(&if victim.is_some() {
+                    "merging freed no node slot".to_string()
+                } else {
+                    format!(
+                        "every node slot of the {} IPL erase units holds a live node",
+                        self.unit_count - FIRST_UNIT
+                    )
+                }));
+            }
         }
     }
 
-    /// Removes node `id` from its place (its slot and log sectors become
-    /// garbage) and drops its log buffer.
-    fn unplace(&mut self, id: NodeId) {
+    /// Removes node `id` from its current place (its slot and log sectors
+    /// become garbage, unless they hold its durable version) and drops its
+    /// log buffer.
+    fn forget(&mut self, id: NodeId) {
         self.buffers.retain(|b| b.id != id);
         let Some(p) = self.places.get_mut(id as usize) else {
             return;
@@ -436,6 +570,7 @@ impl IplStore {
         self.places[id as usize].logs = logs;
     }
 
+    /// Makes slot `slot` of `unit` node `id`'s current place.
     fn place(&mut self, id: NodeId, unit: u32, slot: u16) {
         let i = id as usize;
         if self.places.len() <= i {
@@ -445,59 +580,111 @@ impl IplStore {
         p.unit = unit;
         p.slot = slot;
         p.logs.clear();
+        self.units[unit as usize].live.push(id);
     }
 
     /// Writes `node` whole into a fresh slot.
     fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
         let prefer = self.places.get(id as usize).map_or(NOWHERE, |p| p.unit);
+        // A reclaiming merge may move the node: only after it is its
+        // durable place known, and its old place given up.
         let unit = self.unit_with_room(prefer)?;
-        // Only now forget the old place: a reclaiming merge above may have
-        // moved it, and must not lose it if no room was found.
-        self.unplace(id);
-        let slot = self.program_slot(unit, id, node)?;
+        self.diverge(id);
+        let slot = self.program_slot(unit, id, node, None)?;
+        self.forget(id);
         self.place(id, unit, slot);
         Ok(())
     }
 
-    /// Merges `unit`: every live node, with its deltas, into a fresh unit
-    /// (invariant 3 guarantees one); erases `unit`. Returns the new unit.
+    /// Merges `unit`: every current version in it, with its deltas, into a
+    /// fresh unit (invariant 3 guarantees one), then every durable version
+    /// kept there; erases `unit`, or closes it if a durable version found
+    /// no slot. Returns the new unit.
     fn merge(&mut self, unit: u32) -> Result<u32, IndexError> {
-        let target = self.pop_free_unit().ok_or_else(|| {
-            IndexError::Device(DeviceError::Full {
-                detail: "no erased unit is left for an IPL merge".into(),
-            })
-        })?;
+        let free = self.free_unit_count();
+        if free == 0 {
+            return Err(full("no erased unit is left for an IPL merge"));
+        }
+        let s = &self.units[unit as usize];
+        let overflow = (s.live.len() + s.kept.len()).saturating_sub(self.slots as usize);
+        // Closing `unit` would leave no erased unit (invariant 3).
+        if free == 1 && overflow > self.room_for_copies(unit, NOWHERE) {
+            if !self.give_up_durable()? {
+                return Err(full(
+                    "no room to keep both the durable and the current versions of an IPL \
+                     erase unit",
+                ));
+            }
+            if self.free_units.contains(&unit) {
+                // It held only durable versions: given up, and erased.
+                return self
+                    .pop_free_unit()?
+                    .ok_or_else(|| full("no erased unit is left for an IPL merge"));
+            }
+        }
+        let target = self
+            .pop_free_unit()?
+            .ok_or_else(|| full("no erased unit is left for an IPL merge"))?;
         self.counters.merges += 1;
+        let mut node = std::mem::take(&mut self.scratch);
         let mut live = std::mem::take(&mut self.units[unit as usize].live);
         live.sort_unstable();
-        let mut node = std::mem::take(&mut self.scratch);
+        let mut moved = 0;
         let mut result = Ok(());
         for &id in &live {
-            result = self.read_full(id, &mut node).and_then(|()| {
-                let slot = self.program_slot(target, id, &node)?;
-                self.buffers.retain(|b| b.id != id);
-                self.place(id, target, slot);
-                Ok(())
-            });
+            result = self.move_current(id, target, &mut node);
             if result.is_err() {
                 break;
             }
+            moved += 1;
         }
+        // Nodes not yet moved stay where they were.
+        self.units[unit as usize]
+            .live
+            .extend_from_slice(&live[moved..]);
+        let mut kept = std::mem::take(&mut self.units[unit as usize].kept);
+        kept.sort_unstable();
+        let mut moved = 0;
+        if result.is_ok() {
+            for &id in &kept {
+                match self.move_durable(id, unit, target, &mut node) {
+                    Ok(true) => moved += 1,
+                    Ok(false) => break,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        self.units[unit as usize]
+            .kept
+            .extend_from_slice(&kept[moved..]);
         self.scratch = node;
-        if let Err(e) = result {
-            // Nodes not yet moved stay where they were.
-            let moved: Vec<NodeId> = self.units[target as usize].live.clone();
-            self.units[unit as usize].live =
-                live.into_iter().filter(|i| !moved.contains(i)).collect();
-            return Err(e);
-        }
-        self.erase(unit)?;
-        self.units[unit as usize] = UnitState::default();
-        self.free_units.push(unit);
+        result?;
         if self.alloc_unit == unit {
             self.alloc_unit = target;
         }
+        if self.units[unit as usize].kept.is_empty() {
+            self.erase(unit)?;
+            self.units[unit as usize] = UnitState::default();
+            self.free_units.push(unit);
+        } else {
+            self.units[unit as usize].closed = true;
+            self.counters.units_closed += 1;
+        }
         Ok(target)
+    }
+
+    /// Moves node `id`'s current version into `target`: a clean node keeps
+    /// its number (the copy is its durable version too).
+    fn move_current(&mut self, id: NodeId, target: u32, node: &mut Node) -> Result<(), IndexError> {
+        let clean = self.is_clean(id);
+        let seq = self.read_current(id, node)?;
+        let slot = self.program_slot(target, id, node, clean.then_some(seq))?;
+        self.buffers.retain(|b| b.id != id);
+        self.place(id, target, slot);
+        Ok(())
     }
 
     // ---- logs ---------------------------------------------------------------
@@ -518,8 +705,11 @@ impl IplStore {
             return self.merge(unit).map(|_| ());
         }
         let log = self.units[unit as usize].log_used;
+        // Used from now on, programmed or not (invariant 1).
+        self.units[unit as usize].log_used += 1;
         let mut page = std::mem::take(&mut self.page_buf);
         let mut at = delta::start_page(&mut page, self.seq);
+        self.seq += 1;
         let bytes = delta::delta_record_bytes(self.layout.format);
         for d in &self.buffers[b].deltas {
             delta::put_delta(&mut page[at..at + bytes], id, d, self.layout.format);
@@ -529,9 +719,7 @@ impl IplStore {
         let r = self.program(self.log_page(unit, log), &page[..at]);
         self.page_buf = page;
         r?;
-        self.seq += 1;
         self.counters.log_sectors_written += 1;
-        self.units[unit as usize].log_used += 1;
         self.places[id as usize].logs.push(log);
         let written = self.buffers.swap_remove(b);
         self.spare_lists.push(written.deltas);
@@ -572,193 +760,6 @@ impl IplStore {
         Ok(())
     }
 
-    /// Reads node `id`: its slot, its log sectors, its log buffer.
-    fn read_full(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        let (unit, slot) = match self.places.get(id as usize) {
-            Some(p) if p.unit != NOWHERE => (p.unit, p.slot),
-            _ => {
-                return Err(IndexError::Corrupt {
-                    page: 0,
-                    detail: format!("node {id} is not in the node table"),
-                })
-            }
-        };
-        let first = self.slot_page(unit, slot);
-        let used = self.slot_bytes();
-        let ps = self.page_size;
-        let mut buf = std::mem::take(&mut self.slot_buf);
-        let mut result = Ok(());
-        for i in 0..self.node_pages as usize {
-            let end = used.min((i + 1) * ps);
-            result = self.read_page(first + i as u64, 0, &mut buf[i * ps..end]);
-            if result.is_err() {
-                break;
-            }
-        }
-        let layout = self.layout;
-        let result = result.and_then(|()| {
-            let (_, body) =
-                delta::open_page(&buf[..used], first)?.ok_or_else(|| IndexError::Corrupt {
-                    page: first,
-                    detail: format!("node {id}: its slot is empty"),
-                })?;
-            let mut found = false;
-            delta::for_each_record(body, layout, first, |rid, r| match r {
-                Record::Base { image, .. } if rid == id => {
-                    found = true;
-                    layout.decode(image, first, node)
-                }
-                _ => Err(IndexError::Corrupt {
-                    page: first,
-                    detail: format!("node {id}: its slot holds another record"),
-                }),
-            })?;
-            if found {
-                Ok(())
-            } else {
-                Err(IndexError::Corrupt {
-                    page: first,
-                    detail: format!("node {id}: no base in its slot"),
-                })
-            }
-        });
-        self.slot_buf = buf;
-        result?;
-        let logs = std::mem::take(&mut self.places[id as usize].logs);
-        let mut result = Ok(());
-        for &log in &logs {
-            let p = self.log_page(unit, log);
-            let mut page = std::mem::take(&mut self.page_buf);
-            result = self.read_page(p, 0, &mut page).and_then(|()| {
-                let (_, body) = delta::open_page(&page, p)?.ok_or_else(|| IndexError::Corrupt {
-                    page: p,
-                    detail: format!("node {id}: its log sector is empty"),
-                })?;
-                delta::for_each_record(body, layout, p, |rid, r| match r {
-                    Record::Delta(d) if rid == id => d.apply(node, layout, p),
-                    _ => Err(IndexError::Corrupt {
-                        page: p,
-                        detail: format!("node {id}: its log sector holds another record"),
-                    }),
-                })
-            });
-            self.page_buf = page;
-            self.counters.log_sector_reads += 1;
-            if result.is_err() {
-                break;
-            }
-        }
-        self.places[id as usize].logs = logs;
-        result?;
-        if let Some(b) = self.buffers.iter().find(|b| b.id == id) {
-            for d in &b.deltas {
-                d.apply(node, layout, 0)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Rebuilds the node table by scanning the units in use.
-    fn rebuild(&mut self, next_id: NodeId) -> Result<(), IndexError> {
-        let used = self.slot_bytes();
-        let ps = self.page_size;
-        let layout = self.layout;
-        // (seq, unit, slot) of each node's newest base; (unit, id, seq, log).
-        let mut best: Vec<(u64, u32, u16)> = vec![(0, NOWHERE, 0); next_id as usize];
-        let mut logs: Vec<(u32, NodeId, u64, u16)> = Vec::new();
-        self.units.clear();
-        self.units
-            .resize(self.high_water as usize, UnitState::default());
-        for unit in 1..self.high_water {
-            let mut state = UnitState::default();
-            for slot in 0..self.slots {
-                let first = self.slot_page(unit, slot);
-                let mut buf = std::mem::take(&mut self.slot_buf);
-                let mut r = Ok(());
-                for i in 0..self.node_pages as usize {
-                    let end = used.min((i + 1) * ps);
-                    r = self.read_page(first + i as u64, 0, &mut buf[i * ps..end]);
-                    if r.is_err() {
-                        break;
-                    }
-                }
-                let r = r.and_then(|()| {
-                    let Some((seq, body)) = delta::open_page(&buf[..used], first)? else {
-                        return Ok(None);
-                    };
-                    let mut id = None;
-                    delta::for_each_record(body, layout, first, |rid, rec| {
-                        if let Record::Base { .. } = rec {
-                            id = Some(rid);
-                        }
-                        Ok(())
-                    })?;
-                    Ok(id.map(|id| (seq, id)))
-                });
-                self.slot_buf = buf;
-                if let Some((seq, id)) = r? {
-                    state.next_slot = slot + 1;
-                    if id >= next_id {
-                        return Err(IndexError::Corrupt {
-                            page: first,
-                            detail: format!("node {id} beyond next id {next_id}"),
-                        });
-                    }
-                    if best[id as usize].1 == NOWHERE || best[id as usize].0 < seq {
-                        best[id as usize] = (seq, unit, slot);
-                    }
-                }
-            }
-            for log in 0..self.log_pages {
-                let p = self.log_page(unit, log);
-                let mut page = std::mem::take(&mut self.page_buf);
-                let r = self.read_page(p, 0, &mut page).and_then(|()| {
-                    let Some((seq, body)) = delta::open_page(&page, p)? else {
-                        return Ok(None);
-                    };
-                    let mut id = None;
-                    delta::for_each_record(body, layout, p, |rid, _| {
-                        id = Some(rid);
-                        Ok(())
-                    })?;
-                    Ok(id.map(|id| (seq, id)))
-                });
-                self.page_buf = page;
-                match r? {
-                    Some((seq, id)) => {
-                        logs.push((unit, id, seq, log));
-                        state.log_used = log + 1;
-                    }
-                    None => break,
-                }
-            }
-            self.units[unit as usize] = state;
-        }
-        self.places.clear();
-        for (id, &(_, unit, slot)) in best.iter().enumerate() {
-            if unit != NOWHERE {
-                self.place(id as NodeId, unit, slot);
-                self.units[unit as usize].live.push(id as NodeId);
-            }
-        }
-        logs.sort_unstable_by_key(|l| l.2);
-        for (unit, id, seq, log) in logs {
-            let b = best.get(id as usize).copied().unwrap_or((0, NOWHERE, 0));
-            if b.1 == unit && seq > b.0 {
-                self.places[id as usize].logs.push(log);
-            }
-        }
-        self.free_units = (1..self.units.len() as u32)
-            .rev()
-            .filter(|&u| {
-                let s = &self.units[u as usize];
-                s.next_slot == 0 && s.log_used == 0
-            })
-            .collect();
-        self.alloc_unit = NOWHERE;
-        Ok(())
-    }
-
     fn flush_all_buffers(&mut self) -> Result<(), IndexError> {
         while !self.buffers.is_empty() {
             self.flush_buffer(self.buffers.len() - 1)?;
@@ -773,7 +774,7 @@ impl NodeStore for IplStore {
     }
 
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        self.read_full(id, node)
+        self.read_current(id, node).map(|_| ())
     }
 
     fn write_node(
@@ -782,12 +783,16 @@ impl NodeStore for IplStore {
         node: &Node,
         change: NodeChange,
     ) -> Result<(), IndexError> {
+        self.recover()?;
         let placed = self
             .places
             .get(id as usize)
             .is_some_and(|p| p.unit != NOWHERE);
         match Delta::from_change(id, node, change)? {
-            Some(d) if placed => self.log_delta(id, d),
+            Some(d) if placed => {
+                self.diverge(id);
+                self.log_delta(id, d)
+            }
             _ => self.write_base(id, node),
         }
     }
@@ -797,23 +802,25 @@ impl NodeStore for IplStore {
     }
 
     fn can_allocate(&self, n: usize) -> bool {
-        // Slots outside the superblock unit and the reserve, less the live
+        // Slots outside the superblock units and the reserve, less the live
         // nodes; a split also moves the node it splits, so ask for two a
         // level.
-        let total = (self.unit_count as u64 - 2) * self.slots as u64;
+        let total = (self.unit_count - FIRST_UNIT - 1) as u64 * self.slots as u64;
         total.saturating_sub(self.ids.live()) >= 2 * n as u64 + 2
             && self.ids.can_allocate(n, u32::MAX as u64)
     }
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
-        self.unplace(id);
+        self.diverge(id);
+        self.forget(id);
         self.ids.free.push(id);
         Ok(())
     }
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        // At open: the free nodes are in no durable version either.
         for &id in &free {
-            self.unplace(id);
+            self.forget(id);
         }
         self.ids = IdAllocator { next_id, free };
     }
@@ -823,65 +830,26 @@ impl NodeStore for IplStore {
     }
 
     fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
-        let mut best: Option<(TreeMeta, u32, u64, u64)> = None;
-        let mut buf = std::mem::take(&mut self.page_buf);
-        let mut result = Ok(());
-        for p in 0..self.unit_pages {
-            if let Err(e) = self.read_page(p, 0, &mut buf) {
-                result = Err(e);
-                break;
-            }
-            let (meta, hw, seq) = match TreeMeta::open_superblock(&buf, p, STATE_BYTES) {
-                Ok(Some((meta, state))) => {
-                    let (hw, seq) = decode_state(state);
-                    (meta, hw, seq)
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            if best
-                .as_ref()
-                .is_none_or(|b| meta.generation > b.0.generation)
-            {
-                best = Some((meta, hw, seq, p));
-            }
-        }
-        self.page_buf = buf;
-        result?;
-        let Some((meta, hw, seq, page)) = best else {
-            return Ok(None);
-        };
-        check_node_size(&meta, self.layout)?;
-        if hw == 0 || hw > self.unit_count {
-            return Err(IndexError::Corrupt {
-                page,
-                detail: format!("IPL units in use {hw} out of range"),
-            });
-        }
-        self.high_water = hw;
-        self.seq = seq;
-        self.meta_next = page + 1;
-        self.rebuild(meta.next_id)?;
-        self.ids = IdAllocator::starting_at(meta.next_id);
-        Ok(Some(meta))
+        self.open_durable()
     }
 
     fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+        self.recover()?;
         // The superblock comes after every buffered delta is on flash.
         self.flush_all_buffers()?;
-        if self.meta_next >= self.unit_pages {
-            self.erase(0)?;
-            self.meta_next = 0;
+        let bound = self.seq;
+        self.write_superblock(meta, bound, self.reserved)?;
+        self.durable = Some(Durable {
+            meta: meta.clone(),
+            bound,
+        });
+        // Every current version is durable now: nothing is kept apart, and
+        // closed units hold only garbage.
+        self.saved.clear();
+        for s in &mut self.units {
+            s.kept.clear();
         }
-        let mut buf = vec![0u8; FRAME_HEADER + META_BYTES + STATE_BYTES];
-        meta.seal_superblock(&encode_state(self.high_water, self.seq), &mut buf);
-        let p = self.meta_next;
-        self.program(p, &buf)?;
-        self.meta_next += 1;
-        Ok(())
+        self.erase_closed()
     }
 
     fn sync(&mut self) -> Result<(), IndexError> {
@@ -935,6 +903,10 @@ impl NodeStore for IplStore {
         s.set("node_table_bytes", self.node_table_bytes() as f64);
         s.set("ipl_merges", c.merges as f64);
         s.set("ipl_reclaim_merges", c.reclaim_merges as f64);
+        s.set("ipl_durable_copies", c.durable_copies as f64);
+        s.set("ipl_units_closed", c.units_closed as f64);
+        s.set("ipl_reservations", c.reservations as f64);
+        s.set("ipl_durable_given_up", c.durable_given_up as f64);
         s.set("base_writes", c.base_writes as f64);
         s.set("log_sectors_written", c.log_sectors_written as f64);
         s.set("log_sector_reads", c.log_sector_reads as f64);

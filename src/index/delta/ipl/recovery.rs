@@ -1,0 +1,328 @@
+//! Opening an [`IplStore`]: the newest valid superblock, then the node
+//! table of exactly the state it describes, rebuilt by scanning every unit
+//! it reserves (`ipl.rs`, "Durability").
+//!
+//! What open accepts, and what it refuses as `Corrupt`:
+//! * a superblock page that fails its checks is skipped (a torn program
+//!   or damage); the valid one with the highest counter wins;
+//! * a slot or log sector numbered at or above the bound was written after
+//!   that superblock: ignored, and its unit is tainted;
+//! * a slot or log sector that fails its checksum is a torn program only as
+//!   the last written entry of its area (nothing after it is ever written
+//!   before the unit is erased): ignored, and its unit is tainted;
+//!   anywhere else it is damage, `Corrupt`;
+//! * a valid record page below the bound must hold one base record (a slot)
+//!   or deltas of one node (a log sector), of a node below the durable
+//!   `next_id`.
+
+use crate::index::IndexError;
+use crate::node::delta::{self, Record};
+use crate::node::store::IdAllocator;
+use crate::node::{NodeId, NodeLayout, TreeMeta};
+
+use super::super::{check_node_size, decode_state};
+use super::{
+    Durable, IplStore, UnitState, FIRST_UNIT, GIVEN_UP, NOWHERE, STATE_BYTES, SUPER_STATE_BYTES,
+};
+
+/// What a slot or a log sector holds, as open sees it.
+enum Seen {
+    Empty,
+    /// Fails its checksum.
+    Torn,
+    /// Numbered at or above the bound: written after the superblock.
+    Later(u64),
+    /// Records of one node, numbered below the bound.
+    Record(u64, NodeId),
+}
+
+/// The newest valid superblock.
+struct Found {
+    meta: TreeMeta,
+    reserved: u32,
+    bound: u64,
+    counter: u64,
+    unit: u32,
+}
+
+fn corrupt(page: u64, detail: String) -> IndexError {
+    IndexError::Corrupt { page, detail }
+}
+
+/// Classifies a record page read from `page`: a slot (`base`) or a log
+/// sector.
+fn classify(
+    frame: &[u8],
+    page: u64,
+    bound: u64,
+    layout: NodeLayout,
+    base: bool,
+) -> Result<Seen, IndexError> {
+    let (seq, body) = match delta::open_page(frame, page) {
+        Ok(None) => return Ok(Seen::Empty),
+        Err(_) => return Ok(Seen::Torn),
+        Ok(Some(opened)) => opened,
+    };
+    if seq >= bound {
+        return Ok(Seen::Later(seq));
+    }
+    let mut owner: Option<NodeId> = None;
+    delta::for_each_record(body, layout, page, |id, r| {
+        let fits = match r {
+            Record::Base { .. } => base && owner.is_none(),
+            Record::Delta(_) => !base && owner.is_none_or(|o| o == id),
+        };
+        if !fits {
+            return Err(corrupt(
+                page,
+                if base {
+                    "a node slot holds other than one base record".into()
+                } else {
+                    "a log sector holds other than deltas of one node".into()
+                },
+            ));
+        }
+        owner = Some(id);
+        Ok(())
+    })?;
+    owner
+        .map(|id| Seen::Record(seq, id))
+        .ok_or_else(|| corrupt(page, "a record page without records".into()))
+}
+
+impl IplStore {
+    /// `load_meta`: the newest superblock's state, or `None` when there is
+    /// no valid superblock.
+    pub(super) fn open_durable(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+        let Some(found) = self.find_superblock()? else {
+            return Ok(None);
+        };
+        check_node_size(&found.meta, self.layout)?;
+        if found.reserved < FIRST_UNIT || found.reserved > self.unit_count {
+            return Err(corrupt(
+                found.unit as u64 * self.unit_pages,
+                format!("IPL units reserved {} out of range", found.reserved),
+            ));
+        }
+        if found.bound == GIVEN_UP {
+            return Err(corrupt(
+                found.unit as u64 * self.unit_pages,
+                "IPL gave up the state of the last flush for room (the device filled before the \
+                 next flush), and the power went before that flush"
+                    .into(),
+            ));
+        }
+        self.reserved = found.reserved;
+        self.rebuild(found.meta.next_id, found.bound)?;
+        self.ids = IdAllocator::starting_at(found.meta.next_id);
+        self.durable = Some(Durable {
+            meta: found.meta.clone(),
+            bound: found.bound,
+        });
+        Ok(Some(found.meta))
+    }
+
+    /// Scans both superblock units; sets where the next superblock goes.
+    fn find_superblock(&mut self) -> Result<Option<Found>, IndexError> {
+        let mut best: Option<Found> = None;
+        let mut last_written = [None; FIRST_UNIT as usize];
+        let mut top = 0;
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let mut result = Ok(());
+        'scan: for unit in 0..FIRST_UNIT {
+            for i in 0..self.unit_pages {
+                let p = unit as u64 * self.unit_pages + i;
+                if let Err(e) = self.read_page(p, 0, &mut buf) {
+                    result = Err(e);
+                    break 'scan;
+                }
+                match TreeMeta::open_superblock(&buf, p, SUPER_STATE_BYTES) {
+                    Ok(None) => {}
+                    // Torn or damaged: skipped, and never programmed again.
+                    Err(_) => last_written[unit as usize] = Some(i),
+                    Ok(Some((meta, state))) => {
+                        last_written[unit as usize] = Some(i);
+                        let (reserved, bound) = decode_state(&state[..STATE_BYTES]);
+                        let mut c = [0u8; 8];
+                        c.copy_from_slice(&state[STATE_BYTES..SUPER_STATE_BYTES]);
+                        let counter = u64::from_le_bytes(c);
+                        top = top.max(counter);
+                        if best.as_ref().is_none_or(|b| counter > b.counter) {
+                            best = Some(Found {
+                                meta,
+                                reserved,
+                                bound,
+                                counter,
+                                unit,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        self.page_buf = buf;
+        result?;
+        let Some(found) = best else {
+            return Ok(None);
+        };
+        self.meta_unit = found.unit;
+        self.meta_next = last_written[found.unit as usize].map_or(0, |i| i + 1);
+        self.super_counter = top + 1;
+        Ok(Some(found))
+    }
+
+    fn see_slot(&mut self, unit: u32, slot: u16, bound: u64) -> Result<Seen, IndexError> {
+        let first = self.slot_page(unit, slot);
+        let used = self.slot_bytes();
+        let ps = self.page_size;
+        let mut buf = std::mem::take(&mut self.slot_buf);
+        let mut result = Ok(());
+        for i in 0..self.node_pages as usize {
+            let end = used.min((i + 1) * ps);
+            result = self.read_page(first + i as u64, 0, &mut buf[i * ps..end]);
+            if result.is_err() {
+                break;
+            }
+        }
+        let layout = self.layout;
+        let seen = result.and_then(|()| classify(&buf[..used], first, bound, layout, true));
+        self.slot_buf = buf;
+        seen
+    }
+
+    fn see_log(&mut self, page: u64, bound: u64) -> Result<Seen, IndexError> {
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let layout = self.layout;
+        let seen = self
+            .read_page(page, 0, &mut buf)
+            .and_then(|()| classify(&buf, page, bound, layout, false));
+        self.page_buf = buf;
+        seen
+    }
+
+    /// Rebuilds the node table of the state bounded by `bound` from the
+    /// units `FIRST_UNIT .. reserved`, and lists the tainted units.
+    fn rebuild(&mut self, next_id: NodeId, bound: u64) -> Result<(), IndexError> {
+        // (seq, unit, slot) of each node's newest base below the bound.
+        let mut best: Vec<(u64, u32, u16)> = vec![(0, NOWHERE, 0); next_id as usize];
+        // (unit, id, seq, log) of every log sector below the bound.
+        let mut logs: Vec<(u32, NodeId, u64, u16)> = Vec::new();
+        let mut newest = 0u64;
+        self.units.clear();
+        self.units
+            .resize(self.reserved as usize, UnitState::default());
+        self.places.clear();
+        self.saved.clear();
+        self.buffers.clear();
+        self.tainted.clear();
+        let mut used_end = FIRST_UNIT;
+        let torn_before = |page: u64| {
+            corrupt(
+                page,
+                "a page failing its checksum before a written one (not a torn program)".into(),
+            )
+        };
+        for unit in FIRST_UNIT..self.reserved {
+            let mut state = UnitState::default();
+            let mut tainted = false;
+            let mut torn = None;
+            for slot in 0..self.slots {
+                let page = self.slot_page(unit, slot);
+                let seen = self.see_slot(unit, slot, bound)?;
+                if let Seen::Empty = seen {
+                    continue;
+                }
+                if let Some(p) = torn {
+                    return Err(torn_before(p));
+                }
+                state.next_slot = slot + 1;
+                match seen {
+                    Seen::Empty => {}
+                    Seen::Torn => {
+                        torn = Some(page);
+                        tainted = true;
+                    }
+                    Seen::Later(seq) => {
+                        newest = newest.max(seq);
+                        tainted = true;
+                    }
+                    Seen::Record(seq, id) => {
+                        newest = newest.max(seq);
+                        let b = best.get_mut(id as usize).ok_or_else(|| {
+                            corrupt(page, format!("node {id} beyond next id {next_id}"))
+                        })?;
+                        if b.1 == NOWHERE || b.0 < seq {
+                            *b = (seq, unit, slot);
+                        }
+                    }
+                }
+            }
+            torn = None;
+            for log in 0..self.log_pages {
+                let page = self.log_page(unit, log);
+                let seen = self.see_log(page, bound)?;
+                if let Seen::Empty = seen {
+                    continue;
+                }
+                if let Some(p) = torn {
+                    return Err(torn_before(p));
+                }
+                state.log_used = log + 1;
+                match seen {
+                    Seen::Empty => {}
+                    Seen::Torn => {
+                        torn = Some(page);
+                        tainted = true;
+                    }
+                    Seen::Later(seq) => {
+                        newest = newest.max(seq);
+                        tainted = true;
+                    }
+                    Seen::Record(seq, id) => {
+                        newest = newest.max(seq);
+                        if id >= next_id {
+                            return Err(corrupt(
+                                page,
+                                format!("node {id} beyond next id {next_id}"),
+                            ));
+                        }
+                        logs.push((unit, id, seq, log));
+                    }
+                }
+            }
+            if tainted {
+                // Nothing new goes after what open ignored.
+                state.closed = true;
+                self.tainted.push(unit);
+            }
+            if state.next_slot > 0 || state.log_used > 0 {
+                used_end = unit + 1;
+            }
+            self.units[unit as usize] = state;
+        }
+        // Units past the last one written are erased: fresh again.
+        self.units.truncate(used_end as usize);
+        for (id, &(_, unit, slot)) in best.iter().enumerate() {
+            if unit != NOWHERE {
+                self.place(id as NodeId, unit, slot);
+            }
+        }
+        logs.sort_unstable_by_key(|l| l.2);
+        for (unit, id, seq, log) in logs {
+            let (base_seq, base_unit, _) = best[id as usize];
+            if base_unit == unit && seq > base_seq {
+                self.places[id as usize].logs.push(log);
+            }
+        }
+        self.free_units = (FIRST_UNIT..self.units.len() as u32)
+            .rev()
+            .filter(|&u| {
+                let s = &self.units[u as usize];
+                s.next_slot == 0 && s.log_used == 0
+            })
+            .collect();
+        self.alloc_unit = NOWHERE;
+        self.seq = (newest + 1).max(bound);
+        Ok(())
+    }
+}

@@ -37,58 +37,71 @@
 //! reserved memory; the node cache gets the rest.
 //!
 //! On-flash format (page numbers within the unit space):
-//! * units 0 and 1: the superblock log. Each superblock is a page frame of
+//! * units 0, 1 and 2: the superblock log. A superblock is a page frame of
 //!   kind `Superblock` holding [`TreeMeta`], then the units reserved `R`
-//!   (`u32`: units from `R` on hold nothing), the sequence bound `S`
-//!   (`u64`: every record of the state it describes has a lower sequence
-//!   number) and the superblock counter (`u64`); the highest counter wins.
-//!   Superblocks fill one unit page by page; when it is full the other unit
-//!   is erased and written from its first page, so the newest superblock
-//!   is never in the unit being erased.
-//! * units 2 ..: node units. A node slot (`⌈(29 + node_bytes) / page⌉`
+//!   (`u32`: no record is in a unit from `R` on), the sequence bound `S`
+//!   (`u64`: the records of the state it describes are numbered below it;
+//!   0 says that state was given up, below) and the superblock counter
+//!   (`u64`); the valid one with the highest counter wins. Superblocks
+//!   fill unit 0 page by page, then unit 1, then 2, then 1 again, ...: the
+//!   unit taken next is erased first, and it never holds the newest one.
+//!   Unit 0 is never erased, so its first page keeps the first superblock,
+//!   where every open reads the layout (`crate::index::reopen`).
+//! * units 3 ..: node units. A node slot (`⌈(29 + node_bytes) / page⌉`
 //!   pages) is a record page ([`crate::node::delta`]) with one base
 //!   record; a log sector (one page) is a record page with delta records of
 //!   one node. Both carry a sequence number.
 //!
-//! Durability (the contract of `docs/FORMAT.md`): a flush writes every log
+//! Durability (the contract of `docs/FORMAT.md`). A flush writes every log
 //! buffer, then a superblock whose bound `S` is the next sequence number.
-//! Open rebuilds exactly that state: a node is its base with the highest
-//! sequence number below `S` and the log sectors of the same unit numbered
-//! between that base and `S`; everything numbered `S` or more, and a page
-//! that fails its checksum where a torn program can be (the last written
-//! page of its area), is ignored. So until the next superblock, what the
-//! last one describes must stay on flash:
+//! Open (`ipl/recovery.rs`) rebuilds exactly that state: a node is its base
+//! with the highest number below `S` and the log sectors of the same unit
+//! numbered between that base and `S`; everything numbered `S` or more is
+//! ignored, and so is a page failing its checksum as the last written entry
+//! of its area (a torn program). Until the next superblock, what the newest
+//! one describes therefore stays on flash (`ipl/durable.rs`):
 //! * A node's **durable version** is the one the newest superblock
-//!   describes. The first change after it (a buffered delta, a rewrite, a
+//!   describes. Its first change after it (a buffered delta, a rewrite, a
 //!   free) records where that version is (`saved`); the unit holding it
 //!   lists the node as **kept**.
-//! * A merge copies a node that has not changed since the superblock
-//!   (**clean**) with the sequence number of its newest record: the copy
-//!   is that durable version, as valid to open as the original. It copies a
-//!   changed node's current version with a new number, and each kept
-//!   durable version with its old number (into the fresh unit, else any unit
-//!   with a fresh slot). Only then is the old unit erased. Should a kept
-//!   version find no slot, the unit is **closed** instead: nothing new goes
-//!   there, and it is erased after the next superblock.
-//! * A unit is taken fresh only below `R`; reaching `R` first writes a
+//! * A merge copies a node unchanged since the superblock (**clean**) with
+//!   the number of its newest record: the copy *is* that durable version,
+//!   as valid to open as the original. It copies a changed node's current
+//!   version with a new number, and each kept durable version with its own
+//!   old number (into the fresh unit, else a unit in use with a fresh slot,
+//!   else a second fresh unit while one stays in reserve). Only then is the
+//!   old unit erased. Should a kept version find no slot, the unit is
+//!   **closed** instead: nothing new goes there, and it is erased after the
+//!   next superblock.
+//! * A fresh unit is taken only below `R`; reaching `R` first writes a
 //!   superblock repeating the newest state with a larger `R`, so open scans
-//!   every unit a record can be in.
-//! * Open ignores records numbered `S` or more but they stay on flash; the
-//!   units holding them (**tainted**) are merged and erased before the
-//!   store writes anything, so that they never surface under a later bound.
+//!   every unit a record of that state can be in.
+//! * Records open ignored stay on flash; the units holding them
+//!   (**tainted**) take nothing new and are merged and erased before the
+//!   store writes anything else, so they never surface under a later bound
+//!   (sequence numbers go on above every one seen).
+//! * A device too full to keep both versions of what changed since the
+//!   newest superblock **gives that state up**: a superblock with bound 0
+//!   says so, and until the next flush a power cut opens as `Corrupt` (lost,
+//!   never a mix); from then on merges keep nothing apart, as before.
 //!
 //! Invariants:
 //! 1. Every page is programmed at most once between erases of its unit
-//!    (slots and log sectors are handed out in order, and counted as used
-//!    before they are programmed).
+//!    (slots, log sectors and superblock pages are handed out in order,
+//!    counted as used before they are programmed; open counts a torn or
+//!    ignored page as used).
 //! 2. `units[u].live` lists exactly the nodes whose current version is in
 //!    unit `u`, `units[u].kept` those whose durable version (in `saved`) is
-//!    there; units from `units.len()` on were never used and are erased, and
-//!    `reserved ≥ units.len()` is what the newest superblock records.
+//!    there; units from `units.len()` on were never used and are erased; no
+//!    unit from `reserved` on is used, and the newest superblock records
+//!    `reserved` (while one describes a state).
 //! 3. At least one unit is erased and free after every operation.
 //! 4. A node's deltas are, in order: its log sectors, then its log buffer.
 //! 5. A node not in `saved` whose id is below the durable `next_id` is
-//!    clean: its current place holds exactly its durable version.
+//!    clean: its current place holds exactly its durable version. A durable
+//!    version is erased only after a superblock no longer needs it.
+//! 6. A page numbered at or above the newest superblock's bound lies in a
+//!    tainted unit or was written since the store was opened or created.
 
 mod durable;
 mod read;

@@ -15,6 +15,7 @@
 //!   or deltas of one node (a log sector), of a node below the durable
 //!   `next_id`.
 
+use crate::device::Storage;
 use crate::index::IndexError;
 use crate::node::delta::{self, Record};
 use crate::node::store::IdAllocator;
@@ -34,6 +35,50 @@ enum Seen {
     Later(u64),
     /// Records of one node, numbered below the bound.
     Record(u64, NodeId),
+}
+
+/// The entries of one area (slots or log sectors) of a unit, in the order
+/// they are written.
+struct Area {
+    /// Where a hole is damage: on a raw chip, where only an erase of the
+    /// whole unit empties a page (over logical pages a trim is not
+    /// persisted by every device, and may come back undone in part).
+    holes_are_damage: bool,
+    hole: Option<u64>,
+    torn: Option<u64>,
+}
+
+impl Area {
+    fn new(holes_are_damage: bool) -> Self {
+        Area {
+            holes_are_damage,
+            hole: None,
+            torn: None,
+        }
+    }
+
+    /// Whether the entry at `page` holds something; `Corrupt` when it
+    /// follows a torn entry (a torn program is the last one written) or,
+    /// where that is damage, a hole.
+    fn admit(&mut self, page: u64, seen: &Seen) -> Result<bool, IndexError> {
+        if let Seen::Empty = seen {
+            self.hole.get_or_insert(page);
+            return Ok(false);
+        }
+        if let Some(p) = self.torn {
+            return Err(corrupt(
+                p,
+                "a page failing its checksum before a written one (not a torn program)".into(),
+            ));
+        }
+        if let Some(p) = self.hole.filter(|_| self.holes_are_damage) {
+            return Err(corrupt(p, "an empty page before a written one".into()));
+        }
+        if let Seen::Torn = seen {
+            self.torn = Some(page);
+        }
+        Ok(true)
+    }
 }
 
 /// The newest valid superblock.
@@ -57,9 +102,13 @@ fn classify(
     bound: u64,
     layout: NodeLayout,
     base: bool,
+    raw: bool,
 ) -> Result<Seen, IndexError> {
     let (seq, body) = match delta::open_page(frame, page) {
         Ok(None) => return Ok(Seen::Empty),
+        // A torn program on a raw chip leaves the end of what it programmed
+        // erased; a page damaged otherwise is not taken for one.
+        Err(e) if raw && frame.last() != Some(&0xFF) => return Err(e),
         Err(_) => return Ok(Seen::Torn),
         Ok(Some(opened)) => opened,
     };
@@ -91,6 +140,10 @@ fn classify(
 }
 
 impl IplStore {
+    fn is_raw(&self) -> bool {
+        matches!(self.storage, Storage::Raw(_))
+    }
+
     /// `load_meta`: the newest superblock's state, or `None` when there is
     /// no valid superblock.
     pub(super) fn open_durable(&mut self) -> Result<Option<TreeMeta>, IndexError> {
@@ -184,18 +237,18 @@ impl IplStore {
                 break;
             }
         }
-        let layout = self.layout;
-        let seen = result.and_then(|()| classify(&buf[..used], first, bound, layout, true));
+        let (layout, raw) = (self.layout, self.is_raw());
+        let seen = result.and_then(|()| classify(&buf[..used], first, bound, layout, true, raw));
         self.slot_buf = buf;
         seen
     }
 
     fn see_log(&mut self, page: u64, bound: u64) -> Result<Seen, IndexError> {
         let mut buf = std::mem::take(&mut self.page_buf);
-        let layout = self.layout;
+        let (layout, raw) = (self.layout, self.is_raw());
         let seen = self
             .read_page(page, 0, &mut buf)
-            .and_then(|()| classify(&buf, page, bound, layout, false));
+            .and_then(|()| classify(&buf, page, bound, layout, false, raw));
         self.page_buf = buf;
         seen
     }
@@ -216,32 +269,21 @@ impl IplStore {
         self.buffers.clear();
         self.tainted.clear();
         let mut used_end = FIRST_UNIT;
-        let torn_before = |page: u64| {
-            corrupt(
-                page,
-                "a page failing its checksum before a written one (not a torn program)".into(),
-            )
-        };
+        let raw = self.is_raw();
         for unit in FIRST_UNIT..self.reserved {
             let mut state = UnitState::default();
             let mut tainted = false;
-            let mut torn = None;
+            let mut area = Area::new(raw);
             for slot in 0..self.slots {
                 let page = self.slot_page(unit, slot);
                 let seen = self.see_slot(unit, slot, bound)?;
-                if let Seen::Empty = seen {
+                if !area.admit(page, &seen)? {
                     continue;
-                }
-                if let Some(p) = torn {
-                    return Err(torn_before(p));
                 }
                 state.next_slot = slot + 1;
                 match seen {
                     Seen::Empty => {}
-                    Seen::Torn => {
-                        torn = Some(page);
-                        tainted = true;
-                    }
+                    Seen::Torn => tainted = true,
                     Seen::Later(seq) => {
                         newest = newest.max(seq);
                         tainted = true;
@@ -257,23 +299,17 @@ impl IplStore {
                     }
                 }
             }
-            torn = None;
+            let mut area = Area::new(raw);
             for log in 0..self.log_pages {
                 let page = self.log_page(unit, log);
                 let seen = self.see_log(page, bound)?;
-                if let Seen::Empty = seen {
+                if !area.admit(page, &seen)? {
                     continue;
-                }
-                if let Some(p) = torn {
-                    return Err(torn_before(p));
                 }
                 state.log_used = log + 1;
                 match seen {
                     Seen::Empty => {}
-                    Seen::Torn => {
-                        torn = Some(page);
-                        tainted = true;
-                    }
+                    Seen::Torn => tainted = true,
                     Seen::Later(seq) => {
                         newest = newest.max(seq);
                         tainted = true;
@@ -310,9 +346,18 @@ impl IplStore {
         logs.sort_unstable_by_key(|l| l.2);
         for (unit, id, seq, log) in logs {
             let (base_seq, base_unit, _) = best[id as usize];
-            if base_unit == unit && seq > base_seq {
-                self.places[id as usize].logs.push(log);
+            if seq <= base_seq {
+                continue;
             }
+            if base_unit != unit {
+                // A log sector follows its node's base into no other unit,
+                // and is erased with it: that base is missing.
+                return Err(corrupt(
+                    self.log_page(unit, log),
+                    format!("node {id}: a log sector newer than every base of the node"),
+                ));
+            }
+            self.places[id as usize].logs.push(log);
         }
         self.free_units = (FIRST_UNIT..self.units.len() as u32)
             .rev()

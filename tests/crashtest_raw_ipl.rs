@@ -5,9 +5,14 @@
 //! workloads are checked to merge erase units, close units and reserve
 //! fresh ones, so that the cuts land in every kind of write IPL makes.
 
+use std::collections::BTreeSet;
+
+use flashix::device::fault::{FaultPlan, FaultyFlash, SharedChip};
 use flashix::device::{DeviceSpec, Nand, Storage};
 use flashix::index::{registry, Params};
-use flashix::runner::crash::{crash_test, workload, CrashConfig};
+use flashix::runner::crash::{crash_test, judge, workload, CrashConfig, CrashOp, Verdict};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn config(device: &str, params: &[&str], ops: usize, flush_every: usize, seed: u64) -> CrashConfig {
     let (device, blocks) = device.split_once('@').unwrap_or((device, ""));
@@ -93,4 +98,122 @@ fn a_flush_after_every_operation_on_the_byte_level_part() {
     let s = uncut_stats(&c);
     assert!(stat(&s, "ipl_merges") > 0.0, "{s:?}");
     no_failures(&c, 500);
+}
+
+#[test]
+fn units_closed_and_reclaimed_on_a_small_chip_survive_every_cut() {
+    // Eight blocks: three for superblocks, one in reserve, four for nodes;
+    // long stretches between flushes leave durable versions no slot, so
+    // merged units are closed, and full units are reclaimed.
+    let c = config(
+        "raw:slc-small@8",
+        &[
+            "fanout=8",
+            "node_pages_per_block=24",
+            "log_pages_per_block=8",
+            "log_buffers=8",
+            "max_deltas=8",
+        ],
+        800,
+        200,
+        3,
+    );
+    let s = uncut_stats(&c);
+    assert!(stat(&s, "ipl_units_closed") > 0.0, "{s:?}");
+    assert!(stat(&s, "ipl_reclaim_merges") > 0.0, "{s:?}");
+    no_failures(&c, 1000);
+}
+
+/// A random data operation on `live` (values numbered from `next`).
+fn random_op(live: &BTreeSet<(u64, u64)>, rng: &mut Xoshiro256PlusPlus, next: &mut u64) -> CrashOp {
+    *next += 1;
+    let roll = rng.random_range(0..10u32);
+    if live.is_empty() || roll < 6 {
+        return CrashOp::Insert(rng.random_range(0..300), *next);
+    }
+    let &(k, v) = live
+        .iter()
+        .nth(rng.random_range(0..live.len()))
+        .expect("live is not empty");
+    if roll < 8 {
+        CrashOp::Delete(k, v)
+    } else {
+        CrashOp::Update(k, v, *next)
+    }
+}
+
+#[test]
+fn power_cuts_in_a_row_on_one_chip() {
+    // Each session opens what the last cut left (merging the units holding
+    // what the cut left unflushed), works on, and is cut again: every
+    // reopen holds the last flush's state and a prefix of what followed.
+    let set = ["fanout=8", "max_deltas=2", "log_buffers=2"];
+    let params = || Params::parse(set).unwrap();
+    let memory = 8 << 10;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let mut value = 0u64;
+    let mut reopened = 0;
+    for chain in 0..1000 {
+        let profile = ["raw:slc-small", "raw:toshiba-byte"][chain % 2];
+        let spec = DeviceSpec::parse(profile, &[]).unwrap();
+        let every = rng.random_range(3..40);
+        let chip = SharedChip::new(Nand::new(&spec.name, spec.geometry, spec.cost).unwrap());
+        let mut state: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut flushed = false;
+        for session in 0..5 {
+            let plan = FaultPlan {
+                power_cut_after: Some(rng.random_range(0..300)),
+                tear_last: rng.random_range(0..2u32) == 1,
+                ..FaultPlan::default()
+            };
+            let storage = Storage::Raw(Box::new(FaultyFlash::new(chip.clone(), plan)));
+            let made = if session == 0 {
+                registry::create("ipl", storage, memory, params())
+            } else {
+                registry::open("ipl", storage, memory, params())
+            };
+            let mut durable = state.clone();
+            let mut live = state.clone();
+            let mut after = Vec::new();
+            if let Ok(mut index) = made {
+                for i in 1..=400 {
+                    let op = if i % every == 0 {
+                        CrashOp::Flush
+                    } else {
+                        random_op(&live, &mut rng, &mut value)
+                    };
+                    let done = op.run_on(index.as_mut());
+                    op.apply(&mut live);
+                    after.push(op);
+                    if done.is_err() {
+                        break;
+                    }
+                    if op == CrashOp::Flush {
+                        durable = live.clone();
+                        after.clear();
+                        flushed = true;
+                    }
+                }
+            }
+            let storage = Storage::Raw(Box::new(chip.clone()));
+            let mut index = match registry::open("ipl", storage, memory, params()) {
+                Ok(index) => index,
+                Err(e) => {
+                    assert!(!flushed, "chain {chain} session {session}: reopen: {e}");
+                    break;
+                }
+            };
+            let mut entries = Vec::new();
+            index.range(0, u64::MAX, &mut entries).unwrap();
+            let found: BTreeSet<(u64, u64)> = entries.into_iter().collect();
+            assert_eq!(
+                judge(&durable, &after, &found),
+                Verdict::Survived,
+                "chain {chain} session {session}"
+            );
+            state = found;
+            reopened += 1;
+        }
+    }
+    assert!(reopened > 4000, "{reopened}");
 }

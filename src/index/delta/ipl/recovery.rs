@@ -140,6 +140,57 @@ fn classify(
 }
 
 impl IplStore {
+    /// Places every node at its newest version below the bound. A version
+    /// is a base and the log sectors after it in its unit, and is as new as
+    /// its newest record: a base copied with its number (`ipl.rs`,
+    /// "Durability") may stand in two units, and only the copy the node
+    /// went on from has log sectors after it.
+    fn choose_bases(
+        &mut self,
+        next_id: NodeId,
+        bases: &[(NodeId, u64, u32, u16)],
+        mut logs: Vec<(NodeId, u32, u64, u16)>,
+    ) -> Result<(), IndexError> {
+        logs.sort_unstable();
+        // (version, base seq, unit, slot) of each node's chosen base.
+        let mut best: Vec<(u64, u64, u32, u16)> = vec![(0, 0, NOWHERE, 0); next_id as usize];
+        for &(id, seq, unit, slot) in bases {
+            let end = logs.partition_point(|l| (l.0, l.1) <= (id, unit));
+            let version = match end.checked_sub(1).map(|i| logs[i]) {
+                Some((i, u, newest, _)) if i == id && u == unit => newest.max(seq),
+                _ => seq,
+            };
+            let b = &mut best[id as usize];
+            // The log sectors of a unit count for each base of the node
+            // there; the newest base is the one they follow. A full tie is
+            // one version twice (the first scanned stays).
+            if b.2 == NOWHERE || (b.0, b.1) < (version, seq) {
+                *b = (version, seq, unit, slot);
+            }
+        }
+        for (id, &(_, _, unit, slot)) in best.iter().enumerate() {
+            if unit != NOWHERE {
+                self.place(id as NodeId, unit, slot);
+            }
+        }
+        for (id, unit, seq, log) in logs {
+            let (_, base_seq, base_unit, _) = best[id as usize];
+            if seq <= base_seq && base_unit != NOWHERE {
+                continue;
+            }
+            if base_unit != unit {
+                // A log sector follows its node's base into no other unit,
+                // and is erased with it: that base is missing.
+                return Err(corrupt(
+                    self.log_page(unit, log),
+                    format!("node {id}: a log sector newer than every base of the node"),
+                ));
+            }
+            self.places[id as usize].logs.push(log);
+        }
+        Ok(())
+    }
+
     fn is_raw(&self) -> bool {
         matches!(self.storage, Storage::Raw(_))
     }
@@ -256,10 +307,10 @@ impl IplStore {
     /// Rebuilds the node table of the state bounded by `bound` from the
     /// units `FIRST_UNIT .. reserved`, and lists the tainted units.
     fn rebuild(&mut self, next_id: NodeId, bound: u64) -> Result<(), IndexError> {
-        // (seq, unit, slot) of each node's newest base below the bound.
-        let mut best: Vec<(u64, u32, u16)> = vec![(0, NOWHERE, 0); next_id as usize];
-        // (unit, id, seq, log) of every log sector below the bound.
-        let mut logs: Vec<(u32, NodeId, u64, u16)> = Vec::new();
+        // (id, seq, unit, slot) of every base below the bound.
+        let mut bases: Vec<(NodeId, u64, u32, u16)> = Vec::new();
+        // (id, unit, seq, log) of every log sector below the bound.
+        let mut logs: Vec<(NodeId, u32, u64, u16)> = Vec::new();
         let mut newest = 0u64;
         self.units.clear();
         self.units
@@ -290,12 +341,13 @@ impl IplStore {
                     }
                     Seen::Record(seq, id) => {
                         newest = newest.max(seq);
-                        let b = best.get_mut(id as usize).ok_or_else(|| {
-                            corrupt(page, format!("node {id} beyond next id {next_id}"))
-                        })?;
-                        if b.1 == NOWHERE || b.0 < seq {
-                            *b = (seq, unit, slot);
+                        if id >= next_id {
+                            return Err(corrupt(
+                                page,
+                                format!("node {id} beyond next id {next_id}"),
+                            ));
                         }
+                        bases.push((id, seq, unit, slot));
                     }
                 }
             }
@@ -322,7 +374,7 @@ impl IplStore {
                                 format!("node {id} beyond next id {next_id}"),
                             ));
                         }
-                        logs.push((unit, id, seq, log));
+                        logs.push((id, unit, seq, log));
                     }
                 }
             }
@@ -338,27 +390,7 @@ impl IplStore {
         }
         // Units past the last one written are erased: fresh again.
         self.units.truncate(used_end as usize);
-        for (id, &(_, unit, slot)) in best.iter().enumerate() {
-            if unit != NOWHERE {
-                self.place(id as NodeId, unit, slot);
-            }
-        }
-        logs.sort_unstable_by_key(|l| l.2);
-        for (unit, id, seq, log) in logs {
-            let (base_seq, base_unit, _) = best[id as usize];
-            if seq <= base_seq {
-                continue;
-            }
-            if base_unit != unit {
-                // A log sector follows its node's base into no other unit,
-                // and is erased with it: that base is missing.
-                return Err(corrupt(
-                    self.log_page(unit, log),
-                    format!("node {id}: a log sector newer than every base of the node"),
-                ));
-            }
-            self.places[id as usize].logs.push(log);
-        }
+        self.choose_bases(next_id, &bases, logs)?;
         self.free_units = (FIRST_UNIT..self.units.len() as u32)
             .rev()
             .filter(|&u| {

@@ -325,3 +325,53 @@ impl<F: Flash> Flash for SharedChip<F> {
         self.0.borrow().info()
     }
 }
+
+/// A logical-page device shared between handles, as [`SharedChip`] is for
+/// chips: a damage test keeps one handle to read and rewrite the pages
+/// beneath a layer (the shadow-paging commit layer) that owns the other.
+pub struct SharedDevice(pub std::rc::Rc<std::cell::RefCell<Box<dyn BlockDevice>>>);
+
+impl Clone for SharedDevice {
+    fn clone(&self) -> Self {
+        SharedDevice(self.0.clone())
+    }
+}
+
+impl SharedDevice {
+    pub fn new(dev: Box<dyn BlockDevice>) -> Self {
+        SharedDevice(std::rc::Rc::new(std::cell::RefCell::new(dev)))
+    }
+}
+
+impl BlockDevice for SharedDevice {
+    fn page_size(&self) -> usize {
+        self.0.borrow().page_size()
+    }
+    fn capacity_pages(&self) -> u64 {
+        self.0.borrow().capacity_pages()
+    }
+    fn pages_per_block(&self) -> u32 {
+        self.0.borrow().pages_per_block()
+    }
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.0.borrow_mut().read(lba, offset, buf)
+    }
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        self.0.borrow_mut().write(lba, offset, data)
+    }
+    fn trim(&mut self, lba: u64) -> Result<()> {
+        self.0.borrow_mut().trim(lba)
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.0.borrow_mut().sync()
+    }
+    fn stats(&self) -> DeviceStats {
+        self.0.borrow().stats()
+    }
+    fn wear(&self) -> Option<Wear> {
+        self.0.borrow().wear()
+    }
+    fn info(&self) -> DeviceInfo {
+        self.0.borrow().info()
+    }
+}

@@ -300,7 +300,12 @@ impl BlockDevice for FileDevice {
             pages_per_block: 1,
             capacity_pages: self.capacity,
             o_direct: Some(self.direct),
-            footprint_pages: None,
+            // The file's length: every page up to the highest one written.
+            footprint_pages: self
+                .file
+                .metadata()
+                .ok()
+                .map(|m| m.len().div_ceil(self.page_size as u64)),
             mapped_pages: None,
             notes: self.notes.clone(),
             cost: None,

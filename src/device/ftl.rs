@@ -194,10 +194,10 @@ impl<F: Flash> Ftl<F> {
         for block in 0..ftl.blocks {
             let first = block * ftl.ppb;
             ftl.flash.read_spare(first, &mut spare)?;
-            // Blocks are filled from page 0, so a block whose first spare is
+            // Blocks are filled from page 0, so a block whose first page is
             // erased holds nothing; erased blocks may lie below used ones
             // (GC frees them), so the scan goes to the last block.
-            if spare.iter().any(|&b| b != 0xFF) {
+            if spare.iter().any(|&b| b != 0xFF) || ftl.torn(first)? {
                 used_blocks = block + 1;
             }
         }
@@ -208,6 +208,12 @@ impl<F: Flash> Ftl<F> {
                 let ppa = block * ftl.ppb + i;
                 ftl.flash.read_spare(ppa, &mut spare)?;
                 if spare.iter().all(|&b| b == 0xFF) {
+                    // A program the power cut short leaves data without its
+                    // spare record: no mapping, but the page cannot take
+                    // another program before an erase.
+                    if ftl.torn(ppa)? {
+                        programmed = i + 1;
+                    }
                     break;
                 }
                 programmed = i + 1;
@@ -260,6 +266,14 @@ impl<F: Flash> Ftl<F> {
             }
         }
         Ok(ftl)
+    }
+
+    /// Whether `ppa`, whose spare is erased, holds programmed data bytes (a
+    /// torn program). Read only where a scan stops, once per block.
+    fn torn(&mut self, ppa: u64) -> Result<bool> {
+        let mut data = vec![0u8; self.flash.geometry().page_size as usize];
+        self.flash.read(ppa, 0, &mut data)?;
+        Ok(data.iter().any(|&b| b != 0xFF))
     }
 
     /// The chip underneath.

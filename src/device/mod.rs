@@ -33,12 +33,14 @@ pub mod nand;
 pub mod profile;
 pub mod ram;
 mod sealed;
+pub mod shadow;
 
 pub use cost::CostModel;
 pub use error::DeviceError;
 pub use ftl::{logical_capacity, Ftl, FtlConfig, GcPolicy, RESERVE_BLOCKS};
 pub use nand::Nand;
 pub use profile::DeviceSpec;
+pub use shadow::Shadow;
 
 use serde::Serialize;
 
@@ -104,6 +106,13 @@ pub struct DeviceStats {
     pub time_us: f64,
     /// Simulated energy in microjoules (0 for a real file).
     pub energy_uj: f64,
+    /// Pages a durability layer ([`shadow::Shadow`]) wrote for itself: map
+    /// pages and commit records, apart from the index's own writes (they
+    /// are in the physical counts too).
+    pub durability_writes: u64,
+    /// Pages a durability layer read for itself: the map at open, the rest
+    /// of a page before a partial write.
+    pub durability_reads: u64,
 }
 
 impl DeviceStats {
@@ -123,6 +132,8 @@ impl DeviceStats {
             gc_copies: self.gc_copies - earlier.gc_copies,
             time_us: self.time_us - earlier.time_us,
             energy_uj: self.energy_uj - earlier.energy_uj,
+            durability_writes: self.durability_writes - earlier.durability_writes,
+            durability_reads: self.durability_reads - earlier.durability_reads,
         }
     }
 

@@ -167,10 +167,17 @@ pub struct DeviceSpec {
     /// Whether `blocks=` or `capacity=` chose the size (else the sparse
     /// 64 GiB default, which the command line sizes to the work).
     pub explicit_size: bool,
+    /// Whether indexes run over the shadow-paging commit layer
+    /// ([`super::Shadow`]): atomic flushes and checked reads. On by default
+    /// for files (a real file must be a store); off by default on the
+    /// simulated FTL, whose page counts the paper experiments compare
+    /// (`--device-set atomic=true` turns it on); never on a raw chip.
+    pub atomic: bool,
 }
 
 /// Keys `--device-set` accepts.
-pub const DEVICE_KEYS: [&str; 8] = [
+pub const DEVICE_KEYS: [&str; 9] = [
+    "atomic",
     "page_size",
     "pages_per_block",
     "blocks",
@@ -207,7 +214,9 @@ impl DeviceSpec {
             ftl: FtlConfig::default(),
             file_pages: 0,
             explicit_size: false,
+            atomic: false,
         };
+        let mut atomic = None;
         let mut blocks_set = false;
         let mut total_bytes = base.geometry.bytes();
         for (k, v) in sets {
@@ -234,6 +243,7 @@ impl DeviceSpec {
                 "spare_size" => {
                     d.geometry.spare_size = v.parse().map_err(|_| bad("a size in bytes"))?
                 }
+                "atomic" => atomic = Some(v.parse().map_err(|_| bad("true or false"))?),
                 "capacity" => {
                     total_bytes = v.parse().map_err(|_| bad("a size in bytes"))?;
                     d.explicit_size = true;
@@ -256,6 +266,17 @@ impl DeviceSpec {
                 "page_size and pages_per_block must be positive".into(),
             ));
         }
+        d.atomic = match (&d.target, atomic) {
+            (Target::Raw, Some(true)) => {
+                return Err(DeviceError::Config(
+                    "atomic=true needs logical pages (an FTL profile or file:PATH); indexes on a raw chip recover by their own scan".into(),
+                ))
+            }
+            (Target::Raw, _) => false,
+            (_, Some(a)) => a,
+            (Target::File(_), None) => true,
+            (Target::Ftl, None) => false,
+        };
         d.explicit_size |= blocks_set;
         if !blocks_set {
             d.geometry.blocks = (total_bytes / block_bytes).max(1);
@@ -282,6 +303,17 @@ impl DeviceSpec {
     }
 
     fn make(&self, existing: bool) -> Result<Storage> {
+        let storage = self.make_plain(existing)?;
+        match storage {
+            Storage::Pages(dev) if self.atomic => {
+                Ok(Storage::Pages(Box::new(super::Shadow::mount(dev)?)))
+            }
+            s => Ok(s),
+        }
+    }
+
+    /// The device without the commit layer (what damage tests rewrite).
+    pub fn make_plain(&self, existing: bool) -> Result<Storage> {
         match &self.target {
             Target::File(path) => {
                 let dev = if existing {

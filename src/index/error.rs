@@ -82,6 +82,11 @@ impl std::error::Error for IndexError {
 
 impl From<DeviceError> for IndexError {
     fn from(e: DeviceError) -> Self {
-        IndexError::Device(e)
+        match e {
+            // A page the device layer cannot vouch for (the shadow map's
+            // checksum) is the index's corruption too.
+            DeviceError::Corrupt { page, detail } => IndexError::Corrupt { page, detail },
+            e => IndexError::Device(e),
+        }
     }
 }

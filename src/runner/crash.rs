@@ -41,7 +41,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::device::fault::{FaultPlan, FaultyDevice, FaultyFlash, SharedChip};
 use crate::device::file::FileDevice;
 use crate::device::profile::Target;
-use crate::device::{DeviceSpec, Ftl, Nand, Storage};
+use crate::device::{DeviceSpec, Ftl, Nand, Shadow, Storage};
 use crate::index::{registry, Index, IndexError, Params};
 
 /// One operation of a crash workload.
@@ -215,8 +215,13 @@ impl Rig {
         }
     }
 
-    /// The faulty device the workload runs on.
+    /// The faulty device the workload runs on (beneath the commit layer
+    /// when the spec asks for it).
     fn faulty(&self, c: &CrashConfig, plan: FaultPlan) -> Result<Storage, String> {
+        atomic(c, self.faulty_plain(c, plan)?)
+    }
+
+    fn faulty_plain(&self, c: &CrashConfig, plan: FaultPlan) -> Result<Storage, String> {
         match self {
             Rig::Chip(chip) => {
                 let flash = FaultyFlash::new(chip.clone(), plan);
@@ -241,6 +246,10 @@ impl Rig {
 
     /// The same medium after the reboot, with no faults.
     fn reboot(&self, c: &CrashConfig) -> Result<Storage, String> {
+        atomic(c, self.reboot_plain(c)?)
+    }
+
+    fn reboot_plain(&self, c: &CrashConfig) -> Result<Storage, String> {
         match self {
             Rig::Chip(chip) => match c.device.target {
                 Target::Raw => Ok(Storage::Raw(Box::new(chip.clone()))),
@@ -258,6 +267,16 @@ impl Rig {
                 .map_err(|e| e.to_string())?,
             ))),
         }
+    }
+}
+
+/// `storage` under the shadow-paging commit layer if `c.device` asks for it.
+pub(super) fn atomic(c: &CrashConfig, storage: Storage) -> Result<Storage, String> {
+    match storage {
+        Storage::Pages(dev) if c.device.atomic => Ok(Storage::Pages(Box::new(
+            Shadow::mount(dev).map_err(|e| format!("commit layer: {e}"))?,
+        ))),
+        s => Ok(s),
     }
 }
 
@@ -310,7 +329,8 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
     Ok(match c.device.target {
         // The decorator sits under the FTL on the chip: it counts programs.
         Target::Ftl | Target::Raw => s.physical_writes,
-        Target::File(_) => s.logical_writes,
+        // Beneath the commit layer its own writes count too.
+        Target::File(_) => s.logical_writes + s.durability_writes,
     })
 }
 

@@ -30,7 +30,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::crash::{panic_message, params, workload, CrashConfig, CrashOp};
+use super::crash::{atomic, panic_message, params, workload, CrashConfig, CrashOp};
+use crate::device::fault::SharedDevice;
 use crate::device::{BlockDevice, Storage};
 use crate::index::{registry, Index};
 
@@ -82,18 +83,20 @@ fn pages_of(dev: &mut dyn BlockDevice, footprint: u64) -> Result<Vec<Vec<u8>>, S
         .collect()
 }
 
-/// Flushes `index` and reads back every page of the device's footprint.
-fn flushed_image(mut index: Box<dyn Index>) -> Result<(Storage, Vec<Vec<u8>>), String> {
+/// Flushes `index` and reads back every page of the device's footprint
+/// (beneath the commit layer, through `beneath`).
+fn flushed_image(
+    mut index: Box<dyn Index>,
+    beneath: &SharedDevice,
+) -> Result<(Storage, Vec<Vec<u8>>), String> {
     index.flush().map_err(|e| e.to_string())?;
-    let mut storage = index.into_storage();
-    let Storage::Pages(dev) = &mut storage else {
-        return Err("not a logical-page device".into());
-    };
+    let storage = index.into_storage();
+    let mut dev = beneath.clone();
     let footprint = dev
         .info()
         .footprint_pages
         .ok_or("the device does not report its footprint (use an FTL profile)")?;
-    let image = pages_of(dev.as_mut(), footprint)?;
+    let image = pages_of(&mut dev, footprint)?;
     Ok((storage, image))
 }
 
@@ -128,10 +131,11 @@ fn ask(index: &mut dyn Index, oracle: &BTreeSet<(u64, u64)>) -> Answer {
 /// Runs the damage test (module doc) on `c`'s index and device. The device
 /// must be a logical-page one (an FTL or a file).
 pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
-    let storage = c.device.build().map_err(|e| e.to_string())?;
-    if matches!(storage, Storage::Raw(_)) {
+    let Storage::Pages(dev) = c.device.make_plain(false).map_err(|e| e.to_string())? else {
         return Err("damage tests work on logical pages: use an FTL profile or file:PATH".into());
-    }
+    };
+    let beneath = SharedDevice::new(dev);
+    let storage = atomic(c, Storage::Pages(Box::new(beneath.clone())))?;
     let mut index =
         registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     let ops: Vec<CrashOp> = workload(c)
@@ -144,15 +148,17 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
         op.run_on(index.as_mut()).map_err(|e| e.to_string())?;
         op.apply(&mut oracle);
     }
-    let (storage, earlier) = flushed_image(index)?;
+    let (storage, earlier) = flushed_image(index, &beneath)?;
     let mut index =
         registry::open(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in &ops[half..] {
         op.run_on(index.as_mut()).map_err(|e| e.to_string())?;
         op.apply(&mut oracle);
     }
-    let (storage, image) = flushed_image(index)?;
+    let (storage, image) = flushed_image(index, &beneath)?;
+    // A file is locked while any handle is open.
     drop(storage);
+    drop(beneath);
     let footprint = image.len() as u64;
     let mut summary = DamageSummary {
         pages: footprint,
@@ -220,8 +226,7 @@ fn damaged(
     oracle: &BTreeSet<(u64, u64)>,
 ) -> Result<Answer, String> {
     let run = || -> Result<Answer, String> {
-        let mut storage = c.device.build().map_err(|e| e.to_string())?;
-        let Storage::Pages(dev) = &mut storage else {
+        let Storage::Pages(mut dev) = c.device.make_plain(false).map_err(|e| e.to_string())? else {
             return Err("not a logical-page device".into());
         };
         for (p, bytes) in image.iter().enumerate() {
@@ -234,6 +239,10 @@ fn damaged(
                 (false, _) => dev.write(p, 0, bytes).map_err(|e| e.to_string())?,
             }
         }
+        let storage = match atomic(c, Storage::Pages(dev)) {
+            Ok(s) => s,
+            Err(_) => return Ok(Answer::Detected),
+        };
         let mut index = match registry::open(&c.index, storage, c.memory, params(c)?) {
             Ok(i) => i,
             Err(_) => return Ok(Answer::Detected),

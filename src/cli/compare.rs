@@ -87,7 +87,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         workload.workload = Some("mbtree".into());
         workload.ops.get_or_insert(100_000);
     }
-    let (spec, sized) = sizing::size_to_work(&spec, &configs, &workload, mem, fill)?;
+    let (spec, sized) = sizing::size_to_work(&spec, &configs, &workload, mem, fill, None)?;
     let mut reports = Vec::new();
     for (name, cfg) in &configs {
         let mut index = build_index(cfg, &spec, mem, false)?;

@@ -190,7 +190,8 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
     let mem = memory(&a.memory)?;
     let fill = sizing::check_fill(a.fill)?;
     let configs = [(compare::label(&a.index), a.index.clone())];
-    let (spec, sized) = sizing::size_to_work(&spec, &configs, &a.workload, mem, fill)?;
+    let (spec, sized) =
+        sizing::size_to_work(&spec, &configs, &a.workload, mem, fill, a.flush_every)?;
     let mut index = build_index(&a.index, &spec, mem, a.open)?;
     let options = RunOptions {
         verify: a.verify,

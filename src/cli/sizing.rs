@@ -82,6 +82,7 @@ pub fn size_to_work(
     workload: &WorkloadArgs,
     memory: usize,
     fill: f64,
+    flush_every: Option<u64>,
 ) -> CliResult<(DeviceSpec, Option<Sizing>)> {
     if spec.target != Target::Ftl || spec.explicit_size {
         return Ok((spec.clone(), None));
@@ -92,6 +93,9 @@ pub fn size_to_work(
         let options = RunOptions {
             quiet: true,
             final_flush: true,
+            // Flushes move the footprint: over the commit layer each one
+            // keeps the shadows of what changed since the previous.
+            flush_every,
             index: describe(cfg),
             memory_budget: memory as u64,
             ..RunOptions::default()

@@ -613,6 +613,13 @@ impl BlockDevice for Shadow {
     }
     fn info(&self) -> DeviceInfo {
         let mut i = self.inner.info();
+        // What a device sized to the work must offer: the logical pages the
+        // index reached plus the layer's reserve, or the pages used beneath
+        // (shadows included), whichever is more.
+        let reached = self.entries.len() as u64;
+        let logical_reach =
+            reached + FIRST_DATA + 2 * map_pages(reached, self.per_map_page, self.levels);
+        i.footprint_pages = Some(i.footprint_pages.unwrap_or(0).max(logical_reach));
         i.capacity_pages = self.capacity;
         i.notes.push(format!(
             "shadow paging: atomic commit at every flush, checksummed page map of {} levels (generation {})",

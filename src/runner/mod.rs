@@ -156,6 +156,7 @@ impl Accum {
         s.physical_writes += d.physical_writes;
         s.erases += d.erases;
         s.gc_copies += d.gc_copies;
+        s.durability_writes += d.durability_writes;
         s.time_us += d.time_us;
         s.energy_uj += d.energy_uj;
         self.count += 1;
@@ -175,6 +176,7 @@ impl Accum {
             logical_writes: s.logical_writes,
             erases: s.erases,
             gc_copies: s.gc_copies,
+            durability_writes: s.durability_writes,
             time_us: s.time_us,
             energy_uj: s.energy_uj,
             page_reads_per_op: s.physical_reads as f64 / n,

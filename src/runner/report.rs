@@ -34,6 +34,9 @@ pub struct OpCost {
     pub logical_writes: u64,
     pub erases: u64,
     pub gc_copies: u64,
+    /// Pages the commit layer wrote for itself (map pages, commit records):
+    /// what durability costs, apart from the index's writes.
+    pub durability_writes: u64,
     pub time_us: f64,
     pub energy_uj: f64,
     pub page_reads_per_op: f64,
@@ -53,6 +56,11 @@ pub struct DeviceReport {
     pub physical_writes: u64,
     pub erases: u64,
     pub gc_copies: u64,
+    /// Pages the commit layer wrote for itself (`src/device/shadow.rs`).
+    pub durability_writes: u64,
+    /// Pages the commit layer read for itself (the map at open, the rest of
+    /// a partly written page).
+    pub durability_reads: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
     pub physical_bytes_read: u64,
@@ -73,6 +81,8 @@ impl DeviceReport {
             physical_writes: s.physical_writes,
             erases: s.erases,
             gc_copies: s.gc_copies,
+            durability_writes: s.durability_writes,
+            durability_reads: s.durability_reads,
             bytes_read: s.bytes_read,
             bytes_written: s.bytes_written,
             physical_bytes_read: s.physical_bytes_read,

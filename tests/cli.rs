@@ -373,6 +373,49 @@ fn the_main_job_shows_garbage_collection_and_a_ranking() {
     }
 }
 
+/// Over the commit layer the table charges its map and meta pages as their
+/// own column, and the chip's writes are the sum of the three columns.
+#[test]
+fn compare_counts_durability_writes_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = flashix(&[
+        "compare",
+        "--quiet",
+        "--indexes",
+        "btree:cache=lru,mbtree",
+        "--ops",
+        "3000",
+        "--device-set",
+        "atomic=true",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("durability writes"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    for r in json.as_array().unwrap() {
+        let d = &r["device_stats"];
+        let n = |k: &str| d[k].as_u64().unwrap();
+        assert!(n("durability_writes") > 0, "{d}");
+        assert_eq!(
+            n("physical_writes"),
+            n("logical_writes") + n("durability_writes") + n("gc_copies"),
+            "{d}"
+        );
+        assert_eq!(
+            r["by_op"]["flush"]["durability_writes"].as_u64().unwrap(),
+            n("durability_writes"),
+            "one commit, at the final flush: {r}"
+        );
+    }
+}
+
 /// `run` sizes the FTL device to the work unless the user chose a size,
 /// and refuses a fill that is no share.
 #[test]

@@ -16,7 +16,7 @@ fn raw(blocks: &str) -> Storage {
 #[test]
 fn the_log_switches_halves_and_keeps_every_entry() {
     let params = Params::parse(["fanout=8", "cache=lru"]).unwrap();
-    let mut t = registry::create("btree", raw("9"), 1024, params).unwrap();
+    let mut t = registry::create("btree", raw("11"), 1024, params).unwrap();
     for i in 0..3000u64 {
         t.insert(i * 7 % 1000, i).unwrap();
     }
@@ -63,7 +63,7 @@ fn node_reads_cost_only_the_nodes_bytes() {
 #[test]
 fn a_log_too_small_for_the_tree_is_a_clear_error() {
     let params = Params::parse(["fanout=8", "cache=none"]).unwrap();
-    let mut t = registry::create("btree", raw("3"), 1024, params).unwrap();
+    let mut t = registry::create("btree", raw("5"), 1024, params).unwrap();
     let mut err = None;
     for i in 0..100_000u64 {
         if let Err(e) = t.insert(i, i) {

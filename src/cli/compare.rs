@@ -6,7 +6,9 @@
 //! index that keeps work buffered (MB-Tree's batch buffer, BFTL's
 //! reservation buffer) pays for it. The default device is sized to the work
 //! ([`super::sizing`]), so garbage collection shows in the counts: writes
-//! are given as the index asked for them (`writes (index)`), as garbage
+//! are given as the index asked for them (`writes (index)`), as the commit
+//! layer added them for durability (`durability writes`: its map and meta
+//! pages, on a file or with `--device-set atomic=true`), as garbage
 //! collection added them (`GC copies`) and as the chip programmed them
 //! (`writes (chip)`, the sum), beside erases and write amplification.
 //!
@@ -152,7 +154,7 @@ fn two(v: f64) -> String {
 
 /// The columns of `compare`. Writes come three ways: what the index asked
 /// for, what garbage collection copied, and what the chip programmed.
-const COLUMNS: [Column; 11] = [
+const COLUMNS: [Column; 12] = [
     Column {
         name: "reads (chip)",
         value: |r| r.device_stats.physical_reads as f64,
@@ -166,6 +168,13 @@ const COLUMNS: [Column; 11] = [
     Column {
         name: "GC copies",
         value: |r| r.device_stats.gc_copies as f64,
+        text: count,
+    },
+    Column {
+        // Map and meta pages of the commit layer (`--device-set
+        // atomic=true`, and every file): what durability costs.
+        name: "durability writes",
+        value: |r| r.device_stats.durability_writes as f64,
         text: count,
     },
     Column {
@@ -248,7 +257,8 @@ pub fn compare_table(reports: &[(String, Report)]) -> String {
     }
     format!(
         "{t}\n* best (lowest) in its column; counts are the device's over the whole run \
-         (preload and final flush included); writes (chip) = writes (index) + GC copies"
+         (preload and final flush included); writes (chip) = writes (index) + durability writes \
+         + GC copies"
     )
 }
 

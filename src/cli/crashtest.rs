@@ -2,6 +2,7 @@
 //! [`crate::runner::crash`] and [`crate::runner::damage`] for users, one
 //! summary line per index and device, non-zero exit on any failure.
 
+use crate::device::profile::Target;
 use crate::device::DeviceSpec;
 use crate::index::registry;
 use crate::runner::crash::{crash_test, CrashConfig};
@@ -51,7 +52,16 @@ impl Plan {
             index: name.to_string(),
             params: a.set.clone(),
             memory: self.memory,
-            device: DeviceSpec::parse(device, &self.sets)?,
+            device: {
+                let mut spec = DeviceSpec::parse(device, &self.sets)?;
+                // The harness checks the contract, which an FTL keeps through
+                // the commit layer; `--device-set atomic=false` tests the
+                // bare FTL (the paper experiments' setting).
+                if spec.target == Target::Ftl && !self.sets.iter().any(|(k, _)| k == "atomic") {
+                    spec.atomic = true;
+                }
+                spec
+            },
             ops: a.ops,
             keys: (a.ops as u64 / 2).max(1),
             flush_every: a.flush_every,

@@ -11,6 +11,7 @@ pub mod delta;
 pub mod log_store;
 pub mod page;
 pub mod store;
+pub(crate) mod superblock_log;
 pub mod walk;
 
 pub use cache::{CachePolicy, Evicted, NodeCache};

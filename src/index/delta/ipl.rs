@@ -112,19 +112,18 @@ use std::collections::HashMap;
 use crate::device::{DeviceError, Storage};
 use crate::index::{IndexError, IndexStats};
 use crate::node::delta::{self, Delta, FIRST_RECORD};
-use crate::node::page::FRAME_HEADER;
-use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::store::IdAllocator;
+use crate::node::superblock_log::{superblock_bytes, SuperblockLog, SUPERBLOCK_UNITS};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
 use super::STATE_BYTES;
 
 const NOWHERE: u32 = u32::MAX;
-/// Units 0, 1 and 2 hold the superblock log (see `write_superblock`).
-const FIRST_UNIT: u32 = 3;
-/// The superblock's state: the shared part (units reserved, sequence
-/// bound), then the superblock counter.
-const SUPER_STATE_BYTES: usize = STATE_BYTES + 8;
-const SUPERBLOCK_BYTES: usize = FRAME_HEADER + META_BYTES + SUPER_STATE_BYTES;
+/// Units 0, 1 and 2 hold the superblock log ([`SuperblockLog`]).
+const FIRST_UNIT: u32 = SUPERBLOCK_UNITS;
+/// A superblock whose state is the shared part (units reserved, sequence
+/// bound); the log appends its counter.
+const SUPERBLOCK_BYTES: usize = superblock_bytes(STATE_BYTES);
 /// The sequence bound of a superblock whose state was given up for room.
 const GIVEN_UP: u64 = 0;
 /// Fresh units reserved beyond the one asked for (at least; a quarter more
@@ -234,11 +233,8 @@ pub struct IplStore {
     tick: u64,
     seq: u64,
     ids: IdAllocator,
-    /// The superblock unit being filled, and its next page.
-    meta_unit: u32,
-    meta_next: u64,
-    /// Counter of the next superblock.
-    super_counter: u64,
+    /// Where the next superblock goes.
+    superblocks: SuperblockLog,
     slot_buf: Vec<u8>,
     page_buf: Vec<u8>,
     /// A whole page for programs of fewer bytes over logical pages.
@@ -345,9 +341,7 @@ impl IplStore {
             tick: 0,
             seq: 1,
             ids: IdAllocator::default(),
-            meta_unit: 0,
-            meta_next: 0,
-            super_counter: 1,
+            superblocks: SuperblockLog::new(unit_pages),
             slot_buf: vec![0u8; node_pages as usize * page_size],
             page_buf: vec![0u8; page_size],
             pad_buf: vec![0xFFu8; page_size],

@@ -7,10 +7,9 @@
 use crate::index::IndexError;
 use crate::node::{Node, NodeId, TreeMeta};
 
-use super::super::{encode_state, STATE_BYTES};
+use super::super::encode_state;
 use super::{
     full, IplStore, Place, UnitState, FIRST_UNIT, GIVEN_UP, NOWHERE, NO_PLACE, SUPERBLOCK_BYTES,
-    SUPER_STATE_BYTES,
 };
 
 impl IplStore {
@@ -25,24 +24,16 @@ impl IplStore {
         bound: u64,
         reserved: u32,
     ) -> Result<(), IndexError> {
-        if self.meta_next >= self.unit_pages {
-            // Unit 0 is never erased: its first page is where every open
-            // probes the layout (`reopen::probe`). Units 1 and 2 then take
-            // turns; the one left holds only older superblocks.
-            let other = if self.meta_unit == 1 { 2 } else { 1 };
-            self.erase(other)?;
-            self.meta_unit = other;
-            self.meta_next = 0;
+        // Units 1 and 2 take turns once unit 0 is full (unit 0 keeps the
+        // first superblock, where every open probes the layout).
+        let (page, erase) = self.superblocks.take_page();
+        if let Some(unit) = erase {
+            self.erase(unit)?;
         }
-        let mut state = [0u8; SUPER_STATE_BYTES];
-        state[..STATE_BYTES].copy_from_slice(&encode_state(reserved, bound));
-        state[STATE_BYTES..].copy_from_slice(&self.super_counter.to_le_bytes());
         let mut buf = [0u8; SUPERBLOCK_BYTES];
-        let len = meta.seal_superblock(&state, &mut buf);
-        let page = self.meta_unit as u64 * self.unit_pages + self.meta_next;
-        // Counted as used first: a failed program may have left bytes.
-        self.meta_next += 1;
-        self.super_counter += 1;
+        let len = self
+            .superblocks
+            .seal(meta, &encode_state(reserved, bound), &mut buf);
         self.program(page, &buf[..len])
     }
 

@@ -22,9 +22,8 @@ use crate::node::store::IdAllocator;
 use crate::node::{NodeId, NodeLayout, TreeMeta};
 
 use super::super::{check_node_size, decode_state};
-use super::{
-    Durable, IplStore, UnitState, FIRST_UNIT, GIVEN_UP, NOWHERE, STATE_BYTES, SUPER_STATE_BYTES,
-};
+use super::{Durable, IplStore, UnitState, FIRST_UNIT, GIVEN_UP, NOWHERE, STATE_BYTES};
+use crate::node::superblock_log::SuperblockLog;
 
 /// What a slot or a log sector holds, as open sees it.
 enum Seen {
@@ -86,8 +85,7 @@ struct Found {
     meta: TreeMeta,
     reserved: u32,
     bound: u64,
-    counter: u64,
-    unit: u32,
+    page: u64,
 }
 
 fn corrupt(page: u64, detail: String) -> IndexError {
@@ -204,13 +202,13 @@ impl IplStore {
         check_node_size(&found.meta, self.layout)?;
         if found.reserved < FIRST_UNIT || found.reserved > self.unit_count {
             return Err(corrupt(
-                found.unit as u64 * self.unit_pages,
+                found.page,
                 format!("IPL units reserved {} out of range", found.reserved),
             ));
         }
         if found.bound == GIVEN_UP {
             return Err(corrupt(
-                found.unit as u64 * self.unit_pages,
+                found.page,
                 "IPL gave up the state of the last flush for room (the device filled before the \
                  next flush), and the power went before that flush"
                     .into(),
@@ -226,53 +224,22 @@ impl IplStore {
         Ok(Some(found.meta))
     }
 
-    /// Scans both superblock units; sets where the next superblock goes.
+    /// Scans the superblock units; sets where the next superblock goes.
     fn find_superblock(&mut self) -> Result<Option<Found>, IndexError> {
-        let mut best: Option<Found> = None;
-        let mut last_written = [None; FIRST_UNIT as usize];
-        let mut top = 0;
-        let mut buf = std::mem::take(&mut self.page_buf);
-        let mut result = Ok(());
-        'scan: for unit in 0..FIRST_UNIT {
-            for i in 0..self.unit_pages {
-                let p = unit as u64 * self.unit_pages + i;
-                if let Err(e) = self.read_page(p, 0, &mut buf) {
-                    result = Err(e);
-                    break 'scan;
-                }
-                match TreeMeta::open_superblock(&buf, p, SUPER_STATE_BYTES) {
-                    Ok(None) => {}
-                    // Torn or damaged: skipped, and never programmed again.
-                    Err(_) => last_written[unit as usize] = Some(i),
-                    Ok(Some((meta, state))) => {
-                        last_written[unit as usize] = Some(i);
-                        let (reserved, bound) = decode_state(&state[..STATE_BYTES]);
-                        let mut c = [0u8; 8];
-                        c.copy_from_slice(&state[STATE_BYTES..SUPER_STATE_BYTES]);
-                        let counter = u64::from_le_bytes(c);
-                        top = top.max(counter);
-                        if best.as_ref().is_none_or(|b| counter > b.counter) {
-                            best = Some(Found {
-                                meta,
-                                reserved,
-                                bound,
-                                counter,
-                                unit,
-                            });
-                        }
-                    }
-                }
+        let (unit_pages, page_size) = (self.unit_pages, self.page_size);
+        let (log, newest) = SuperblockLog::scan(unit_pages, page_size, STATE_BYTES, |p, buf| {
+            self.read_page(p, 0, buf)
+        })?;
+        self.superblocks = log;
+        Ok(newest.map(|n| {
+            let (reserved, bound) = decode_state(&n.state);
+            Found {
+                meta: n.meta,
+                reserved,
+                bound,
+                page: n.page,
             }
-        }
-        self.page_buf = buf;
-        result?;
-        let Some(found) = best else {
-            return Ok(None);
-        };
-        self.meta_unit = found.unit;
-        self.meta_next = last_written[found.unit as usize].map_or(0, |i| i + 1);
-        self.super_counter = top + 1;
-        Ok(Some(found))
+        }))
     }
 
     fn see_slot(&mut self, unit: u32, slot: u16, bound: u64) -> Result<Seen, IndexError> {

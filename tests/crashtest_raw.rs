@@ -1,20 +1,29 @@
-//! IPL on a raw chip keeps the durability contract at every power cut
+//! The stores that manage a raw chip's erase blocks themselves, IPL and the
+//! B+-tree's node log, keep the durability contract at every power cut
 //! (`src/runner/crash.rs`): cut at every early write and at seeded random
 //! ones, torn and not, the reopened chip holds the state of the last
 //! completed flush followed by a prefix of the operations after it. The
-//! workloads are checked to merge erase units, close units and reserve
-//! fresh ones, so that the cuts land in every kind of write IPL makes.
+//! workloads are checked to reach every kind of write each store makes:
+//! IPL's merges, closed units and reserved units; the node log's switches
+//! of halves, copies of durable versions and superblock unit turns.
 
 use std::collections::BTreeSet;
 
 use flashix::device::fault::{FaultPlan, FaultyFlash, SharedChip};
-use flashix::device::{DeviceSpec, Nand, Storage};
-use flashix::index::{registry, Params};
+use flashix::device::{DeviceError, DeviceSpec, Nand, Storage};
+use flashix::index::{registry, IndexError, Params};
 use flashix::runner::crash::{crash_test, judge, workload, CrashConfig, CrashOp, Verdict};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-fn config(device: &str, params: &[&str], ops: usize, flush_every: usize, seed: u64) -> CrashConfig {
+fn config(
+    index: &str,
+    device: &str,
+    params: &[&str],
+    ops: usize,
+    flush_every: usize,
+    seed: u64,
+) -> CrashConfig {
     let (device, blocks) = device.split_once('@').unwrap_or((device, ""));
     let sets: Vec<(String, String)> = if blocks.is_empty() {
         Vec::new()
@@ -22,7 +31,7 @@ fn config(device: &str, params: &[&str], ops: usize, flush_every: usize, seed: u
         vec![("blocks".into(), blocks.into())]
     };
     CrashConfig {
-        index: "ipl".into(),
+        index: index.into(),
         params: params.iter().map(|s| s.to_string()).collect(),
         memory: 16 << 10,
         device: DeviceSpec::parse(device, &sets).unwrap(),
@@ -33,12 +42,12 @@ fn config(device: &str, params: &[&str], ops: usize, flush_every: usize, seed: u
     }
 }
 
-/// IPL's counters after the uncut workload.
+/// The index's counters after the uncut workload.
 fn uncut_stats(c: &CrashConfig) -> flashix::index::IndexStats {
     let nand = Nand::new(&c.device.name, c.device.geometry, c.device.cost).unwrap();
     let params = Params::parse(c.params.iter().map(String::as_str)).unwrap();
     let mut index =
-        registry::create("ipl", Storage::Raw(Box::new(nand)), c.memory, params).unwrap();
+        registry::create(&c.index, Storage::Raw(Box::new(nand)), c.memory, params).unwrap();
     for op in workload(c) {
         op.run_on(index.as_mut()).unwrap();
     }
@@ -68,7 +77,7 @@ fn no_failures(c: &CrashConfig, scenarios: u64) {
 fn the_default_workload_survives_every_cut() {
     // `flashix crashtest --index ipl`'s defaults: 1,000 operations, a flush
     // every 50.
-    let c = config("raw:slc-small", &[], 1000, 50, 42);
+    let c = config("ipl", "raw:slc-small", &[], 1000, 50, 42);
     let s = uncut_stats(&c);
     assert!(stat(&s, "ipl_merges") > 0.0, "{s:?}");
     no_failures(&c, 1000);
@@ -79,6 +88,7 @@ fn frequent_merges_survive_every_cut() {
     // One log sector a node and one log buffer: nearly every change to
     // another node merges a unit, between flushes and across them.
     let c = config(
+        "ipl",
         "raw:slc-small",
         &["max_deltas=1", "log_buffers=1", "fanout=8"],
         600,
@@ -94,7 +104,7 @@ fn frequent_merges_survive_every_cut() {
 #[test]
 fn a_flush_after_every_operation_on_the_byte_level_part() {
     // Superblocks fill their units and move on to the next (page 0 stays).
-    let c = config("raw:toshiba-byte", &["max_deltas=2"], 300, 1, 5);
+    let c = config("ipl", "raw:toshiba-byte", &["max_deltas=2"], 300, 1, 5);
     let s = uncut_stats(&c);
     assert!(stat(&s, "ipl_merges") > 0.0, "{s:?}");
     no_failures(&c, 500);
@@ -106,6 +116,7 @@ fn units_closed_and_reclaimed_on_a_small_chip_survive_every_cut() {
     // long stretches between flushes leave durable versions no slot, so
     // merged units are closed, and full units are reclaimed.
     let c = config(
+        "ipl",
         "raw:slc-small@8",
         &[
             "fanout=8",
@@ -143,19 +154,39 @@ fn random_op(live: &BTreeSet<(u64, u64)>, rng: &mut Xoshiro256PlusPlus, next: &m
 }
 
 #[test]
-fn power_cuts_in_a_row_on_one_chip() {
+fn ipl_power_cuts_in_a_row_on_one_chip() {
     // Each session opens what the last cut left (merging the units holding
-    // what the cut left unflushed), works on, and is cut again: every
-    // reopen holds the last flush's state and a prefix of what followed.
-    let set = ["fanout=8", "max_deltas=2", "log_buffers=2"];
-    let params = || Params::parse(set).unwrap();
+    // what the cut left unflushed), works on, and is cut again.
+    power_cuts_in_a_row("ipl", &["fanout=8", "max_deltas=2", "log_buffers=2"], &[]);
+}
+
+#[test]
+fn node_log_power_cuts_in_a_row_on_one_chip() {
+    // Each session opens what the last cut left (recovering into the other
+    // half when the cut left pages after the durable head), works on, and
+    // is cut again; a small log switches halves within a session.
+    power_cuts_in_a_row(
+        "btree",
+        &["fanout=8", "cache=lru", "log_blocks=2"],
+        &[("blocks", "8")],
+    );
+}
+
+/// Chains of sessions on one chip, each cut at a random write: every
+/// reopen holds the last flush's state and a prefix of what followed.
+fn power_cuts_in_a_row(index: &str, set: &[&str], device_sets: &[(&str, &str)]) {
+    let params = || Params::parse(set.iter().copied()).unwrap();
+    let sets: Vec<(String, String)> = device_sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let memory = 8 << 10;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     let mut value = 0u64;
     let mut reopened = 0;
     for chain in 0..1000 {
         let profile = ["raw:slc-small", "raw:toshiba-byte"][chain % 2];
-        let spec = DeviceSpec::parse(profile, &[]).unwrap();
+        let spec = DeviceSpec::parse(profile, &sets).unwrap();
         let every = rng.random_range(3..40);
         let chip = SharedChip::new(Nand::new(&spec.name, spec.geometry, spec.cost).unwrap());
         let mut state: BTreeSet<(u64, u64)> = BTreeSet::new();
@@ -168,9 +199,9 @@ fn power_cuts_in_a_row_on_one_chip() {
             };
             let storage = Storage::Raw(Box::new(FaultyFlash::new(chip.clone(), plan)));
             let made = if session == 0 {
-                registry::create("ipl", storage, memory, params())
+                registry::create(index, storage, memory, params())
             } else {
-                registry::open("ipl", storage, memory, params())
+                registry::open(index, storage, memory, params())
             };
             let mut durable = state.clone();
             let mut live = state.clone();
@@ -185,7 +216,14 @@ fn power_cuts_in_a_row_on_one_chip() {
                     let done = op.run_on(index.as_mut());
                     op.apply(&mut live);
                     after.push(op);
-                    if done.is_err() {
+                    if let Err(e) = done {
+                        // Only the cut (or a full chip) stops a session: a
+                        // reopened store writes on where the cut left it.
+                        let cut = matches!(
+                            e,
+                            IndexError::Device(DeviceError::PowerLost | DeviceError::Full { .. })
+                        );
+                        assert!(cut, "chain {chain} session {session}: {e}");
                         break;
                     }
                     if op == CrashOp::Flush {
@@ -196,7 +234,7 @@ fn power_cuts_in_a_row_on_one_chip() {
                 }
             }
             let storage = Storage::Raw(Box::new(chip.clone()));
-            let mut index = match registry::open("ipl", storage, memory, params()) {
+            let mut index = match registry::open(index, storage, memory, params()) {
                 Ok(index) => index,
                 Err(e) => {
                     assert!(!flushed, "chain {chain} session {session}: reopen: {e}");
@@ -216,4 +254,32 @@ fn power_cuts_in_a_row_on_one_chip() {
         }
     }
     assert!(reopened > 4000, "{reopened}");
+}
+
+#[test]
+fn node_log_default_workload_survives_every_cut() {
+    // `flashix crashtest --index btree --device raw:slc-small`'s defaults.
+    let c = config("btree", "raw:slc-small@256", &[], 1000, 50, 42);
+    no_failures(&c, 1000);
+}
+
+#[test]
+fn node_log_switches_survive_every_cut() {
+    // Two blocks a half on an eight-block chip: the log switches halves
+    // many times between flushes and across them, copying durable
+    // versions, and the superblocks turn over their units.
+    for (every, seed) in [(7, 3), (40, 8), (150, 21)] {
+        let c = config(
+            "btree",
+            "raw:slc-small@8",
+            &["fanout=8", "cache=none", "log_blocks=2"],
+            800,
+            every,
+            seed,
+        );
+        let s = uncut_stats(&c);
+        assert!(stat(&s, "node_log_switches") >= 3.0, "{s:?}");
+        assert!(stat(&s, "node_log_durable_copies") > 0.0, "{s:?}");
+        no_failures(&c, 1000);
+    }
 }

@@ -1,6 +1,7 @@
 //! The list of experiments, and how their runs execute. The definitions
 //! live one file per paper (`mbtree.rs`, `bftl.rs`, `lat.rs`), and the
-//! FTL's own check in `ftl.rs`.
+//! FTL's own check in `ftl.rs`, and what durability costs in
+//! `durability.rs`.
 
 use crate::device::DeviceSpec;
 use crate::index::{registry, Params as IndexParams};
@@ -8,6 +9,7 @@ use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::workload::preset;
 
 use super::bftl::{bftl_fig10, bftl_fig11, bftl_fig12, bftl_table2};
+use super::durability::durability_cost;
 use super::ftl::{ftl_overwrite_run, ftl_wa};
 pub use super::ftl::{model_valid_fraction, model_write_amplification};
 use super::lat::{lat_fig12b, lat_fig6, lat_fig6_fanout};
@@ -30,6 +32,7 @@ pub fn experiments() -> Vec<Experiment> {
         mbtree_fig16_17(),
         mbtree_fig18(),
         ftl_wa(),
+        durability_cost(),
     ]
 }
 
@@ -112,6 +115,11 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         seed,
     )
     .map_err(|e| e.to_string())?;
+    let flush_every = params
+        .get("flush_every")
+        .map(|v| v.parse::<u64>())
+        .transpose()
+        .map_err(|_| "flush_every is not a number")?;
     let options = RunOptions {
         quiet: true,
         index: IndexDescription {
@@ -119,6 +127,8 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
             params: sets.into_iter().collect(),
         },
         memory_budget: memory as u64,
+        flush_every,
+        final_flush: params.get("final_flush").map(String::as_str) == Some("true"),
         ..RunOptions::default()
     };
     let report =
@@ -188,6 +198,12 @@ pub fn report_metrics(r: &Report) -> Metrics {
         r.device_stats.write_amplification,
     );
     m.insert("memory_peak_bytes".into(), r.memory_peak_bytes as f64);
+    let d = &r.device_stats;
+    m.insert("durability_writes".into(), d.durability_writes as f64);
+    m.insert(
+        "durability_share".into(),
+        d.durability_writes as f64 / d.physical_writes.max(1) as f64,
+    );
     m.insert("energy_j".into(), r.device_stats.energy_uj / 1e6);
     m.insert("measured_energy_j".into(), r.energy_uj / 1e6);
     m.insert("flash_bytes_used".into(), r.flash_bytes_used as f64);

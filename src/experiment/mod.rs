@@ -18,6 +18,7 @@
 
 mod bftl;
 pub mod defs;
+mod durability;
 mod ftl;
 pub mod glyphs;
 mod lat;

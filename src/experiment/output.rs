@@ -105,6 +105,43 @@ pub fn csv(results: &[RunOutcome]) -> String {
     out
 }
 
+/// What a report shows of the measurements: the published-vs-measured
+/// table, or, for an experiment that reproduces no published number, the
+/// first panel's metric for every series and axis value.
+fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String {
+    if !exp.published.is_empty() {
+        return comparison_table(&comparisons(exp, results));
+    }
+    let Some(panel) = exp.panels.first() else {
+        return String::new();
+    };
+    let mut xs: Vec<&str> = Vec::new();
+    for r in results {
+        if !xs.contains(&r.run.x.as_str()) {
+            xs.push(&r.run.x);
+        }
+    }
+    let mut out = format!("| {} \\ {} |", panel.label, exp.axis.label);
+    for x in &xs {
+        let _ = write!(out, " {x} |");
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(xs.len()));
+    out.push('\n');
+    for s in &exp.series {
+        let _ = write!(out, "| {} |", s.name);
+        for x in &xs {
+            let v = results
+                .iter()
+                .find(|r| r.run.series == s.name && r.run.x == *x)
+                .and_then(|r| r.metrics.get(panel.metric));
+            let _ = write!(out, " {} |", v.map_or("—".into(), |&v| table_num(v)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The published-vs-measured table in Markdown.
 pub fn comparison_table(rows: &[Comparison]) -> String {
     let mut out = String::from("| headline | source | published | measured | measured / published |\n|---|---|---|---|---|\n");
@@ -177,11 +214,12 @@ pub fn write_all(
         }
     );
     let _ = writeln!(md, "![{}]({}.png)\n", exp.id, exp.id);
-    let _ = writeln!(
-        md,
-        "## Published vs measured\n\n{}",
-        comparison_table(&comparisons(exp, results))
-    );
+    let heading = if exp.published.is_empty() {
+        "Measured"
+    } else {
+        "Published vs measured"
+    };
+    let _ = writeln!(md, "## {heading}\n\n{}", results_table(exp, results));
     let _ = writeln!(md, "{}\n", exp.notes);
     let _ = writeln!(
         md,
@@ -237,7 +275,7 @@ pub fn results_md(
         let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
         let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
         let _ = writeln!(md, "![{}]({})\n", exp.id, rel.display());
-        let _ = writeln!(md, "{}", comparison_table(&comparisons(exp, results)));
+        let _ = writeln!(md, "{}", results_table(exp, results));
         let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
     }
     md

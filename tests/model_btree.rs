@@ -43,6 +43,11 @@ proptest! {
     }
 
     #[test]
+    fn capped_leaves_and_cached_top_levels(ops in ops(400, 200)) {
+        check("btree", &["fanout=6", "leaf_entries=4", "cached_levels=2", "cache=none"], 4096, ftl, &ops)?;
+    }
+
+    #[test]
     fn over_the_ftl(ops in ops(300, 200)) {
         check("btree", &["fanout=4", "cache=mlru"], 2048, ftl, &ops)?;
     }

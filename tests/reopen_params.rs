@@ -89,6 +89,12 @@ fn btree() {
             ("node_bytes=512", "node_bytes", "1024", "512"),
         ],
     );
+    check(
+        "btree",
+        common::ram,
+        &["fanout=21", "leaf_entries=20"],
+        &[("leaf_entries=12", "leaf_entries", "20", "12")],
+    );
 }
 
 #[test]
@@ -100,6 +106,7 @@ fn bftl() {
         &[
             ("value_bytes=4", "value_bytes", "8", "4"),
             ("fanout=16", "node_bytes", "204", "268"),
+            ("leaf_entries=9", "leaf_entries", "11", "9"),
         ],
     );
 }

@@ -71,5 +71,8 @@ pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: boo
     if sized && !size_given {
         params.set("node_bytes", &meta.node_bytes.to_string());
     }
+    if meta.leaf_entries > 0 {
+        agree(params, "leaf_entries", meta.leaf_entries as u64)?;
+    }
     Ok(())
 }

@@ -147,6 +147,30 @@ impl NodeLayout {
         })
     }
 
+    /// This layout with leaves capped at `entries` (at least 3, at most
+    /// what a leaf's bytes hold): a leaf splits when it would pass it.
+    pub fn with_leaf_entries(mut self, entries: usize) -> Result<Self, IndexError> {
+        let fits = Self::with_node_bytes(self.format, self.node_bytes)?.leaf_capacity;
+        if entries < 3 || entries > fits || entries > u8::MAX as usize {
+            return Err(IndexError::Config(format!(
+                "leaf_entries must be 3 to {}, got {entries}",
+                fits.min(u8::MAX as usize)
+            )));
+        }
+        self.leaf_capacity = entries;
+        Ok(self)
+    }
+
+    /// The leaf cap a superblock records: 0 when leaves hold as many
+    /// entries as fit.
+    pub fn leaf_entries_cap(&self) -> u8 {
+        match Self::with_node_bytes(self.format, self.node_bytes) {
+            // Invariant: `with_leaf_entries` keeps a cap at most u8::MAX.
+            Ok(full) if full.leaf_capacity > self.leaf_capacity => self.leaf_capacity as u8,
+            _ => 0,
+        }
+    }
+
     /// The smallest layout whose internal nodes hold `fanout` children.
     pub fn with_fanout(format: EntryFormat, fanout: usize) -> Result<Self, IndexError> {
         if fanout < 3 {

@@ -12,6 +12,7 @@ pub mod log_store;
 pub mod page;
 pub mod store;
 pub(crate) mod superblock_log;
+pub mod top_levels;
 pub mod walk;
 
 pub use cache::{CachePolicy, Evicted, NodeCache};

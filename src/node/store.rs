@@ -29,6 +29,7 @@ use crate::index::{EntryFormat, IndexError};
 
 use super::codec::{Node, NodeId, NodeLayout, NO_NODE};
 use super::page::{self, PageKind, FRAME_HEADER};
+use super::top_levels::TopLevels;
 
 /// What a write changes in a node, for stores that log changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +54,7 @@ pub enum NodeChange {
 /// | 24 | key bytes |
 /// | 25 | value bytes |
 /// | 26 | height (levels; 1 = the root is a leaf) |
-/// | 27 | reserved |
+/// | 27 | most entries a leaf holds, when capped below what fits (0: as many as fit) |
 /// | 28..32 | node bytes |
 /// | 32..36 | root node id |
 /// | 36..40 | next unallocated node id |
@@ -66,6 +67,9 @@ pub struct TreeMeta {
     pub node_bytes: u32,
     pub root: NodeId,
     pub height: u8,
+    /// Most entries a leaf holds, when capped below what its bytes hold
+    /// (`leaf_entries`); 0 when not capped.
+    pub leaf_entries: u8,
     pub next_id: NodeId,
     pub entries: u64,
     pub generation: u64,
@@ -85,6 +89,7 @@ impl TreeMeta {
         out[24] = self.format.key_bytes;
         out[25] = self.format.value_bytes;
         out[26] = self.height;
+        out[27] = self.leaf_entries;
         out[28..32].copy_from_slice(&self.node_bytes.to_le_bytes());
         out[32..36].copy_from_slice(&self.root.to_le_bytes());
         out[36..40].copy_from_slice(&self.next_id.to_le_bytes());
@@ -145,6 +150,7 @@ impl TreeMeta {
             index,
             format,
             height: p[26],
+            leaf_entries: p[27],
             node_bytes: u32_at(28),
             root: u32_at(32),
             next_id: u32_at(36),
@@ -206,6 +212,9 @@ pub trait NodeStore {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The index starts applying a batch of changes (BFTL builds each
+    /// node's logical view once per commit from here on).
+    fn begin_batch(&mut self) {}
     /// The index finished applying a batch of changes (BFTL commits its
     /// delta pool here); in-place stores have nothing to do.
     fn end_batch(&mut self) -> Result<(), IndexError> {
@@ -310,9 +319,19 @@ pub struct PageNodeStore {
     capacity_pages: u64,
     image: Vec<u8>,
     ids: IdAllocator,
+    /// The top levels kept decoded (`cached_levels`, `bftl.md` §5.1);
+    /// writes go through to the device.
+    hot: TopLevels,
 }
 
 impl PageNodeStore {
+    /// Keeps the top `levels` levels of the tree decoded in RAM
+    /// ([`TopLevels`]): their reads cost no device reads.
+    pub fn with_top_levels(mut self, levels: u8) -> Self {
+        self.hot = TopLevels::new(levels);
+        self
+    }
+
     /// A store of nodes of `layout` on `storage`, which must be a
     /// logical-page device.
     pub fn new(storage: Storage, layout: NodeLayout) -> Result<Self, IndexError> {
@@ -340,6 +359,7 @@ impl PageNodeStore {
             capacity_pages,
             image: vec![0u8; node_pages as usize * page_size],
             ids: IdAllocator::default(),
+            hot: TopLevels::new(0),
         })
     }
 
@@ -394,12 +414,22 @@ impl NodeStore for PageNodeStore {
     }
 
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+        if let Some(n) = self.hot.get(id) {
+            node.clone_from(n);
+            return Ok(());
+        }
         let lba = self.load_image(id)?;
         let nb = self.layout.node_bytes;
-        self.layout.decode(&self.image[..nb], lba, node)
+        self.layout.decode(&self.image[..nb], lba, node)?;
+        self.hot.remember(id, node);
+        Ok(())
     }
 
     fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+        if self.hot.get(id).is_some() {
+            // Kept decoded: the tree reads it through `read_node`.
+            return Ok(None);
+        }
         let lba = self.load_image(id)?;
         Ok(Some((&self.image[..self.layout.node_bytes], lba)))
     }
@@ -410,6 +440,7 @@ impl NodeStore for PageNodeStore {
         node: &Node,
         _change: NodeChange,
     ) -> Result<(), IndexError> {
+        self.hot.remember(id, node);
         let lba = self.lba(id);
         let ps = self.page_size;
         let mut image = std::mem::take(&mut self.image);
@@ -452,6 +483,7 @@ impl NodeStore for PageNodeStore {
     }
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+        self.hot.forget(id);
         let lba = self.lba(id);
         for i in 0..self.node_pages {
             self.dev().trim(lba + i)?;
@@ -489,8 +521,16 @@ impl NodeStore for PageNodeStore {
         Ok(self.dev().sync()?)
     }
 
+    fn report(&self, stats: &mut crate::index::IndexStats) {
+        if self.hot.levels() > 0 {
+            stats.set("cached_levels", self.hot.levels() as f64);
+            stats.set("cached_nodes", self.hot.len() as f64);
+        }
+    }
+
     fn memory_bytes(&self) -> usize {
         self.ids.free.len() * std::mem::size_of::<NodeId>()
+            + self.hot.len() * self.layout.node_bytes
     }
 
     fn flash_bytes_used(&self) -> u64 {

@@ -161,6 +161,7 @@ mod tests {
             node_bytes: 64,
             root: 0,
             height: 1,
+            leaf_entries: 0,
             next_id: 1,
             entries: generation,
             generation,

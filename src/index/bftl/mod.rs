@@ -11,8 +11,10 @@
 //! (default 3). Searches look in the reservation buffer first, then in the
 //! tree (§3.4, Fig. 9).
 //!
-//! Parameters: `fanout` or `node_bytes` (the logical B-tree's node; default
-//! one sector), `reservation_buffer`, `compaction_c`, `cached_levels`
+//! Parameters: `fanout` or `node_bytes` (the logical B-tree's node; by
+//! default §4's: fanout Λ + 1, Λ the index units a sector holds, so 21
+//! with 4 + 4-byte entries in 512-byte sectors), `leaf_entries` (default
+//! `fanout − 1`, as §4's nodes hold), `reservation_buffer`, `compaction_c`, `cached_levels`
 //! (default 2: the top two levels of the tree stay in RAM, §5.1's "small
 //! amount of B-Tree nodes in the top levels"), `cache=none|wt-lru` (default
 //! `none`; `wt-lru` gives the memory the reservation buffer leaves to an
@@ -92,8 +94,30 @@ fn options(params: &mut Params) -> Result<BftlOptions> {
 }
 
 impl Bftl {
-    fn layout(o: &BftlOptions, storage: &Storage) -> Result<NodeLayout> {
-        o.layout_of.layout(storage.page_size())
+    /// The logical B-tree's node layout. A new BFTL follows §4, where "a
+    /// B-Tree node fits in a sector" and a node holds `fanout − 1` entries,
+    /// the Λ units a sector holds: with no size given the fanout is Λ + 1,
+    /// and leaves hold `fanout − 1` entries unless `leaf_entries` says
+    /// otherwise (so a compacted node takes one sector, and C = 3 allows
+    /// two touches before the next compaction). An image on open keeps the
+    /// layout its superblock records.
+    fn layout(o: &BftlOptions, storage: &Storage, creating: bool) -> Result<NodeLayout> {
+        let page_size = storage.page_size();
+        let mut opts = o.layout_of;
+        if creating {
+            if !opts.sized() {
+                opts.fanout = Some(store::lambda(opts.format, page_size) + 1);
+            }
+            if opts.leaf_entries.is_none() {
+                let base = opts.layout(page_size)?;
+                let entries = (base.fanout - 1).min(base.leaf_capacity);
+                // The superblock records a cap of at most 255 entries.
+                if entries <= u8::MAX as usize {
+                    opts.leaf_entries = Some(entries);
+                }
+            }
+        }
+        opts.layout(page_size)
     }
 
     /// Checks the budget holds the reservation buffer; returns what is
@@ -114,7 +138,7 @@ impl Bftl {
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let o = options(&mut params)?;
         let tree_memory = Self::check_budget(&o, memory)?;
-        let layout = Self::layout(&o, &storage)?;
+        let layout = Self::layout(&o, &storage, true)?;
         let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
@@ -128,7 +152,7 @@ impl Bftl {
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let o = options(&mut params)?;
         let tree_memory = Self::check_budget(&o, memory)?;
-        let layout = Self::layout(&o, &storage)?;
+        let layout = Self::layout(&o, &storage, false)?;
         let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
         let tree = BTree::open_on(NAME, Box::new(store), tree_memory, o.cache)?;
         Ok(Self::assemble(tree, o.capacity))
@@ -151,6 +175,7 @@ impl Bftl {
         }
         let records = std::mem::take(&mut self.reservation_buffer);
         let mut result = Ok(());
+        self.tree.begin_batch();
         for &(k, v, insert) in &records {
             result = if insert {
                 self.tree.insert(k, v)

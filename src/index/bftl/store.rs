@@ -48,6 +48,7 @@ use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, IndexError, IndexStats};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::top_levels::TopLevels;
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
 const HEADER: usize = 10;
@@ -58,6 +59,15 @@ enum Op {
     Insert = 0,
     Delete = 1,
     Reset = 2,
+    /// A reset and the node's first entry in one unit.
+    ResetInsert = 3,
+}
+
+impl Op {
+    /// Whether the unit starts its node afresh (invariant 1).
+    fn resets(self) -> bool {
+        matches!(self, Op::Reset | Op::ResetInsert)
+    }
 }
 
 /// One index unit.
@@ -67,6 +77,8 @@ struct Unit {
     op: Op,
     key: u64,
     value: u64,
+    /// `parent_node`; a reset-insert unit keeps the node's level here.
+    parent: u32,
     left: u32,
     right: u32,
 }
@@ -103,12 +115,16 @@ pub struct BftlStore {
     buf: Vec<u8>,
     scratch: Vec<Unit>,
     /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
-    /// in RAM". Nodes at the top `cached_levels` levels are kept decoded
-    /// here (their changes still become index units); reads of them cost
+    /// in RAM". Their changes still become index units; reads of them cost
     /// no sector reads.
-    cached_levels: u8,
-    top_level: u8,
-    hot: BTreeMap<NodeId, Node>,
+    hot: TopLevels,
+    /// While a batch is applied: the logical view of every node read or
+    /// written since it began, so that a node the batch touches many times
+    /// is read from its sectors once per commit (§3.3 partitions a batch's
+    /// units by node: each node is visited once). Dropped at the commit.
+    batch_views: Option<BTreeMap<NodeId, Node>>,
+    /// The most views one batch held (RAM a commit needs).
+    most_batch_views: usize,
     pub(crate) compactions: u64,
     pub(crate) sectors_committed: u64,
     pub(crate) units_committed: u64,
@@ -160,9 +176,9 @@ impl BftlStore {
             ids: IdAllocator::default(),
             buf: vec![0u8; sector_size],
             scratch: Vec::new(),
-            cached_levels,
-            top_level: 0,
-            hot: BTreeMap::new(),
+            hot: TopLevels::new(cached_levels),
+            batch_views: None,
+            most_batch_views: 0,
             compactions: 0,
             sectors_committed: 0,
             units_committed: 0,
@@ -182,27 +198,20 @@ impl BftlStore {
         self.lambda
     }
 
-    fn is_hot_level(&self, level: u8) -> bool {
-        self.cached_levels > 0 && level + self.cached_levels > self.top_level
-    }
-
-    /// Keeps (or drops) the RAM copy of `node` per `cached_levels`.
-    fn remember(&mut self, id: NodeId, node: &Node) {
-        if node.level > self.top_level {
-            self.top_level = node.level;
-            let top = self.top_level;
-            let keep = self.cached_levels;
-            self.hot.retain(|_, n| n.level + keep > top);
+    /// Keeps the batch's logical view of `node` (see `batch_views`); the
+    /// hot top levels have their own copy.
+    fn keep_view(&mut self, id: NodeId, node: &Node) {
+        if self.hot.holds(node.level) {
+            return;
         }
-        if self.is_hot_level(node.level) {
-            match self.hot.get_mut(&id) {
+        if let Some(views) = &mut self.batch_views {
+            match views.get_mut(&id) {
                 Some(n) => n.clone_from(node),
                 None => {
-                    self.hot.insert(id, node.clone());
+                    views.insert(id, node.clone());
+                    self.most_batch_views = self.most_batch_views.max(views.len());
                 }
             }
-        } else {
-            self.hot.remove(&id);
         }
     }
 
@@ -217,7 +226,7 @@ impl BftlStore {
         f.put_key(out, u.key);
         f.put_value(&mut out[kb..], u.value);
         let at = kb + vb;
-        out[at..at + 4].copy_from_slice(&NO_NODE.to_le_bytes());
+        out[at..at + 4].copy_from_slice(&u.parent.to_le_bytes());
         out[at + 4..at + 8].copy_from_slice(&u.left.to_le_bytes());
         out[at + 8..at + 12].copy_from_slice(&u.right.to_le_bytes());
         let tag = (u.node & ID_MASK) | ((u.op as u32) << 30);
@@ -234,18 +243,21 @@ impl BftlStore {
             0 => Op::Insert,
             1 => Op::Delete,
             2 => Op::Reset,
-            _ => {
-                return Err(IndexError::Corrupt {
-                    page,
-                    detail: "index unit with an unknown op_flag".into(),
-                })
-            }
+            _ => Op::ResetInsert,
         };
+        let parent = u32_at(at);
+        if op == Op::ResetInsert && parent > u8::MAX as u32 {
+            return Err(IndexError::Corrupt {
+                page,
+                detail: format!("reset-insert unit with level {parent}"),
+            });
+        }
         Ok(Unit {
             node: tag & ID_MASK,
             op,
             key: f.read_key(b),
             value: f.read_value(&b[kb..]),
+            parent,
             left: u32_at(at + 4),
             right: u32_at(at + 8),
         })
@@ -300,7 +312,7 @@ impl BftlStore {
         };
         let mine: Vec<Unit> = units.filter(|u| u.node == id).collect();
         // Units before the last reset are stale (invariant 1).
-        let from = mine.iter().rposition(|u| u.op == Op::Reset).unwrap_or(0);
+        let from = mine.iter().rposition(|u| u.op.resets()).unwrap_or(0);
         for u in mine.into_iter().skip(from) {
             match u.op {
                 Op::Reset => {
@@ -308,6 +320,17 @@ impl BftlStore {
                     node.next = u.right;
                     if u.key > 0 {
                         node.children.push(u.left);
+                    }
+                }
+                Op::ResetInsert => {
+                    // The level is checked at decode (it fits a u8).
+                    node.clear(u.parent as u8);
+                    node.entries.push((u.key, u.value));
+                    if node.is_leaf() {
+                        node.next = u.right;
+                    } else {
+                        node.children.push(u.left);
+                        node.children.push(u.right);
                     }
                 }
                 Op::Insert => {
@@ -339,29 +362,52 @@ impl BftlStore {
         Ok(())
     }
 
-    /// The units that rebuild `node` from nothing.
+    /// The units that rebuild `node` from nothing: one unit per entry, the
+    /// first of which also resets the node (so a node of Λ entries takes
+    /// one sector, and a compacted node leaves its list one sector long).
+    /// An empty node, or an internal one with a right link, takes a reset
+    /// unit of its own first.
     fn full_units(id: NodeId, node: &Node, out: &mut Vec<Unit>) {
-        out.push(Unit {
+        let unit = |op, key, value, parent, left, right| Unit {
             node: id,
-            op: Op::Reset,
-            key: node.level as u64,
-            value: 0,
-            left: node.children.first().copied().unwrap_or(NO_NODE),
-            right: node.next,
-        });
+            op,
+            key,
+            value,
+            parent,
+            left,
+            right,
+        };
+        let first_child = node.children.first().copied().unwrap_or(NO_NODE);
+        let combined = !node.entries.is_empty() && (node.is_leaf() || node.next == NO_NODE);
+        if !combined {
+            out.push(unit(
+                Op::Reset,
+                node.level as u64,
+                0,
+                NO_NODE,
+                first_child,
+                node.next,
+            ));
+        }
         for (i, &(key, value)) in node.entries.iter().enumerate() {
-            out.push(Unit {
-                node: id,
-                op: Op::Insert,
-                key,
-                value,
-                left: NO_NODE,
-                right: if node.is_leaf() {
-                    NO_NODE
-                } else {
-                    node.children[i + 1]
-                },
-            });
+            let right = if node.is_leaf() {
+                NO_NODE
+            } else {
+                node.children[i + 1]
+            };
+            if i == 0 && combined {
+                let right = if node.is_leaf() { node.next } else { right };
+                out.push(unit(
+                    Op::ResetInsert,
+                    key,
+                    value,
+                    node.level as u32,
+                    first_child,
+                    right,
+                ));
+            } else {
+                out.push(unit(Op::Insert, key, value, NO_NODE, NO_NODE, right));
+            }
         }
     }
 
@@ -421,7 +467,7 @@ impl BftlStore {
         self.sectors_committed += 1;
         self.units_committed += units.len() as u64;
         for u in units {
-            if u.op == Op::Reset {
+            if u.op.resets() {
                 // The node starts afresh here: its older sectors are stale.
                 let old = std::mem::take(self.list_mut(u.node));
                 for l in old {
@@ -472,6 +518,7 @@ impl BftlStore {
         let mut pool = std::mem::take(&mut self.pool);
         // Stable: a node's units keep their order.
         pool.sort_by_key(|u| u.node);
+        drop_superseded(&mut pool);
         let sectors = first_fit(&pool, self.lambda);
         self.timestamp = self.timestamp.wrapping_add(1);
         let mut touched: Vec<NodeId> = pool.iter().map(|u| u.node).collect();
@@ -499,9 +546,21 @@ impl BftlStore {
     }
 
     /// Gathers node `id`'s units and rewrites them into the fewest sectors.
+    /// A node the batch visited has its logical view in RAM already (its
+    /// units were collected to build it, and the commit just wrote what the
+    /// batch changed): the compaction writes that view without reading the
+    /// sectors again.
     fn compact(&mut self, id: NodeId) -> Result<(), IndexError> {
         let mut node = Node::default();
-        self.read_committed(id, &mut node)?;
+        let view = self
+            .batch_views
+            .as_ref()
+            .and_then(|v| v.get(&id))
+            .or_else(|| self.hot.get(id));
+        match view {
+            Some(n) => node.clone_from(n),
+            None => self.read_committed(id, &mut node)?,
+        }
         let old = std::mem::take(self.list_mut(id));
         let mut units = std::mem::take(&mut self.scratch);
         units.clear();
@@ -534,6 +593,27 @@ impl BftlStore {
         node.clear(0);
         Self::replay(node, id, units.into_iter().map(|(u, _)| u), first)
     }
+}
+
+/// Drops the units of a batch that a later reset of the same node in the
+/// batch supersedes (invariant 1: they would be stale the moment they are
+/// written). `pool` is grouped by node, each node's units in order.
+fn drop_superseded(pool: &mut Vec<Unit>) {
+    let mut keep = vec![true; pool.len()];
+    let mut start = 0;
+    while start < pool.len() {
+        let node = pool[start].node;
+        let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
+        if let Some(last) = pool[start..end].iter().rposition(|u| u.op.resets()) {
+            keep[start..start + last].fill(false);
+        }
+        start = end;
+    }
+    let mut i = 0;
+    pool.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }
 
 /// FIRST-FIT (§3.3) of the per-node sets of `pool` (units grouped by node,
@@ -572,13 +652,17 @@ impl NodeStore for BftlStore {
     }
 
     fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        if let Some(n) = self.hot.get(&id) {
+        if let Some(n) = self.hot.get(id) {
+            node.clone_from(n);
+            return Ok(());
+        }
+        if let Some(n) = self.batch_views.as_ref().and_then(|v| v.get(&id)) {
             node.clone_from(n);
             return Ok(());
         }
         let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
         // A pending reset makes the committed units stale: skip reading them.
-        let reset_pending = self.pool.iter().any(|u| u.node == id && u.op == Op::Reset);
+        let reset_pending = self.pool.iter().any(|u| u.node == id && u.op.resets());
         if committed && !reset_pending {
             self.read_committed(id, node)?;
         } else {
@@ -597,7 +681,8 @@ impl NodeStore for BftlStore {
             self.pool = pool;
             r?;
         }
-        self.remember(id, node);
+        self.hot.remember(id, node);
+        self.keep_view(id, node);
         Ok(())
     }
 
@@ -607,7 +692,8 @@ impl NodeStore for BftlStore {
         node: &Node,
         change: NodeChange,
     ) -> Result<(), IndexError> {
-        self.remember(id, node);
+        self.hot.remember(id, node);
+        self.keep_view(id, node);
         match change {
             NodeChange::Insert(key, value) => {
                 let right = if node.is_leaf() {
@@ -626,6 +712,7 @@ impl NodeStore for BftlStore {
                     op: Op::Insert,
                     key,
                     value,
+                    parent: NO_NODE,
                     left: NO_NODE,
                     right,
                 });
@@ -635,6 +722,7 @@ impl NodeStore for BftlStore {
                 op: Op::Delete,
                 key,
                 value,
+                parent: NO_NODE,
                 left: NO_NODE,
                 right: NO_NODE,
             }),
@@ -675,7 +763,10 @@ impl NodeStore for BftlStore {
     }
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
-        self.hot.remove(&id);
+        self.hot.forget(id);
+        if let Some(views) = &mut self.batch_views {
+            views.remove(&id);
+        }
         self.pool.retain(|u| u.node != id);
         let list = std::mem::take(self.list_mut(id));
         for lba in list {
@@ -759,7 +850,7 @@ impl NodeStore for BftlStore {
                 if u.node >= meta.next_id {
                     continue;
                 }
-                if u.op == Op::Reset {
+                if u.op.resets() {
                     let old = std::mem::take(self.list_mut(u.node));
                     for l in old {
                         if let Some(r) = self.refs.get_mut(&l) {
@@ -802,7 +893,8 @@ impl NodeStore for BftlStore {
     /// (what `mb-tree.md` Fig. 7 measures), plus the free id list.
     fn memory_bytes(&self) -> usize {
         (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
-            + self.hot.len() * self.layout.node_bytes
+            + (self.hot.len() + self.batch_views.as_ref().map_or(0, BTreeMap::len))
+                * self.layout.node_bytes
     }
 
     fn flash_bytes_used(&self) -> u64 {
@@ -821,7 +913,11 @@ impl NodeStore for BftlStore {
         stats.set("lambda", self.lambda as f64);
         stats.set("compaction_c", self.compaction_c as f64);
         stats.set("compactions", self.compactions as f64);
-        stats.set("cached_levels", self.cached_levels as f64);
+        stats.set(
+            "commit_view_peak_bytes",
+            (self.most_batch_views * self.layout.node_bytes) as f64,
+        );
+        stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
         stats.set("units_committed", self.units_committed as f64);
@@ -833,8 +929,14 @@ impl NodeStore for BftlStore {
         );
     }
 
+    fn begin_batch(&mut self) {
+        self.batch_views = Some(BTreeMap::new());
+    }
+
     fn end_batch(&mut self) -> Result<(), IndexError> {
-        self.commit()
+        let r = self.commit();
+        self.batch_views = None;
+        r
     }
 
     fn reserved_bytes(&self) -> usize {
@@ -853,6 +955,7 @@ mod tests {
                 op: Op::Insert,
                 key: k,
                 value: k,
+                parent: NO_NODE,
                 left: NO_NODE,
                 right: NO_NODE,
             })

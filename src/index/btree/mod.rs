@@ -94,6 +94,8 @@ pub struct BTreeOptions {
     pub node_bytes: Option<usize>,
     pub fanout: Option<usize>,
     pub node_pages: Option<usize>,
+    /// Most entries a leaf holds, below what its bytes hold.
+    pub leaf_entries: Option<usize>,
     pub cache: CachePolicy,
     /// Blocks per half of the node log on a raw chip (0: as many as fit).
     pub log_blocks: u64,
@@ -113,6 +115,7 @@ impl BTreeOptions {
             node_bytes: params.get_opt("node_bytes")?,
             node_pages: params.get_opt("node_pages")?,
             fanout: params.get_opt("fanout")?,
+            leaf_entries: params.get_opt("leaf_entries")?,
             cache,
             log_blocks: params.get("log_blocks", 0u64)?,
         })
@@ -120,6 +123,14 @@ impl BTreeOptions {
 
     /// The node layout on a device of `page_size`-byte pages.
     pub fn layout(&self, page_size: usize) -> Result<NodeLayout> {
+        let layout = self.uncapped_layout(page_size)?;
+        match self.leaf_entries {
+            Some(n) => layout.with_leaf_entries(n),
+            None => Ok(layout),
+        }
+    }
+
+    fn uncapped_layout(&self, page_size: usize) -> Result<NodeLayout> {
         if let Some(f) = self.fanout {
             return NodeLayout::with_fanout(self.format, f);
         }
@@ -140,9 +151,22 @@ impl BTreeOptions {
     }
 
     /// Whether the caller asked for a node size at all.
-    fn sized(&self) -> bool {
+    pub(crate) fn sized(&self) -> bool {
         self.fanout.is_some() || self.node_bytes.is_some() || self.node_pages.is_some()
     }
+}
+
+/// `cached_levels=N`: the top N levels kept decoded in RAM, read for free
+/// and written through (`bftl.md` §5.1's cached "hot" nodes), on logical
+/// pages only.
+fn top_levels(params: &mut Params, storage: &Storage) -> Result<u8> {
+    let levels: u8 = params.get("cached_levels", 0)?;
+    if levels > 0 && matches!(storage, Storage::Raw(_)) {
+        return Err(IndexError::Config(
+            "cached_levels keeps nodes stored in place: use an FTL profile or file:PATH".into(),
+        ));
+    }
+    Ok(levels)
 }
 
 /// The B+-tree.
@@ -164,16 +188,24 @@ impl BTree {
     /// A new, empty tree on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = BTreeOptions::from_params(&mut params)?;
+        let cached_levels = top_levels(&mut params, &storage)?;
         params.finish(NAME)?;
         let layout = match (&storage, opts.sized()) {
             // One node per log page by default: a page less the record's id.
             (Storage::Raw(_), false) => {
-                NodeLayout::with_node_bytes(opts.format, storage.page_size() - LOG_RECORD_ID)?
+                let l =
+                    NodeLayout::with_node_bytes(opts.format, storage.page_size() - LOG_RECORD_ID)?;
+                match opts.leaf_entries {
+                    Some(n) => l.with_leaf_entries(n)?,
+                    None => l,
+                }
             }
             _ => opts.layout(storage.page_size())?,
         };
         let store: Box<dyn NodeStore> = match storage {
-            Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
+            Storage::Pages(_) => {
+                Box::new(PageNodeStore::new(storage, layout)?.with_top_levels(cached_levels))
+            }
             Storage::Raw(_) => Box::new(LogNodeStore::new(storage, layout, opts.log_blocks)?),
         };
         Self::create_on(NAME, store, memory, opts.cache)
@@ -183,6 +215,7 @@ impl BTree {
     pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let opts = BTreeOptions::from_params(&mut params)?;
+        let cached_levels = top_levels(&mut params, &storage)?;
         params.finish(NAME)?;
         if let Storage::Raw(_) = storage {
             // The node log's superblock carries the layout too, but the log
@@ -201,12 +234,23 @@ impl BTree {
         let meta = store
             .load_meta()?
             .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
-        let layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
+        let mut layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
+        if meta.leaf_entries > 0 {
+            layout = layout.with_leaf_entries(meta.leaf_entries as usize)?;
+        }
         let asked = opts.layout(store.storage().page_size())?;
-        if asked != layout {
+        if asked.node_bytes != layout.node_bytes {
             return Err(mismatch("node_bytes", meta.node_bytes, asked.node_bytes));
         }
-        let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?;
+        if asked != layout {
+            return Err(mismatch(
+                "leaf_entries",
+                layout.leaf_capacity,
+                asked.leaf_capacity,
+            ));
+        }
+        let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?
+            .with_top_levels(cached_levels);
         Self::open_on(NAME, Box::new(store), memory, opts.cache)
     }
 
@@ -226,6 +270,7 @@ impl BTree {
             node_bytes: layout.node_bytes as u32,
             root,
             height: 1,
+            leaf_entries: layout.leaf_entries_cap(),
             next_id: store.next_id(),
             entries: 0,
             generation: 0,
@@ -269,6 +314,11 @@ impl BTree {
                 layout.format.value_bytes as usize,
             ),
             ("node_bytes", meta.node_bytes as usize, layout.node_bytes),
+            (
+                "leaf_entries",
+                meta.leaf_entries as usize,
+                layout.leaf_entries_cap() as usize,
+            ),
         ] {
             if image != given {
                 return Err(mismatch(parameter, image, given));
@@ -356,6 +406,11 @@ impl BTree {
         self.recycle(node);
         self.store.restore_allocation(self.meta.next_id, free?);
         Ok(())
+    }
+
+    /// Tells the node store a batch of changes begins.
+    pub fn begin_batch(&mut self) {
+        self.store.begin_batch()
     }
 
     /// Tells the node store a batch of changes is complete (BFTL commits

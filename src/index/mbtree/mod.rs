@@ -204,6 +204,7 @@ impl MbTree {
             node_bytes: page_size as u32,
             root: 0,
             height: 1,
+            leaf_entries: 0,
             next_id: 0,
             entries: 0,
             generation: 0,

@@ -355,8 +355,15 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 .measured
                 .map(|m| format!("{m:.3}"))
                 .unwrap_or_else(|| "-".into());
+            let verdict = match (c.direction_holds(), c.within()) {
+                (Some(d), _) => {
+                    format!("; direction {}", if d { "holds" } else { "DOES NOT hold" })
+                }
+                (None, Some(w)) => format!("; {} 1.5x", if w { "within" } else { "NOT within" }),
+                (None, None) => String::new(),
+            };
             println!(
-                "  {}: published {:.3} {}, measured {} {}",
+                "  {}: published {:.3} {}, measured {} {}{verdict}",
                 c.name, c.published, c.unit, measured, c.unit
             );
         }

@@ -9,7 +9,23 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{plot, Experiment, RunOutcome};
+use super::{plot, Experiment, Measure, RunOutcome};
+
+/// What a headline compares, for its verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// One system against another (a ratio, or gain over loss): the
+    /// direction is which side of 1 it falls.
+    Relative,
+    /// A rank among systems: it holds when the ranks are equal.
+    Rank,
+    /// An absolute figure or an optimum: no direction, only the ratio.
+    Absolute,
+}
+
+/// How far a measured number may be from the published one and still be
+/// "within": a factor of 1.5 either way.
+pub const WITHIN: f64 = 1.5;
 
 /// One row of the published-versus-measured table.
 #[derive(Clone, Debug)]
@@ -19,6 +35,7 @@ pub struct Comparison {
     pub published: f64,
     pub unit: String,
     pub measured: Option<f64>,
+    pub claim: Claim,
 }
 
 impl Comparison {
@@ -26,6 +43,50 @@ impl Comparison {
         self.measured
             .filter(|_| self.published != 0.0)
             .map(|m| m / self.published)
+    }
+
+    /// Whether the measured number goes the published way: the same side
+    /// of 1 for a relative claim, the same rank for a rank; `None` where
+    /// the claim has no direction (or sits at 1) or nothing was measured.
+    pub fn direction_holds(&self) -> Option<bool> {
+        let m = self.measured?;
+        match self.claim {
+            Claim::Relative if self.published != 1.0 && m != 1.0 => {
+                Some((self.published < 1.0) == (m < 1.0))
+            }
+            Claim::Rank => Some(m == self.published),
+            _ => None,
+        }
+    }
+
+    /// Whether measured / published lies within [1/1.5, 1.5]; `None` for a
+    /// rank (compared as ranks) or when nothing was measured.
+    pub fn within(&self) -> Option<bool> {
+        if self.claim == Claim::Rank {
+            return None;
+        }
+        self.ratio()
+            .map(|r| r > 0.0 && (1.0 / WITHIN..=WITHIN).contains(&r))
+    }
+}
+
+/// The kind of claim a measure checks.
+fn claim_of(m: &Measure) -> Claim {
+    match m {
+        Measure::CellRatio { .. }
+        | Measure::MeanCellRatio { .. }
+        | Measure::MeanRatio { .. }
+        | Measure::GainOverLoss { .. } => Claim::Relative,
+        Measure::Rank { .. } => Claim::Rank,
+        Measure::Cell { .. } | Measure::ArgMin { .. } | Measure::Mean { .. } => Claim::Absolute,
+    }
+}
+
+fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "**no**",
+        None => "—",
     }
 }
 
@@ -39,6 +100,7 @@ pub fn comparisons(exp: &Experiment, results: &[RunOutcome]) -> Vec<Comparison> 
             published: p.value,
             unit: p.unit.to_string(),
             measured: exp.measure(&p.measured, results),
+            claim: claim_of(&p.measured),
         })
         .collect()
 }
@@ -144,23 +206,31 @@ fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String {
 
 /// The published-vs-measured table in Markdown.
 pub fn comparison_table(rows: &[Comparison]) -> String {
-    let mut out = String::from("| headline | source | published | measured | measured / published |\n|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| headline | source | published | measured | measured / published | direction holds | within 1.5× |\n|---|---|---|---|---|---|---|\n",
+    );
     for c in rows {
         let measured = c.measured.map(table_num).unwrap_or_else(|| "—".into());
-        let ratio = c
-            .ratio()
-            .map(|r| format!("{r:.2}"))
-            .unwrap_or_else(|| "—".into());
+        let ratio = match c.claim {
+            // Ranks are compared as ranks, not as a ratio.
+            Claim::Rank => "—".into(),
+            _ => c
+                .ratio()
+                .map(|r| format!("{r:.2}"))
+                .unwrap_or_else(|| "—".into()),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} {} | {} {} | {} |",
+            "| {} | {} | {} {} | {} {} | {} | {} | {} |",
             c.name,
             c.source,
             table_num(c.published),
             c.unit,
             measured,
             c.unit,
-            ratio
+            ratio,
+            yes_no(c.direction_holds()),
+            yes_no(c.within())
         );
     }
     out
@@ -279,4 +349,39 @@ pub fn results_md(
         let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(published: f64, measured: f64, claim: Claim) -> Comparison {
+        Comparison {
+            name: "h".into(),
+            source: "s".into(),
+            published,
+            unit: String::new(),
+            measured: Some(measured),
+            claim,
+        }
+    }
+
+    #[test]
+    fn verdicts_read_direction_first_then_the_factor() {
+        // BFTL writes a third of FTL's pages; we measure 0.68: the
+        // direction holds, the factor (2.04) does not.
+        let r = row(1.0 / 3.0, 0.68, Claim::Relative);
+        assert_eq!((r.direction_holds(), r.within()), (Some(true), Some(false)));
+        // A ratio on the wrong side of 1 misses its direction.
+        let r = row(0.9, 1.05, Claim::Relative);
+        assert_eq!((r.direction_holds(), r.within()), (Some(false), Some(true)));
+        // Ranks compare as ranks, with no factor.
+        let r = row(3.0, 4.0, Claim::Rank);
+        assert_eq!((r.direction_holds(), r.within()), (Some(false), None));
+        // An absolute figure has no direction.
+        let r = row(11.65, 16.09, Claim::Absolute);
+        assert_eq!((r.direction_holds(), r.within()), (None, Some(true)));
+        let r = row(10.0, 15.1, Claim::Absolute);
+        assert_eq!(r.within(), Some(false));
+    }
 }

@@ -195,13 +195,13 @@ pub(super) fn bftl_fig11() -> Experiment {
             ratio("BFTL / FTL energy, 10/90, rs = 0", 10.38 / 10.99, "0", "0.1"),
             ratio("BFTL / FTL energy, 10/90, rs = 1", 1.593 / 9.515, "1", "0.1"),
             Published {
-                name: "BFTL erases at rs = 1 (\"had even not started\")",
+                name: "BFTL erases during the operations at rs = 1 (\"had even not started\"), mean over the ratios",
                 source: "bftl.md §5.3, Fig. 11(b)",
                 value: 0.0,
                 unit: "blocks",
                 measured: Measure::Mean {
                     series: "BFTL rs=1",
-                    metric: "erases",
+                    metric: "ops_erases",
                 },
             },
         ],

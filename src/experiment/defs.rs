@@ -193,6 +193,9 @@ pub fn report_metrics(r: &Report) -> Metrics {
     m.insert("energy_uj_per_op".into(), energy / n);
     m.insert("time_us_per_op".into(), time / n);
     m.insert("erases".into(), r.device_stats.erases as f64);
+    // Erases charged to the measured operations (not the preload).
+    let op_erases: u64 = r.by_op.values().map(|c| c.erases).sum();
+    m.insert("ops_erases".into(), op_erases as f64);
     m.insert(
         "write_amplification".into(),
         r.device_stats.write_amplification,

@@ -49,3 +49,38 @@ fn an_uncached_insert_without_split_reads_the_path_and_writes_the_leaf() {
     let d = t.storage().stats().delta(&before);
     assert_eq!((d.physical_reads, d.physical_writes), (height, 0));
 }
+
+/// `cached_levels=2` keeps the top two levels decoded (`bftl.md` §5.1):
+/// an uncached search then reads one page per level below them, and an
+/// insert still writes its leaf through; `leaf_entries` caps the leaves.
+#[test]
+fn cached_top_levels_cost_no_reads_and_leaves_hold_their_cap() {
+    let params = Params::parse([
+        "cache=none",
+        "cached_levels=2",
+        "fanout=21",
+        "leaf_entries=20",
+    ])
+    .unwrap();
+    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    for i in 0..5000u64 {
+        t.insert(i * 3, i).unwrap();
+    }
+    let s = t.stats();
+    let height = s.get("height").unwrap() as u64;
+    assert!(height >= 3, "{s:?}");
+    assert_eq!(s.get("leaf_capacity"), Some(20.0));
+    assert!(s.get("cached_nodes").unwrap() >= 2.0, "{s:?}");
+    let mut out = Vec::new();
+    let before = t.storage().stats();
+    // Not the first key of a leaf, whose search would also read the leaf
+    // before it (the descent looks for its lowest value).
+    t.get(3003, &mut out).unwrap();
+    let d = t.storage().stats().delta(&before);
+    assert_eq!(out, vec![1001]);
+    assert_eq!(
+        (d.physical_reads, d.physical_writes),
+        (height - 2, 0),
+        "{s:?}"
+    );
+}

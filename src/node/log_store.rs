@@ -644,6 +644,8 @@ impl NodeStore for LogNodeStore {
         let Some(newest) = newest else {
             return Ok(None);
         };
+        // Invariant: the scan returns exactly STATE_BYTES of state, so the
+        // slices below are 8 bytes long.
         let s = &newest.state;
         let active = s[0];
         let head = u64::from_le_bytes(s[1..9].try_into().expect("8 bytes"));

@@ -34,9 +34,14 @@ use super::store::{TreeMeta, META_BYTES};
 pub(crate) const SUPERBLOCK_UNITS: u32 = 3;
 /// Bytes of the counter after the store's state.
 const COUNTER_BYTES: usize = 8;
+/// The most state bytes a store keeps in its superblock.
+const MAX_STATE: usize = 48;
 
 /// Bytes of a superblock frame whose store state is `state_len` bytes.
+/// Every store computes its frame size with this in a `const`, so a state
+/// longer than [`MAX_STATE`] fails to compile rather than at run time.
 pub(crate) const fn superblock_bytes(state_len: usize) -> usize {
+    assert!(state_len <= MAX_STATE, "superblock state too long");
     FRAME_HEADER + META_BYTES + state_len + COUNTER_BYTES
 }
 
@@ -88,8 +93,10 @@ impl SuperblockLog {
 
     /// Seals a superblock of `meta` and `state` into `buf` (at least
     /// [`superblock_bytes`] long) with the next counter; returns its length.
+    /// `state` is a store's fixed state, at most [`MAX_STATE`] bytes (see
+    /// `superblock_bytes`).
     pub fn seal(&mut self, meta: &TreeMeta, state: &[u8], buf: &mut [u8]) -> usize {
-        let mut all = [0u8; 64];
+        let mut all = [0u8; MAX_STATE + COUNTER_BYTES];
         let n = state.len();
         all[..n].copy_from_slice(state);
         all[n..n + COUNTER_BYTES].copy_from_slice(&self.counter.to_le_bytes());

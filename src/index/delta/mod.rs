@@ -92,7 +92,7 @@ fn store_for(
         )));
     }
     let max_deltas: usize = params.get("max_deltas", 4)?;
-    let sized = opts.fanout.is_some() || opts.node_bytes.is_some() || opts.node_pages.is_some();
+    let sized = opts.sized();
     let page = storage.page_size();
     if name == IPL {
         let config = IplConfig {
@@ -109,7 +109,10 @@ fn store_for(
             // from the record header alone, so that it holds for every
             // entry format (8 + 8 included).
             let overhead = FIRST_RECORD + RECORD_HEADER;
-            NodeLayout::with_node_bytes(opts.format, page.saturating_sub(overhead))?
+            opts.capped(NodeLayout::with_node_bytes(
+                opts.format,
+                page.saturating_sub(overhead),
+            )?)?
         };
         return Ok(Box::new(IplStore::new(storage, layout, config, memory)?));
     }
@@ -117,7 +120,7 @@ fn store_for(
     let layout = if sized {
         opts.layout(page)?
     } else {
-        NodeLayout::with_fanout(opts.format, DELTA_FANOUT)?
+        opts.capped(NodeLayout::with_fanout(opts.format, DELTA_FANOUT)?)?
     };
     let policy = if name == FLASHDB {
         Consolidation::counter_for(storage.info().cost, layout.node_bytes, page)

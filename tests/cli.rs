@@ -296,6 +296,7 @@ fn compare_and_list_run() {
         "mbtree",
         "basic-delta",
         "flashdb",
+        "consolidation",
         "ipl",
         "page writes",
         "*",
@@ -308,8 +309,8 @@ fn compare_and_list_run() {
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
     // The B+-tree once per cache, then bftl, mbtree, basic-delta, flashdb,
-    // ipl.
-    assert_eq!(json.as_array().unwrap().len(), 8);
+    // consolidation, ipl.
+    assert_eq!(json.as_array().unwrap().len(), 9);
     let out = flashix(&["list"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()
@@ -359,7 +360,7 @@ fn the_main_job_shows_garbage_collection_and_a_ranking() {
         let footprint = r["device"]["footprint_pages"].as_u64().unwrap();
         assert!(footprint <= capacity.as_u64().unwrap(), "{name}");
         let write_heavy = r["index"]["name"] == "basic-delta"
-            || r["index"]["name"] == "flashdb"
+            || r["index"]["name"] == "consolidation"
             || (r["index"]["name"] == "btree" && r["index"]["params"]["cache"] == "none");
         if write_heavy {
             let d = &r["device_stats"];
@@ -460,7 +461,15 @@ fn replay_keeps_a_file_index_and_replay_open_reads_it_back() {
         queries.push_str(&format!("S {}\n", k * 7 % 1000));
     }
     let (inserts, queries) = (trace(&inserts), trace(&queries));
-    for index in ["btree", "bftl", "mbtree", "basic-delta", "flashdb", "ipl"] {
+    for index in [
+        "btree",
+        "bftl",
+        "mbtree",
+        "basic-delta",
+        "flashdb",
+        "consolidation",
+        "ipl",
+    ] {
         let db = dir.path().join(format!("{index}.db"));
         let device = format!("file:{}", db.display());
         let base = ["--index", index, "--device", &device];

@@ -1,5 +1,6 @@
-//! `bftl` against the oracle: small nodes, small reservation buffers and a
-//! small compaction bound, so that splits, merges, batches and compactions
+//! `bftl` and `flashdb` (BFTL with FlashDB's node modes) against the
+//! oracle: small nodes, small reservation buffers and a small compaction
+//! bound, so that splits, merges, batches, compactions and mode switches
 //! are frequent; on a RAM disk, the FTL and a real file, with reopen.
 
 mod common;
@@ -28,6 +29,12 @@ proptest! {
     }
 
     #[test]
+    fn flashdb_small_tree_small_buffer(ops in ops(400, 64)) {
+        check("flashdb", &["fanout=4", "reservation_buffer=3", "compaction_c=2", "cached_levels=0"], 4096, ram, &ops)?;
+        check("flashdb", &["cached_levels=1"], 8192, ftl, &ops)?;
+    }
+
+    #[test]
     fn wide_entries(ops in ops(300, 1 << 40)) {
         check("bftl", &["fanout=6", "reservation_buffer=7", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
     }
@@ -39,6 +46,7 @@ proptest! {
     #[test]
     fn on_a_real_file(ops in ops(200, 100)) {
         check_on_file("bftl", &["fanout=8", "reservation_buffer=10"], 8192, &ops)?;
+        check_on_file("flashdb", &["fanout=6", "reservation_buffer=4", "cached_levels=0"], 8192, &ops)?;
     }
 }
 
@@ -134,4 +142,47 @@ fn a_node_cache_must_be_write_through() {
         Params::parse(["cache=wt-lru"]).unwrap()
     )
     .is_ok());
+}
+
+/// FlashDB's modes: a phase of searches moves read nodes to disk mode
+/// (their lists shrink to their image, so a search reads fewer sectors
+/// than BFTL's), and a phase of inserts moves leaves back to log mode.
+#[test]
+fn flashdb_switches_modes_with_the_workload() {
+    let params =
+        || Params::parse(["fanout=21", "reservation_buffer=20", "cached_levels=0"]).unwrap();
+    let mut reads = Vec::new();
+    for name in ["bftl", "flashdb"] {
+        let mut t = registry::create(name, ftl(), 1 << 20, params()).unwrap();
+        for i in 0..6000u64 {
+            t.insert(i * 7919 % 100_003, i).unwrap();
+        }
+        t.flush().unwrap();
+        let mut out = Vec::new();
+        let before = t.storage().stats();
+        for round in 0..3u64 {
+            for i in (round..6000).step_by(7) {
+                t.get(i * 7919 % 100_003, &mut out).unwrap();
+                assert_eq!(out, vec![i], "{name}: key of insert {i}");
+            }
+        }
+        reads.push(t.storage().stats().delta(&before).logical_reads);
+        let s = t.stats();
+        if name == "flashdb" {
+            assert!(s.get("disk_mode_nodes").unwrap() > 0.0, "{s:?}");
+            let to_disk = s.get("switches_to_disk").unwrap();
+            for i in 0..6000u64 {
+                t.insert(i * 7919 % 100_003 + 1, i).unwrap();
+            }
+            let s = t.stats();
+            assert!(s.get("switches_to_log").unwrap() > 0.0, "{s:?}");
+            assert!(s.get("switches_to_disk").unwrap() >= to_disk);
+        } else {
+            assert_eq!(s.get("disk_mode_nodes"), None);
+        }
+    }
+    assert!(
+        reads[1] < reads[0],
+        "searches read {reads:?} sectors (bftl, flashdb)"
+    );
 }

@@ -1,4 +1,4 @@
-//! The delta schemes (`basic-delta`, `flashdb`, `ipl`) against the oracle:
+//! The delta schemes (`basic-delta`, `consolidation`, `ipl`) against the oracle:
 //! small nodes, few delta pages per node and small memories, so that
 //! consolidations, merges and evictions of log buffers are frequent; on a
 //! RAM disk, the FTL, a real file and (IPL) a raw chip, with reopen.
@@ -9,7 +9,7 @@ use common::{check, check_on_file, ftl, ops, ram, raw};
 use flashix::index::{registry, Params};
 use proptest::prelude::*;
 
-const SCHEMES: [&str; 3] = ["basic-delta", "flashdb", "ipl"];
+const SCHEMES: [&str; 3] = ["basic-delta", "consolidation", "ipl"];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
@@ -24,7 +24,7 @@ proptest! {
     #[test]
     fn paper_settings_over_the_ftl(ops in ops(400, 300)) {
         check("basic-delta", &["fanout=16"], 8192, ftl, &ops)?;
-        check("flashdb", &["fanout=16"], 8192, ftl, &ops)?;
+        check("consolidation", &["fanout=16"], 8192, ftl, &ops)?;
         check("ipl", &[], 8192, ftl, &ops)?;
     }
 
@@ -107,7 +107,7 @@ fn consolidation_switches_modes_with_the_read_write_mix() {
     // same keys makes reading them cost more than the deltas saved, so the
     // counter consolidates them and later reads touch one page a node.
     let params = || Params::parse(["fanout=16"]).unwrap();
-    let mut t = registry::create("flashdb", ftl(), 2048, params()).unwrap();
+    let mut t = registry::create("consolidation", ftl(), 2048, params()).unwrap();
     for i in 0..3000u64 {
         t.insert(i * 7919 % 10_007, i).unwrap();
     }
@@ -226,7 +226,7 @@ fn bad_configurations_are_refused() {
     let p = |s: &[&str]| Params::parse(s.iter().copied()).unwrap();
     assert!(registry::create("basic-delta", raw(64), 8192, p(&[])).is_err());
     assert!(registry::create("basic-delta", ftl(), 8192, p(&["fanout=60"])).is_err());
-    assert!(registry::create("flashdb", ftl(), 8192, p(&["max_deltas=0"])).is_err());
+    assert!(registry::create("consolidation", ftl(), 8192, p(&["max_deltas=0"])).is_err());
     assert!(registry::create("ipl", raw(64), 8192, p(&["node_pages_per_block=8"])).is_err());
     assert!(registry::create("ipl", ftl(), 8192, p(&["cache=lru"])).is_err());
 }
@@ -238,7 +238,7 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
     let small = || Storage::Pages(Box::new(RamDisk::new(512, 96)));
     for (name, storage) in [
         ("basic-delta", small()),
-        ("flashdb", small()),
+        ("consolidation", small()),
         ("ipl", Storage::Pages(Box::new(RamDisk::new(512, 32 * 6)))),
         ("ipl", raw(6)),
     ] {

@@ -112,6 +112,19 @@ fn bftl() {
 }
 
 #[test]
+fn flashdb() {
+    check(
+        "flashdb",
+        common::ram,
+        &["key_bytes=8", "fanout=10"],
+        &[
+            ("key_bytes=4", "key_bytes", "8", "4"),
+            ("leaf_entries=5", "leaf_entries", "uncapped", "5"),
+        ],
+    );
+}
+
+#[test]
 fn mbtree() {
     check(
         "mbtree",
@@ -150,8 +163,8 @@ fn mbtree_on_another_page_size() {
 }
 
 #[test]
-fn basic_delta_and_flashdb() {
-    for name in ["basic-delta", "flashdb"] {
+fn basic_delta_and_consolidation() {
+    for name in ["basic-delta", "consolidation"] {
         check(
             name,
             common::ram,

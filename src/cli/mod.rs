@@ -362,9 +362,13 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 (None, Some(w)) => format!("; {} 1.5x", if w { "within" } else { "NOT within" }),
                 (None, None) => String::new(),
             };
+            let published = match c.claim {
+                output::Claim::Below => "< 1".to_string(),
+                _ => format!("{:.3}", c.published),
+            };
             println!(
-                "  {}: published {:.3} {}, measured {} {}{verdict}",
-                c.name, c.published, c.unit, measured, c.unit
+                "  {}: published {published} {}, measured {} {}{verdict}",
+                c.name, c.unit, measured, c.unit
             );
         }
         done.push((exp, Ok((results, folder))));

@@ -59,6 +59,28 @@ impl CostModel {
         }
     }
 
+    /// The weights an online algorithm compares: reading `read_bytes` and
+    /// programming `write_bytes` in one operation each, in energy (time
+    /// when the model has no energy), or `(1, 1)` when there is no model
+    /// or it charges nothing (a real file). Returns `(read, write)`.
+    pub fn read_write_weights(
+        cost: Option<CostModel>,
+        read_bytes: usize,
+        write_bytes: usize,
+    ) -> (f64, f64) {
+        let Some(c) = cost else {
+            return (1.0, 1.0);
+        };
+        let (r, w) = (c.read(read_bytes), c.write(write_bytes));
+        if w.uj > 0.0 && r.uj > 0.0 {
+            (r.uj, w.uj)
+        } else if w.us > 0.0 && r.us > 0.0 {
+            (r.us, w.us)
+        } else {
+            (1.0, 1.0)
+        }
+    }
+
     /// Charge for one block erase.
     pub fn erase(&self) -> Charge {
         Charge {

@@ -30,6 +30,7 @@ fn every_index() -> Vec<Series> {
         one("MB-Tree", "mbtree"),
         one("Basic Delta", "basic-delta"),
         one("FlashDB", "flashdb"),
+        one("Consolidation", "consolidation"),
         one("IPL", "ipl"),
     ]
 }

@@ -115,12 +115,14 @@ pub enum Measure {
         x: &'static str,
         metric: &'static str,
     },
-    /// The rank of `series` among all series at `x` by `metric` (1 = the
-    /// lowest), for orderings a paper states without numbers.
+    /// The rank of `series` at `x` by `metric` (1 = the lowest) among the
+    /// series named in `among` (every series when empty), for orderings a
+    /// paper states without numbers.
     Rank {
         series: &'static str,
         x: &'static str,
         metric: &'static str,
+        among: &'static [&'static str],
     },
     /// The mean over the sweep of `metric` of series `a` over the same
     /// metric of series `b` at the same x.
@@ -149,6 +151,74 @@ pub enum Measure {
         x: &'static str,
         metrics: &'static [&'static str],
     },
+    /// `metric` of `series` at `x_a` over the same at `x_b`: how one system
+    /// moves along the axis.
+    AcrossX {
+        series: &'static str,
+        x_a: &'static str,
+        x_b: &'static str,
+        metric: &'static str,
+    },
+    /// How much less `metric` of `series` drops from `x1` to `x2` than from
+    /// `x0` to `x1`: (m(x1) − m(x2)) / (m(x0) − m(x1)); below 1 when the
+    /// curve flattens.
+    DropRatio {
+        series: &'static str,
+        x0: &'static str,
+        x1: &'static str,
+        x2: &'static str,
+        metric: &'static str,
+    },
+    /// One measure over another (e.g. a ratio at rs = 1 over the same ratio
+    /// at rs = 0: "more significant when").
+    Quotient(Box<Measure>, Box<Measure>),
+    /// A ratio the paper's text says is below 1 without giving its value
+    /// (a direction claim only; state an "above" claim with the ratio
+    /// inverted).
+    Below(Box<Measure>),
+}
+
+/// A direction claim of a paper's text: `m` is below 1.
+pub(super) fn below(name: &'static str, source: &'static str, m: Measure) -> Published {
+    Published {
+        name,
+        source,
+        value: 1.0,
+        unit: "",
+        measured: Measure::Below(Box::new(m)),
+    }
+}
+
+/// `metric` of the run of `series` at `x`.
+fn cell_of(results: &[RunOutcome], series: &str, x: &str, metric: &str) -> Option<f64> {
+    results
+        .iter()
+        .find(|r| r.run.series == series && r.run.x == x)
+        .and_then(|r| r.metrics.get(metric).copied())
+}
+
+impl Measure {
+    /// The series the measure reads.
+    pub fn series(&self) -> Vec<&'static str> {
+        match self {
+            Measure::Cell { series, .. }
+            | Measure::ArgMin { series, .. }
+            | Measure::Rank { series, .. }
+            | Measure::Mean { series, .. }
+            | Measure::MeanRatio { series, .. }
+            | Measure::AcrossX { series, .. }
+            | Measure::DropRatio { series, .. } => vec![series],
+            Measure::CellRatio { a, b, .. }
+            | Measure::MeanCellRatio { a, b, .. }
+            | Measure::GainOverLoss { a, b, .. } => vec![a, b],
+            Measure::Below(inner) => inner.series(),
+            Measure::Quotient(a, b) => {
+                let mut s = a.series();
+                s.extend(b.series());
+                s
+            }
+        }
+    }
 }
 
 /// A number a paper published, and where our matching number is.
@@ -256,6 +326,35 @@ impl Experiment {
     /// The measured value a [`Measure`] names, if the results hold it.
     pub fn measure(&self, m: &Measure, results: &[RunOutcome]) -> Option<f64> {
         match m {
+            Measure::Below(inner) => self.measure(inner, results),
+            Measure::Quotient(a, b) => {
+                let b = self.measure(b, results)?;
+                (b != 0.0)
+                    .then(|| self.measure(a, results))
+                    .flatten()
+                    .map(|a| a / b)
+            }
+            Measure::AcrossX {
+                series,
+                x_a,
+                x_b,
+                metric,
+            } => {
+                let cell = |x: &str| cell_of(results, series, x, metric);
+                let b = cell(x_b)?;
+                (b != 0.0).then(|| cell(x_a).map(|a| a / b)).flatten()
+            }
+            Measure::DropRatio {
+                series,
+                x0,
+                x1,
+                x2,
+                metric,
+            } => {
+                let cell = |x: &str| cell_of(results, series, x, metric);
+                let (m0, m1, m2) = (cell(x0)?, cell(x1)?, cell(x2)?);
+                (m0 != m1).then(|| (m1 - m2) / (m0 - m1))
+            }
             Measure::Cell { series, x, metric } => results
                 .iter()
                 .find(|r| r.run.series == *series && r.run.x == *x)
@@ -292,7 +391,12 @@ impl Experiment {
                     .collect();
                 (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
             }
-            Measure::Rank { series, x, metric } => {
+            Measure::Rank {
+                series,
+                x,
+                metric,
+                among,
+            } => {
                 let at_x = |s: &str| {
                     results
                         .iter()
@@ -303,6 +407,7 @@ impl Experiment {
                 let below = self
                     .series
                     .iter()
+                    .filter(|s| among.is_empty() || among.contains(&s.name))
                     .filter_map(|s| at_x(s.name))
                     .filter(|v| *v < mine)
                     .count();

@@ -21,6 +21,8 @@ pub enum Claim {
     Rank,
     /// An absolute figure or an optimum: no direction, only the ratio.
     Absolute,
+    /// A ratio the text says is below 1, with no number: direction only.
+    Below,
 }
 
 /// How far a measured number may be from the published one and still be
@@ -55,6 +57,7 @@ impl Comparison {
                 Some((self.published < 1.0) == (m < 1.0))
             }
             Claim::Rank => Some(m == self.published),
+            Claim::Below => Some(m < 1.0),
             _ => None,
         }
     }
@@ -62,7 +65,7 @@ impl Comparison {
     /// Whether measured / published lies within [1/1.5, 1.5]; `None` for a
     /// rank (compared as ranks) or when nothing was measured.
     pub fn within(&self) -> Option<bool> {
-        if self.claim == Claim::Rank {
+        if matches!(self.claim, Claim::Rank | Claim::Below) {
             return None;
         }
         self.ratio()
@@ -76,8 +79,12 @@ fn claim_of(m: &Measure) -> Claim {
         Measure::CellRatio { .. }
         | Measure::MeanCellRatio { .. }
         | Measure::MeanRatio { .. }
-        | Measure::GainOverLoss { .. } => Claim::Relative,
+        | Measure::GainOverLoss { .. }
+        | Measure::AcrossX { .. }
+        | Measure::DropRatio { .. }
+        | Measure::Quotient(..) => Claim::Relative,
         Measure::Rank { .. } => Claim::Rank,
+        Measure::Below(_) => Claim::Below,
         Measure::Cell { .. } | Measure::ArgMin { .. } | Measure::Mean { .. } => Claim::Absolute,
     }
 }
@@ -212,19 +219,24 @@ pub fn comparison_table(rows: &[Comparison]) -> String {
     for c in rows {
         let measured = c.measured.map(table_num).unwrap_or_else(|| "—".into());
         let ratio = match c.claim {
-            // Ranks are compared as ranks, not as a ratio.
-            Claim::Rank => "—".into(),
+            // Ranks are compared as ranks, not as a ratio; a direction
+            // claim has no published number.
+            Claim::Rank | Claim::Below => "—".into(),
             _ => c
                 .ratio()
                 .map(|r| format!("{r:.2}"))
                 .unwrap_or_else(|| "—".into()),
+        };
+        let published = match c.claim {
+            Claim::Below => "< 1".to_string(),
+            _ => table_num(c.published),
         };
         let _ = writeln!(
             out,
             "| {} | {} | {} {} | {} {} | {} | {} | {} |",
             c.name,
             c.source,
-            table_num(c.published),
+            published,
             c.unit,
             measured,
             c.unit,

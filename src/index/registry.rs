@@ -42,8 +42,13 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
-            name: delta::FLASHDB,
-            description: "Consolidation (FlashDB): Basic Delta whose per-node cost counter consolidates read-heavy chains (buffered-bplus-tree.md §6.1, mb-tree.md §2.3)",
+            name: super::bftl::FLASHDB,
+            description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (mb-tree.md §2.3)",
+            params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
+            name: delta::CONSOLIDATION,
+            description: "Consolidation: Basic Delta whose per-node cost counter consolidates read-heavy chains, FlashDB's idea as buffered-bplus-tree.md §6.1 runs it",
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
@@ -79,8 +84,14 @@ pub fn create(
             memory,
             params,
         )?)),
-        delta::FLASHDB => Ok(Box::new(delta::create(
-            delta::FLASHDB,
+        super::bftl::FLASHDB => Ok(Box::new(Bftl::create_named(
+            super::bftl::FLASHDB,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::CONSOLIDATION => Ok(Box::new(delta::create(
+            delta::CONSOLIDATION,
             storage,
             memory,
             params,
@@ -107,8 +118,14 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
             memory,
             params,
         )?)),
-        delta::FLASHDB => Ok(Box::new(delta::open(
-            delta::FLASHDB,
+        super::bftl::FLASHDB => Ok(Box::new(Bftl::open_named(
+            super::bftl::FLASHDB,
+            storage,
+            memory,
+            params,
+        )?)),
+        delta::CONSOLIDATION => Ok(Box::new(delta::open(
+            delta::CONSOLIDATION,
             storage,
             memory,
             params,

@@ -73,6 +73,10 @@ pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: boo
     }
     if meta.leaf_entries > 0 {
         agree(params, "leaf_entries", meta.leaf_entries as u64)?;
+    } else if let Some(given) = params.get_opt::<u64>("leaf_entries")? {
+        // The image's leaves hold what their bytes hold: a cap would
+        // misread full leaves as corrupt.
+        return Err(mismatch("leaf_entries", "uncapped", given));
     }
     Ok(())
 }

@@ -185,9 +185,16 @@ impl NodeLayout {
 
     /// Encodes `node` into `out[..node_bytes]` (zero-padded), sealed.
     pub fn encode(&self, node: &Node, out: &mut [u8]) {
+        let len = self.encode_payload(node, &mut out[FRAME_HEADER..self.node_bytes]);
+        page::seal(&mut out[..self.node_bytes], PageKind::TreeNode, len);
+    }
+
+    /// Writes `node`'s payload (header and body, the rest of `payload`
+    /// zeroed) and returns its length. `payload` holds at least
+    /// `node_bytes − FRAME_HEADER` bytes. Other page kinds embed it.
+    pub fn encode_payload(&self, node: &Node, payload: &mut [u8]) -> usize {
         let f = self.format;
         let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
-        let payload = &mut out[FRAME_HEADER..self.node_bytes];
         let count = if node.is_leaf() {
             node.entries.len()
         } else {
@@ -210,7 +217,7 @@ impl NodeLayout {
             at += kb + vb;
         }
         payload[at..].fill(0);
-        page::seal(&mut out[..self.node_bytes], PageKind::TreeNode, at);
+        at
     }
 
     /// Checks the frame of an image read from `page` and returns its node
@@ -326,9 +333,23 @@ impl NodeLayout {
 
     /// Decodes the image read from `page` into `node` (reusing its memory).
     pub fn decode(&self, image: &[u8], page: u64, node: &mut Node) -> Result<(), IndexError> {
+        let payload =
+            page::open(image, PageKind::TreeNode, page)?.ok_or_else(|| IndexError::Corrupt {
+                page,
+                detail: "a node pointer names an empty page".into(),
+            })?;
+        self.decode_payload(payload, page, node)
+    }
+
+    /// Decodes a payload [`Self::encode_payload`] wrote (its frame already
+    /// checked) into `node`.
+    pub fn decode_payload(
+        &self,
+        payload: &[u8],
+        page: u64,
+        node: &mut Node,
+    ) -> Result<(), IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt { page, detail };
-        let payload = page::open(image, PageKind::TreeNode, page)?
-            .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
         if payload.len() < NODE_HEADER {
             return Err(corrupt("node payload shorter than its header".into()));
         }

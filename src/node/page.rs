@@ -44,6 +44,9 @@ pub enum PageKind {
     LeafHeader = 5,
     /// An MB-Tree leaf page.
     LeafPage = 6,
+    /// A FlashDB node written whole (disk mode, or a compacted log): the
+    /// sector sequence number and node id, then a tree-node payload.
+    NodePage = 7,
 }
 
 impl PageKind {
@@ -55,6 +58,7 @@ impl PageKind {
             4 => Some(PageKind::NodeRecords),
             5 => Some(PageKind::LeafHeader),
             6 => Some(PageKind::LeafPage),
+            7 => Some(PageKind::NodePage),
             _ => None,
         }
     }
@@ -81,6 +85,19 @@ fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
 
 /// Checks a frame read back from `page`; `Ok(None)` when it is empty.
 pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>, IndexError> {
+    match open_any(frame, page)? {
+        None => Ok(None),
+        Some((k, payload)) if k == expected => Ok(Some(payload)),
+        Some(_) => Err(IndexError::Corrupt {
+            page,
+            detail: format!("page kind {} where {:?} was expected", frame[2], expected),
+        }),
+    }
+}
+
+/// Checks a frame of any kind read back from `page`: its kind and payload,
+/// `Ok(None)` when it is empty.
+pub fn open_any(frame: &[u8], page: u64) -> Result<Option<(PageKind, &[u8])>, IndexError> {
     let corrupt = |detail: String| IndexError::Corrupt { page, detail };
     if frame.len() < FRAME_HEADER {
         return Err(corrupt(format!(
@@ -110,11 +127,8 @@ pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>
         )));
     }
     match PageKind::from_u8(frame[2]) {
-        Some(k) if k == expected => Ok(Some(&frame[FRAME_HEADER..FRAME_HEADER + len])),
-        _ => Err(corrupt(format!(
-            "page kind {} where {:?} was expected",
-            frame[2], expected
-        ))),
+        Some(k) => Ok(Some((k, &frame[FRAME_HEADER..FRAME_HEADER + len]))),
+        None => Err(corrupt(format!("unknown page kind {}", frame[2]))),
     }
 }
 

@@ -27,13 +27,20 @@
 //! `mb-tree.md` Fig. 7 shows — and the cached top-level nodes are counted in
 //! `memory_bytes`.
 //!
+//! **FlashDB** (`flashdb`, `mb-tree.md` §2.3) is this index with the node
+//! store's self-tuning log/disk node modes ([`modes`]); its default node is
+//! one page (fanout 40 and 60 entries a leaf with 4 + 4-byte entries in
+//! 512-byte sectors), every other parameter as BFTL's.
+//!
 //! Invariants:
 //! 1. The index's content is the tree's entries with the buffer's records
 //!    applied in arrival order.
 //! 2. An invalidation record is buffered only for a pair that is present,
 //!    so `delete` answers exactly.
 
+mod modes;
 pub mod store;
+mod unit;
 
 pub use store::BftlStore;
 
@@ -44,9 +51,14 @@ use crate::node::{CachePolicy, NodeLayout};
 
 /// Name in the registry.
 pub const NAME: &str = "bftl";
+/// FlashDB (`mb-tree.md` §2.3): BFTL whose nodes switch between log and
+/// disk mode ([`modes`]).
+pub const FLASHDB: &str = "flashdb";
 
 /// BFTL.
 pub struct Bftl {
+    /// [`NAME`] or [`FLASHDB`].
+    name: &'static str,
     tree: BTree,
     /// Dirty records: (key, value, insertion?), in arrival order.
     reservation_buffer: Vec<(u64, u64, bool)>,
@@ -63,7 +75,7 @@ struct BftlOptions {
     cache: CachePolicy,
 }
 
-fn options(params: &mut Params) -> Result<BftlOptions> {
+fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let layout_of = BTreeOptions::from_params(params)?;
     let cache = params
         .get("cache", "none".to_string())?
@@ -71,14 +83,14 @@ fn options(params: &mut Params) -> Result<BftlOptions> {
         .map_err(IndexError::Config)?;
     if !matches!(cache, CachePolicy::None | CachePolicy::WriteThroughLru) {
         return Err(IndexError::Config(
-            "bftl turns every node change into index units, so its node cache must be              `none` (bftl.md) or `wt-lru` (clean copies, buffered-bplus-tree.md §6.1)"
+            "{name} turns every node change into index units, so its node cache must be              `none` (bftl.md) or `wt-lru` (clean copies, buffered-bplus-tree.md §6.1)"
                 .into(),
         ));
     }
     let capacity: usize = params.get("reservation_buffer", 60)?;
     let compaction_c: usize = params.get("compaction_c", 3)?;
     let cached_levels: u8 = params.get("cached_levels", 2)?;
-    params.finish(NAME)?;
+    params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(
             "reservation_buffer must hold at least one record".into(),
@@ -101,10 +113,25 @@ impl Bftl {
     /// otherwise (so a compacted node takes one sector, and C = 3 allows
     /// two touches before the next compaction). An image on open keeps the
     /// layout its superblock records.
-    fn layout(o: &BftlOptions, storage: &Storage, creating: bool) -> Result<NodeLayout> {
+    ///
+    /// A new FlashDB's node is by default the largest that fits a sector
+    /// with its node-page header: a disk-mode node "operates as does an
+    /// original B-Tree node" of one page (`mb-tree.md` §2.3), with no leaf
+    /// cap.
+    fn layout(
+        name: &str,
+        o: &BftlOptions,
+        storage: &Storage,
+        creating: bool,
+    ) -> Result<NodeLayout> {
         let page_size = storage.page_size();
         let mut opts = o.layout_of;
-        if creating {
+        if creating && name == FLASHDB {
+            if !opts.sized() {
+                let bytes = page_size.saturating_sub(store::NODE_PAGE_HEADER);
+                return opts.capped(NodeLayout::with_node_bytes(opts.format, bytes)?);
+            }
+        } else if creating {
             if !opts.sized() {
                 opts.fanout = Some(store::lambda(opts.format, page_size) + 1);
             }
@@ -135,31 +162,67 @@ impl Bftl {
     }
 
     /// A new, empty BFTL on `storage`.
-    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        let o = options(&mut params)?;
-        let tree_memory = Self::check_budget(&o, memory)?;
-        let layout = Self::layout(&o, &storage, true)?;
-        let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
+    pub fn create(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::create_named(NAME, storage, memory, params)
+    }
+
+    /// A new, empty BFTL ([`NAME`]) or FlashDB ([`FLASHDB`]) on `storage`.
+    pub fn create_named(
+        name: &'static str,
+        storage: Storage,
+        memory: usize,
+        mut params: Params,
+    ) -> Result<Self> {
+        let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, true)?;
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
-        let tree = BTree::create_on(NAME, Box::new(store), tree_memory, o.cache)?;
-        Ok(Self::assemble(tree, o.capacity))
+        let tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
+        Ok(Self::assemble(name, tree, o.capacity))
     }
 
     /// Reopens the BFTL `flush` left on `storage` (the node translation
     /// table is rebuilt by scanning the sectors).
-    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
-        let o = options(&mut params)?;
-        let tree_memory = Self::check_budget(&o, memory)?;
-        let layout = Self::layout(&o, &storage, false)?;
-        let store = BftlStore::new(storage, layout, o.compaction_c, o.cached_levels)?;
-        let tree = BTree::open_on(NAME, Box::new(store), tree_memory, o.cache)?;
-        Ok(Self::assemble(tree, o.capacity))
+    pub fn open(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::open_named(NAME, storage, memory, params)
     }
 
-    fn assemble(tree: BTree, capacity: usize) -> Self {
+    /// Reopens a BFTL or FlashDB; FlashDB's nodes start in log mode.
+    pub fn open_named(
+        name: &'static str,
+        mut storage: Storage,
+        memory: usize,
+        mut params: Params,
+    ) -> Result<Self> {
+        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
+        let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
+        let tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
+        Ok(Self::assemble(name, tree, o.capacity))
+    }
+
+    /// The options, the node store and the memory left for the tree.
+    fn store(
+        name: &str,
+        storage: Storage,
+        memory: usize,
+        params: &mut Params,
+        creating: bool,
+    ) -> Result<(BftlOptions, BftlStore, usize)> {
+        let o = options(name, params)?;
+        let tree_memory = Self::check_budget(&o, memory)?;
+        let layout = Self::layout(name, &o, &storage, creating)?;
+        let store = BftlStore::new(
+            storage,
+            layout,
+            o.compaction_c,
+            o.cached_levels,
+            name == FLASHDB,
+        )?;
+        Ok((o, store, tree_memory))
+    }
+
+    fn assemble(name: &'static str, tree: BTree, capacity: usize) -> Self {
         Bftl {
+            name,
             tree,
             reservation_buffer: Vec::with_capacity(capacity),
             capacity,
@@ -241,7 +304,7 @@ impl Bftl {
 
 impl Index for Bftl {
     fn name(&self) -> &'static str {
-        NAME
+        self.name
     }
 
     fn format(&self) -> EntryFormat {

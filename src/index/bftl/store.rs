@@ -41,6 +41,10 @@
 //!    names is trimmed and its LBA reused.
 //! 3. Units not yet committed (the batch's delta pool) are replayed after
 //!    the committed ones when a node is read.
+//! 4. FlashDB only: a *node page* (page kind 7: sequence number, node id,
+//!    then a B+-tree node image) holds a node whole and starts its list,
+//!    as a reset unit does; it is only ever the first sector of a list.
+//!    See [`super::modes`] for when a node is written so.
 
 use std::collections::BTreeMap;
 
@@ -51,47 +55,13 @@ use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::top_levels::TopLevels;
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
-const HEADER: usize = 10;
-const ID_MASK: u32 = (1 << 30) - 1;
+use super::modes::{SelfTuning, Switch};
+/// Bytes of a node page's header after the page frame: the sector
+/// sequence number and the node id.
+pub const NODE_PAGE_HEADER: usize = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Insert = 0,
-    Delete = 1,
-    Reset = 2,
-    /// A reset and the node's first entry in one unit.
-    ResetInsert = 3,
-}
-
-impl Op {
-    /// Whether the unit starts its node afresh (invariant 1).
-    fn resets(self) -> bool {
-        matches!(self, Op::Reset | Op::ResetInsert)
-    }
-}
-
-/// One index unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Unit {
-    node: NodeId,
-    op: Op,
-    key: u64,
-    value: u64,
-    /// `parent_node`; a reset-insert unit keeps the node's level here.
-    parent: u32,
-    left: u32,
-    right: u32,
-}
-
-/// Bytes of one encoded unit.
-pub fn unit_bytes(format: EntryFormat) -> usize {
-    format.entry_bytes() + 16
-}
-
-/// Units per sector (Λ) for sectors of `sector_size` bytes.
-pub fn lambda(format: EntryFormat, sector_size: usize) -> usize {
-    (sector_size.saturating_sub(FRAME_HEADER + HEADER)) / unit_bytes(format)
-}
+use super::unit::{self, drop_superseded, first_fit, Op, Unit, HEADER, ID_MASK};
+pub use super::unit::{lambda, unit_bytes};
 
 /// BFTL's node store.
 pub struct BftlStore {
@@ -125,6 +95,11 @@ pub struct BftlStore {
     batch_views: Option<BTreeMap<NodeId, Node>>,
     /// The most views one batch held (RAM a commit needs).
     most_batch_views: usize,
+    /// FlashDB's per-node log/disk modes (`None`: BFTL, every node logs).
+    modes: Option<SelfTuning>,
+    /// A reused node for FlashDB's node pages.
+    page_node: Node,
+    pub(crate) node_pages_written: u64,
     pub(crate) compactions: u64,
     pub(crate) sectors_committed: u64,
     pub(crate) units_committed: u64,
@@ -136,6 +111,7 @@ impl BftlStore {
         layout: NodeLayout,
         compaction_c: usize,
         cached_levels: u8,
+        self_tuning: bool,
     ) -> Result<Self, IndexError> {
         let sector_size =
             match &storage {
@@ -159,7 +135,18 @@ impl BftlStore {
                 "sector size {sector_size} is too small for the superblock"
             )));
         }
+        let modes = self_tuning
+            .then(|| SelfTuning::new(storage.info().cost, sector_size, lambda, compaction_c));
+        if self_tuning && layout.node_bytes + NODE_PAGE_HEADER > sector_size {
+            return Err(IndexError::Config(format!(
+                "a FlashDB node of {} bytes and its {NODE_PAGE_HEADER}-byte header do not fit a {sector_size}-byte sector",
+                layout.node_bytes
+            )));
+        }
         Ok(BftlStore {
+            modes,
+            page_node: Node::default(),
+            node_pages_written: 0,
             storage,
             layout,
             format: layout.format,
@@ -220,60 +207,42 @@ impl BftlStore {
         self.ntt.iter().map(Vec::len).sum()
     }
 
-    fn encode_unit(&self, u: &Unit, out: &mut [u8]) {
-        let f = self.format;
-        let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
-        f.put_key(out, u.key);
-        f.put_value(&mut out[kb..], u.value);
-        let at = kb + vb;
-        out[at..at + 4].copy_from_slice(&u.parent.to_le_bytes());
-        out[at + 4..at + 8].copy_from_slice(&u.left.to_le_bytes());
-        out[at + 8..at + 12].copy_from_slice(&u.right.to_le_bytes());
-        let tag = (u.node & ID_MASK) | ((u.op as u32) << 30);
-        out[at + 12..at + 16].copy_from_slice(&tag.to_le_bytes());
-    }
-
-    fn decode_unit(&self, b: &[u8], page: u64) -> Result<Unit, IndexError> {
-        let f = self.format;
-        let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
-        let at = kb + vb;
-        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let tag = u32_at(at + 12);
-        let op = match tag >> 30 {
-            0 => Op::Insert,
-            1 => Op::Delete,
-            2 => Op::Reset,
-            _ => Op::ResetInsert,
-        };
-        let parent = u32_at(at);
-        if op == Op::ResetInsert && parent > u8::MAX as u32 {
-            return Err(IndexError::Corrupt {
-                page,
-                detail: format!("reset-insert unit with level {parent}"),
-            });
-        }
-        Ok(Unit {
-            node: tag & ID_MASK,
-            op,
-            key: f.read_key(b),
-            value: f.read_value(&b[kb..]),
-            parent,
-            left: u32_at(at + 4),
-            right: u32_at(at + 8),
-        })
-    }
-
-    /// Reads sector `lba` into `out` as units (appending).
-    fn read_sector(&mut self, lba: u64, out: &mut Vec<(Unit, u32)>) -> Result<(), IndexError> {
+    /// Reads sector `lba`: an index-unit sector's units are appended to
+    /// `out`; a node page (FlashDB) is decoded into `page_node` and its
+    /// sequence number and node returned.
+    fn read_sector(
+        &mut self,
+        lba: u64,
+        out: &mut Vec<(Unit, u32)>,
+        page_node: &mut Node,
+    ) -> Result<Option<(u32, NodeId)>, IndexError> {
         let mut buf = std::mem::take(&mut self.buf);
         let r = self.dev().read(lba, 0, &mut buf);
         let result = r.map_err(IndexError::from).and_then(|_| {
-            let payload = page::open(&buf, PageKind::IndexUnits, lba)?.ok_or_else(|| {
-                IndexError::Corrupt {
+            let (kind, payload) =
+                page::open_any(&buf, lba)?.ok_or_else(|| IndexError::Corrupt {
                     page: lba,
                     detail: "the node translation table names an empty sector".into(),
+                })?;
+            if kind == PageKind::NodePage {
+                if payload.len() < NODE_PAGE_HEADER {
+                    return Err(IndexError::Corrupt {
+                        page: lba,
+                        detail: "node page shorter than its header".into(),
+                    });
                 }
-            })?;
+                let seq = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
+                let id = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+                self.layout
+                    .decode_payload(&payload[NODE_PAGE_HEADER..], lba, page_node)?;
+                return Ok(Some((seq, id)));
+            }
+            if kind != PageKind::IndexUnits {
+                return Err(IndexError::Corrupt {
+                    page: lba,
+                    detail: format!("page kind {kind:?} where index units were expected"),
+                });
+            }
             if payload.len() < HEADER {
                 return Err(IndexError::Corrupt {
                     page: lba,
@@ -291,124 +260,41 @@ impl BftlStore {
             }
             for i in 0..count {
                 let at = HEADER + i * ub;
-                out.push((self.decode_unit(&payload[at..at + ub], lba)?, seq));
+                out.push((unit::decode(self.format, &payload[at..at + ub], lba)?, seq));
             }
-            Ok(())
+            Ok(None)
         });
         self.buf = buf;
         result
     }
 
-    /// Replays `units` of node `id` into `node` (invariant 1).
-    fn replay(
-        node: &mut Node,
-        id: NodeId,
-        units: impl Iterator<Item = Unit>,
-        page: u64,
-    ) -> Result<(), IndexError> {
-        let corrupt = |detail: &str| IndexError::Corrupt {
-            page,
-            detail: format!("node {id}: {detail}"),
-        };
-        let mine: Vec<Unit> = units.filter(|u| u.node == id).collect();
-        // Units before the last reset are stale (invariant 1).
-        let from = mine.iter().rposition(|u| u.op.resets()).unwrap_or(0);
-        for u in mine.into_iter().skip(from) {
-            match u.op {
-                Op::Reset => {
-                    node.clear(u.key as u8);
-                    node.next = u.right;
-                    if u.key > 0 {
-                        node.children.push(u.left);
-                    }
-                }
-                Op::ResetInsert => {
-                    // The level is checked at decode (it fits a u8).
-                    node.clear(u.parent as u8);
-                    node.entries.push((u.key, u.value));
-                    if node.is_leaf() {
-                        node.next = u.right;
-                    } else {
-                        node.children.push(u.left);
-                        node.children.push(u.right);
-                    }
-                }
-                Op::Insert => {
-                    let e = (u.key, u.value);
-                    match node.entries.binary_search(&e) {
-                        Ok(_) => {}
-                        Err(pos) => {
-                            node.entries.insert(pos, e);
-                            if !node.is_leaf() {
-                                node.children.insert(pos + 1, u.right);
-                            }
-                        }
-                    }
-                }
-                Op::Delete => {
-                    let e = (u.key, u.value);
-                    match node.entries.binary_search(&e) {
-                        Ok(pos) => {
-                            node.entries.remove(pos);
-                            if !node.is_leaf() {
-                                node.children.remove(pos + 1);
-                            }
-                        }
-                        Err(_) => return Err(corrupt("a delete unit for an absent entry")),
-                    }
-                }
-            }
+    /// FlashDB: writes `node` whole as node `id`'s page, which starts its
+    /// list afresh (the older sectors of the list become stale).
+    fn write_node_page(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+        let lba = self.alloc_lba()?;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.fill(0);
+        buf[FRAME_HEADER..FRAME_HEADER + 4].copy_from_slice(&self.sector_seq.to_le_bytes());
+        buf[FRAME_HEADER + 4..FRAME_HEADER + 8].copy_from_slice(&id.to_le_bytes());
+        let body = FRAME_HEADER + NODE_PAGE_HEADER;
+        // `new` checked that a node fits a sector after this header.
+        let len = self.layout.encode_payload(
+            node,
+            &mut buf[body..NODE_PAGE_HEADER + self.layout.node_bytes],
+        );
+        page::seal(&mut buf, PageKind::NodePage, NODE_PAGE_HEADER + len);
+        let r = self.dev().write(lba, 0, &buf);
+        self.buf = buf;
+        r?;
+        self.sector_seq = self.sector_seq.wrapping_add(1);
+        self.sectors_committed += 1;
+        self.node_pages_written += 1;
+        let old = std::mem::replace(self.list_mut(id), vec![lba]);
+        *self.refs.entry(lba).or_insert(0) += 1;
+        for l in old {
+            self.release_lba(l)?;
         }
         Ok(())
-    }
-
-    /// The units that rebuild `node` from nothing: one unit per entry, the
-    /// first of which also resets the node (so a node of Λ entries takes
-    /// one sector, and a compacted node leaves its list one sector long).
-    /// An empty node, or an internal one with a right link, takes a reset
-    /// unit of its own first.
-    fn full_units(id: NodeId, node: &Node, out: &mut Vec<Unit>) {
-        let unit = |op, key, value, parent, left, right| Unit {
-            node: id,
-            op,
-            key,
-            value,
-            parent,
-            left,
-            right,
-        };
-        let first_child = node.children.first().copied().unwrap_or(NO_NODE);
-        let combined = !node.entries.is_empty() && (node.is_leaf() || node.next == NO_NODE);
-        if !combined {
-            out.push(unit(
-                Op::Reset,
-                node.level as u64,
-                0,
-                NO_NODE,
-                first_child,
-                node.next,
-            ));
-        }
-        for (i, &(key, value)) in node.entries.iter().enumerate() {
-            let right = if node.is_leaf() {
-                NO_NODE
-            } else {
-                node.children[i + 1]
-            };
-            if i == 0 && combined {
-                let right = if node.is_leaf() { node.next } else { right };
-                out.push(unit(
-                    Op::ResetInsert,
-                    key,
-                    value,
-                    node.level as u32,
-                    first_child,
-                    right,
-                ));
-            } else {
-                out.push(unit(Op::Insert, key, value, NO_NODE, NO_NODE, right));
-            }
-        }
     }
 
     fn alloc_lba(&mut self) -> Result<u64, IndexError> {
@@ -457,7 +343,7 @@ impl BftlStore {
         p[8..10].copy_from_slice(&(units.len() as u16).to_le_bytes());
         for (i, u) in units.iter().enumerate() {
             let at = FRAME_HEADER + HEADER + i * ub;
-            self.encode_unit(u, &mut buf[at..at + ub]);
+            unit::encode(self.format, u, &mut buf[at..at + ub]);
         }
         page::seal(&mut buf, PageKind::IndexUnits, HEADER + units.len() * ub);
         let r = self.dev().write(lba, 0, &buf);
@@ -519,25 +405,90 @@ impl BftlStore {
         // Stable: a node's units keep their order.
         pool.sort_by_key(|u| u.node);
         drop_superseded(&mut pool);
+        // Each touched node, the units the batch changed it by, and whether
+        // FlashDB writes it whole instead.
+        let mut touched: Vec<(NodeId, usize, bool)> = Vec::new();
+        for u in &pool {
+            match touched.last_mut() {
+                Some(t) if t.0 == u.node => t.1 += 1,
+                _ => touched.push((u.node, 1, u.op.resets())),
+            }
+        }
+        if let Some(modes) = &self.modes {
+            for t in &mut touched {
+                // Disk mode, or rewritten whole by the tree (a split, a
+                // merge): one node page, if the batch holds the node's view.
+                t.2 = (t.2 || modes.is_disk(t.0)) && self.view(t.0).is_some();
+            }
+            pool.retain(|u| {
+                touched
+                    .binary_search_by_key(&u.node, |t| t.0)
+                    .map_or(true, |i| !touched[i].2)
+            });
+        } else {
+            for t in &mut touched {
+                t.2 = false;
+            }
+        }
         let sectors = first_fit(&pool, self.lambda);
         self.timestamp = self.timestamp.wrapping_add(1);
-        let mut touched: Vec<NodeId> = pool.iter().map(|u| u.node).collect();
-        touched.dedup();
         for s in &sectors {
             self.write_sector(s)?;
         }
-        for id in touched {
-            if self
-                .ntt
-                .get(id as usize)
-                .is_some_and(|l| l.len() > self.compaction_c)
-            {
-                self.compact(id)?;
-            }
-        }
+        let mut page_node = std::mem::take(&mut self.page_node);
+        let result = self.finish_commit(&touched, &mut page_node);
+        self.page_node = page_node;
+        result?;
         pool.clear();
         self.pool = pool;
         Ok(())
+    }
+
+    /// The rest of a commit once the unit sectors are written: FlashDB's
+    /// node pages, compactions of lists past C, and FlashDB's accounting.
+    fn finish_commit(
+        &mut self,
+        touched: &[(NodeId, usize, bool)],
+        page_node: &mut Node,
+    ) -> Result<(), IndexError> {
+        for &(id, units, whole) in touched {
+            if whole {
+                // Invariant: `whole` is set only for nodes with a view.
+                if let Some(n) = self.view(id) {
+                    page_node.clone_from(n);
+                    self.write_node_page(id, page_node)?;
+                }
+            }
+            let compacted = self
+                .ntt
+                .get(id as usize)
+                .is_some_and(|l| l.len() > self.compaction_c);
+            if compacted {
+                self.compact(id)?;
+            }
+            if whole && !self.modes.as_ref().is_some_and(|m| m.is_disk(id)) {
+                // A log-mode node the tree rewrote whole costs the same in
+                // either mode: nothing to account.
+                continue;
+            }
+            let switch = self
+                .modes
+                .as_mut()
+                .map_or(Switch::Stay, |m| m.on_commit(id, units, compacted, 1));
+            if switch == Switch::ToDisk && self.ntt.get(id as usize).is_some_and(|l| l.len() > 1) {
+                self.compact(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch's logical view of node `id`, or the RAM copy of a cached
+    /// top-level node.
+    fn view(&self, id: NodeId) -> Option<&Node> {
+        self.batch_views
+            .as_ref()
+            .and_then(|v| v.get(&id))
+            .or_else(|| self.hot.get(id))
     }
 
     /// The longest sector list of any node (at most C between batches).
@@ -552,19 +503,24 @@ impl BftlStore {
     /// sectors again.
     fn compact(&mut self, id: NodeId) -> Result<(), IndexError> {
         let mut node = Node::default();
-        let view = self
-            .batch_views
-            .as_ref()
-            .and_then(|v| v.get(&id))
-            .or_else(|| self.hot.get(id));
-        match view {
+        match self.view(id) {
             Some(n) => node.clone_from(n),
             None => self.read_committed(id, &mut node)?,
+        }
+        self.compact_with(id, &node)
+    }
+
+    /// Rewrites node `id`, whose committed state is `node`, into the
+    /// fewest sectors and releases its old list.
+    fn compact_with(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+        if self.modes.is_some() {
+            self.compactions += 1;
+            return self.write_node_page(id, node);
         }
         let old = std::mem::take(self.list_mut(id));
         let mut units = std::mem::take(&mut self.scratch);
         units.clear();
-        Self::full_units(id, &node, &mut units);
+        unit::full_units(id, node, &mut units);
         let result = (|| {
             for chunk in units.chunks(self.lambda) {
                 self.write_sector(chunk)?;
@@ -587,63 +543,22 @@ impl BftlStore {
             detail: format!("node {id} has no index units"),
         })?;
         let mut units = Vec::new();
-        for lba in list {
-            self.read_sector(lba, &mut units)?;
-        }
         node.clear(0);
-        Self::replay(node, id, units.into_iter().map(|(u, _)| u), first)
-    }
-}
-
-/// Drops the units of a batch that a later reset of the same node in the
-/// batch supersedes (invariant 1: they would be stale the moment they are
-/// written). `pool` is grouped by node, each node's units in order.
-fn drop_superseded(pool: &mut Vec<Unit>) {
-    let mut keep = vec![true; pool.len()];
-    let mut start = 0;
-    while start < pool.len() {
-        let node = pool[start].node;
-        let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
-        if let Some(last) = pool[start..end].iter().rposition(|u| u.op.resets()) {
-            keep[start..start + last].fill(false);
+        for (i, &lba) in list.iter().enumerate() {
+            if let Some((_, owner)) = self.read_sector(lba, &mut units, node)? {
+                // A node page starts its node's list (invariant 4).
+                if owner != id || i != 0 {
+                    return Err(IndexError::Corrupt {
+                        page: lba,
+                        detail: format!(
+                            "node page of node {owner} at position {i} of node {id}'s list"
+                        ),
+                    });
+                }
+            }
         }
-        start = end;
+        unit::replay(node, id, units.into_iter().map(|(u, _)| u), first)
     }
-    let mut i = 0;
-    pool.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
-}
-
-/// FIRST-FIT (§3.3) of the per-node sets of `pool` (units grouped by node,
-/// in order) into sectors of `lambda` units: each set goes whole into the
-/// first sector with room, else into a new one. A set larger than a sector
-/// fills whole sectors first, and its rest may only join a sector opened
-/// after them, because a node's units are replayed in sector order.
-fn first_fit(pool: &[Unit], lambda: usize) -> Vec<Vec<Unit>> {
-    let mut sectors: Vec<Vec<Unit>> = Vec::new();
-    let mut start = 0;
-    while start < pool.len() {
-        let node = pool[start].node;
-        let end = start + pool[start..].iter().take_while(|u| u.node == node).count();
-        let mut set = &pool[start..end];
-        let mut first_candidate = 0;
-        while set.len() > lambda {
-            sectors.push(set[..lambda].to_vec());
-            set = &set[lambda..];
-            first_candidate = sectors.len();
-        }
-        match sectors[first_candidate..]
-            .iter_mut()
-            .find(|s| s.len() + set.len() <= lambda)
-        {
-            Some(s) => s.extend_from_slice(set),
-            None => sectors.push(set.to_vec()),
-        }
-        start = end;
-    }
-    sectors
 }
 
 impl NodeStore for BftlStore {
@@ -663,12 +578,26 @@ impl NodeStore for BftlStore {
         let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
         // A pending reset makes the committed units stale: skip reading them.
         let reset_pending = self.pool.iter().any(|u| u.node == id && u.op.resets());
+        let mut read_from_flash = None;
         if committed && !reset_pending {
+            read_from_flash = self.ntt.get(id as usize).map(Vec::len);
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
         }
         let pending = self.pool.iter().any(|u| u.node == id);
+        if let Some(list) = read_from_flash {
+            // FlashDB's node page is one sector.
+            let switch = self
+                .modes
+                .as_mut()
+                .map_or(Switch::Stay, |m| m.on_read(id, list, 1));
+            // Translating to disk mode writes the node page now; a node
+            // with changes pending is written whole by the commit instead.
+            if switch == Switch::ToDisk && !pending && list > 1 {
+                self.compact_with(id, node)?;
+            }
+        }
         if !committed && !pending {
             return Err(IndexError::Corrupt {
                 page: 0,
@@ -677,7 +606,7 @@ impl NodeStore for BftlStore {
         }
         if pending {
             let pool = std::mem::take(&mut self.pool);
-            let r = Self::replay(node, id, pool.iter().copied(), 0);
+            let r = unit::replay(node, id, pool.iter().copied(), 0);
             self.pool = pool;
             r?;
         }
@@ -729,7 +658,7 @@ impl NodeStore for BftlStore {
             NodeChange::Rewrite => {
                 let mut units = std::mem::take(&mut self.scratch);
                 units.clear();
-                Self::full_units(id, node, &mut units);
+                unit::full_units(id, node, &mut units);
                 self.pool.extend_from_slice(&units);
                 self.scratch = units;
             }
@@ -764,6 +693,9 @@ impl NodeStore for BftlStore {
 
     fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
         self.hot.forget(id);
+        if let Some(m) = &mut self.modes {
+            m.forget(id);
+        }
         if let Some(views) = &mut self.batch_views {
             views.remove(&id);
         }
@@ -829,15 +761,29 @@ impl NodeStore for BftlStore {
         }
         self.next_lba = used.max(1);
         let mut sectors: Vec<(u32, u64, Vec<Unit>)> = Vec::new();
+        let mut page_node = Node::default();
         for lba in 1..self.next_lba {
             let mut units = Vec::new();
             let mut b = vec![0u8; self.sector_size];
             self.dev().read(lba, 0, &mut b)?;
-            if page::open(&b, PageKind::IndexUnits, lba)?.is_none() {
+            if page::open_any(&b, lba)?.is_none() {
                 self.free_lbas.push(lba);
                 continue;
             }
-            self.read_sector(lba, &mut units)?;
+            if let Some((seq, id)) = self.read_sector(lba, &mut units, &mut page_node)? {
+                // A node page restarts its node's list, as a reset unit does.
+                let reset = Unit {
+                    node: id,
+                    op: Op::Reset,
+                    key: 0,
+                    value: 0,
+                    parent: NO_NODE,
+                    left: NO_NODE,
+                    right: NO_NODE,
+                };
+                sectors.push((seq, lba, vec![reset]));
+                continue;
+            }
             let seq = units.first().map(|u| u.1).unwrap_or(0);
             sectors.push((seq, lba, units.into_iter().map(|(u, _)| u).collect()));
         }
@@ -893,6 +839,7 @@ impl NodeStore for BftlStore {
     /// (what `mb-tree.md` Fig. 7 measures), plus the free id list.
     fn memory_bytes(&self) -> usize {
         (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
+            + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
             + (self.hot.len() + self.batch_views.as_ref().map_or(0, BTreeMap::len))
                 * self.layout.node_bytes
     }
@@ -913,6 +860,13 @@ impl NodeStore for BftlStore {
         stats.set("lambda", self.lambda as f64);
         stats.set("compaction_c", self.compaction_c as f64);
         stats.set("compactions", self.compactions as f64);
+        if let Some(m) = &self.modes {
+            stats.set("disk_mode_nodes", m.disk_nodes() as f64);
+            stats.set("switches_to_disk", m.switches_to_disk as f64);
+            stats.set("switches_to_log", m.switches_to_log as f64);
+            stats.set("mode_table_bytes", m.memory_bytes() as f64);
+            stats.set("node_pages_written", self.node_pages_written as f64);
+        }
         stats.set(
             "commit_view_peak_bytes",
             (self.most_batch_views * self.layout.node_bytes) as f64,
@@ -941,58 +895,5 @@ impl NodeStore for BftlStore {
 
     fn reserved_bytes(&self) -> usize {
         0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn set(node: NodeId, n: usize) -> Vec<Unit> {
-        (0..n as u64)
-            .map(|k| Unit {
-                node,
-                op: Op::Insert,
-                key: k,
-                value: k,
-                parent: NO_NODE,
-                left: NO_NODE,
-                right: NO_NODE,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn first_fit_keeps_sets_whole_and_fills_the_first_sector_with_room() {
-        // Sets of 12, 5, 9, 3 and 25 units, Λ = 20.
-        let mut pool = Vec::new();
-        for (node, n) in [(1, 12), (2, 5), (3, 9), (4, 3), (5, 25)] {
-            pool.extend(set(node, n));
-        }
-        let sectors = first_fit(&pool, 20);
-        let shape: Vec<Vec<(NodeId, usize)>> = sectors
-            .iter()
-            .map(|s| {
-                let mut runs: Vec<(NodeId, usize)> = Vec::new();
-                for u in s {
-                    match runs.last_mut() {
-                        Some(r) if r.0 == u.node => r.1 += 1,
-                        _ => runs.push((u.node, 1)),
-                    }
-                }
-                runs
-            })
-            .collect();
-        assert_eq!(
-            shape,
-            vec![
-                vec![(1, 12), (2, 5), (4, 3)],
-                vec![(3, 9)],
-                vec![(5, 20)],
-                vec![(5, 5)],
-            ]
-        );
-        // Within a set, units keep their order across sectors.
-        assert_eq!(sectors[3][0].key, 20);
     }
 }

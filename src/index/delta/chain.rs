@@ -78,20 +78,7 @@ impl Consolidation {
     /// a page read, in energy (time when the model has no energy); unit
     /// costs when the device has no model (a real file).
     pub fn counter_for(cost: Option<CostModel>, node_bytes: usize, page_size: usize) -> Self {
-        let (w, r) = match cost {
-            Some(c) => {
-                let w = c.write(node_bytes);
-                let r = c.read(page_size);
-                if w.uj > 0.0 && r.uj > 0.0 {
-                    (w.uj, r.uj)
-                } else if w.us > 0.0 && r.us > 0.0 {
-                    (w.us, r.us)
-                } else {
-                    (1.0, 1.0)
-                }
-            }
-            None => (1.0, 1.0),
-        };
+        let (r, w) = CostModel::read_write_weights(cost, page_size, node_bytes);
         Consolidation::Counter {
             node_write_cost: w,
             page_read_cost: r,

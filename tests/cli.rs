@@ -636,3 +636,52 @@ fn dna_workload_from_a_fasta_file_and_a_clear_error_for_other_files() {
         "{err}"
     );
 }
+
+/// `--io-trace` writes one DiskSim line per device request: the run's reads
+/// and writes and those of creating the index, each with five fields.
+#[test]
+fn io_trace_writes_one_disksim_line_per_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("io.trace");
+    let json = dir.path().join("r.json");
+    let out = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--device",
+        "samsung-ssd32",
+        "--set",
+        "cache=none",
+        "--ops",
+        "500",
+        "--quiet",
+        "--io-trace",
+        trace.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let d = &report["device_stats"];
+    let requests = d["logical_reads"].as_u64().unwrap() + d["logical_writes"].as_u64().unwrap();
+    // Plus the few requests of creating the index, before the measured run.
+    let lines = text.lines().count() as u64;
+    assert!(
+        requests <= lines && lines <= requests + 8,
+        "{lines} lines, {requests} requests"
+    );
+    let mut last = 0.0;
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 5, "{line}");
+        let t: f64 = f[0].parse().unwrap();
+        assert!(t >= last, "arrival times go forward: {line}");
+        last = t;
+        assert!(f[4] == "0" || f[4] == "1");
+    }
+}

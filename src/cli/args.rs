@@ -178,6 +178,11 @@ pub struct RunArgs {
     /// creating one.
     #[arg(long)]
     pub open: bool,
+    /// Write every device request the index makes to FILE as a DiskSim
+    /// ASCII trace (time in ms, device, 512-byte sector, sectors, 1 read /
+    /// 0 write).
+    #[arg(long, value_name = "FILE")]
+    pub io_trace: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -206,6 +211,9 @@ pub struct ReplayArgs {
     /// only); each flush is charged to the `flush` row.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub flush_every: Option<u64>,
+    /// Write every device request to FILE as a DiskSim ASCII trace.
+    #[arg(long, value_name = "FILE")]
+    pub io_trace: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -244,6 +252,10 @@ pub struct CompareArgs {
     /// Check every answer against an in-memory oracle.
     #[arg(long)]
     pub verify: bool,
+    /// Write each index's device requests as a DiskSim ASCII trace to
+    /// FILE-LABEL.trace (LABEL the index configuration).
+    #[arg(long, value_name = "FILE")]
+    pub io_trace: Option<PathBuf>,
     #[arg(long)]
     pub quiet: bool,
 }

@@ -25,7 +25,7 @@ use crate::runner::{Report, RunOptions};
 
 use super::args::{CompareArgs, IndexArgs};
 use super::sizing::{self, bytes_text, group};
-use super::{build_index, describe, device, execute, memory, write_json, CliResult};
+use super::{build_traced, describe, device, execute, memory, write_json, CliResult};
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
 fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
@@ -92,7 +92,12 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     let (spec, sized) = sizing::size_to_work(&spec, &configs, &workload, mem, fill, None)?;
     let mut reports = Vec::new();
     for (name, cfg) in &configs {
-        let mut index = build_index(cfg, &spec, mem, false)?;
+        let trace = a.io_trace.as_ref().map(|p| {
+            let mut s = p.clone().into_os_string();
+            s.push(format!("-{name}.trace"));
+            std::path::PathBuf::from(s)
+        });
+        let mut index = build_traced(cfg, &spec, mem, false, trace.as_deref())?;
         let options = RunOptions {
             verify: a.verify,
             quiet: a.quiet,

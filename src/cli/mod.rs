@@ -13,8 +13,9 @@ use std::path::Path;
 
 use clap::Parser;
 
+use crate::device::iotrace::IoTrace;
 use crate::device::profile::profiles;
-use crate::device::DeviceSpec;
+use crate::device::{DeviceSpec, Storage};
 use crate::experiment::{self, output};
 use crate::index::{registry, Index, Params};
 use crate::runner::{self, IndexDescription, Report, RunOptions};
@@ -76,6 +77,9 @@ fn list() -> CliResult<()> {
     }
     writeln!(out, "\nDevice profiles (--device NAME | raw:NAME | file:PATH, overrides with --device-set K=V):")?;
     for p in profiles() {
+        writeln!(out, "  {:<16} {}", p.name, p.description)?;
+    }
+    for p in crate::device::ssd::ssd_profiles() {
         writeln!(out, "  {:<16} {}", p.name, p.description)?;
     }
     writeln!(
@@ -166,12 +170,34 @@ fn build_index(
     memory: usize,
     open: bool,
 ) -> CliResult<Box<dyn Index>> {
+    build_traced(i, spec, memory, open, None)
+}
+
+/// [`build_index`], with every device request written to `io_trace`.
+fn build_traced(
+    i: &IndexArgs,
+    spec: &DeviceSpec,
+    memory: usize,
+    open: bool,
+    io_trace: Option<&Path>,
+) -> CliResult<Box<dyn Index>> {
     let params = index_params(i)?;
+    let mut storage = if open {
+        spec.open_existing()?
+    } else {
+        spec.build()?
+    };
+    if let Some(path) = io_trace {
+        storage = match storage {
+            Storage::Pages(dev) => Storage::Pages(Box::new(IoTrace::new(dev, path)?)),
+            Storage::Raw(_) => {
+                return Err("--io-trace records logical-page requests; a raw: chip has none (use an FTL profile, an SSD model or file:PATH)".into())
+            }
+        };
+    }
     if open {
-        let storage = spec.open_existing()?;
         Ok(registry::open(&i.index, storage, memory, params)?)
     } else {
-        let storage = spec.build()?;
         Ok(registry::create(&i.index, storage, memory, params)?)
     }
 }
@@ -192,7 +218,7 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
     let configs = [(compare::label(&a.index), a.index.clone())];
     let (spec, sized) =
         sizing::size_to_work(&spec, &configs, &a.workload, mem, fill, a.flush_every)?;
-    let mut index = build_index(&a.index, &spec, mem, a.open)?;
+    let mut index = build_traced(&a.index, &spec, mem, a.open, a.io_trace.as_deref())?;
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,
@@ -220,7 +246,7 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
 fn replay(a: ReplayArgs) -> CliResult<()> {
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    let mut index = build_index(&a.index, &spec, mem, a.open)?;
+    let mut index = build_traced(&a.index, &spec, mem, a.open, a.io_trace.as_deref())?;
     let w = WorkloadArgs {
         workload: None,
         workload_set: vec![],

@@ -29,11 +29,13 @@ mod error;
 pub mod fault;
 pub mod file;
 pub mod ftl;
+pub mod iotrace;
 pub mod nand;
 pub mod profile;
 pub mod ram;
 mod sealed;
 pub mod shadow;
+pub mod ssd;
 
 pub use cost::CostModel;
 pub use error::DeviceError;
@@ -41,6 +43,7 @@ pub use ftl::{logical_capacity, Ftl, FtlConfig, GcPolicy, RESERVE_BLOCKS};
 pub use nand::Nand;
 pub use profile::DeviceSpec;
 pub use shadow::Shadow;
+pub use ssd::Ssd;
 
 use serde::Serialize;
 

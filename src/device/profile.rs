@@ -30,6 +30,7 @@ use super::cost::CostModel;
 use super::file::FileDevice;
 use super::ftl::{Ftl, FtlConfig, GcPolicy};
 use super::nand::Nand;
+use super::ssd::{ssd_profile, ssd_profiles, Ssd, SsdTiming};
 use super::{DeviceError, Geometry, Result, Storage};
 
 /// A named chip: geometry and cost model.
@@ -135,7 +136,11 @@ pub fn profile(name: &str) -> Result<Profile> {
         .into_iter()
         .find(|p| p.name == name)
         .ok_or_else(|| {
-            let names: Vec<&str> = profiles().iter().map(|p| p.name).collect();
+            let names: Vec<&str> = profiles()
+                .iter()
+                .map(|p| p.name)
+                .chain(ssd_profiles().iter().map(|p| p.name))
+                .collect();
             DeviceError::Config(format!(
                 "unknown device profile `{name}`; known: {} (or raw:PROFILE, file:PATH)",
                 names.join(", ")
@@ -152,6 +157,8 @@ pub enum Target {
     Raw,
     /// A real file.
     File(PathBuf),
+    /// The SSD timing model ([`super::ssd`]) of [`DeviceSpec::ssd`].
+    Ssd,
 }
 
 /// A device description: profile, overrides and target.
@@ -173,6 +180,8 @@ pub struct DeviceSpec {
     /// simulated FTL, whose page counts the paper experiments compare
     /// (`--device-set atomic=true` turns it on); never on a raw chip.
     pub atomic: bool,
+    /// For an SSD profile: its timing model.
+    pub ssd: Option<SsdTiming>,
 }
 
 /// Keys `--device-set` accepts.
@@ -203,6 +212,8 @@ impl DeviceSpec {
             (Target::File(PathBuf::from(path)), p)
         } else if let Some(name) = spec.strip_prefix("raw:") {
             (Target::Raw, profile(name)?)
+        } else if let Some(t) = ssd_profile(spec) {
+            return Self::parse_ssd(spec, t, sets);
         } else {
             (Target::Ftl, profile(spec)?)
         };
@@ -215,6 +226,7 @@ impl DeviceSpec {
             file_pages: 0,
             explicit_size: false,
             atomic: false,
+            ssd: None,
         };
         let mut atomic = None;
         let mut blocks_set = false;
@@ -275,7 +287,7 @@ impl DeviceSpec {
             (Target::Raw, _) => false,
             (_, Some(a)) => a,
             (Target::File(_), None) => true,
-            (Target::Ftl, None) => false,
+            (Target::Ftl | Target::Ssd, None) => false,
         };
         d.explicit_size |= blocks_set;
         if !blocks_set {
@@ -289,6 +301,61 @@ impl DeviceSpec {
             };
         }
         Ok(d)
+    }
+
+    /// An SSD profile with its overrides: `page_size` (the request size),
+    /// `capacity` (bytes), `atomic`, and the timing keys of
+    /// [`SsdTiming::set`].
+    fn parse_ssd(spec: &str, mut t: SsdTiming, sets: &[(String, String)]) -> Result<DeviceSpec> {
+        let mut page_size = t.page_size;
+        let mut capacity = t.capacity_bytes;
+        let mut atomic = false;
+        let mut explicit_size = false;
+        let mut pages = None;
+        for (k, v) in sets {
+            let bad = |what: &str| {
+                DeviceError::Config(format!("device parameter `{k}`: `{v}` is not {what}"))
+            };
+            match k.as_str() {
+                "page_size" => page_size = v.parse().map_err(|_| bad("a page size in bytes"))?,
+                "capacity" => {
+                    capacity = v.parse().map_err(|_| bad("a size in bytes"))?;
+                    explicit_size = true;
+                }
+                "atomic" => atomic = v.parse().map_err(|_| bad("true or false"))?,
+                // An SSD's erase units are hidden: a block is a page.
+                "blocks" => {
+                    pages = Some(v.parse::<u64>().map_err(|_| bad("a count"))?);
+                    explicit_size = true;
+                }
+                other => {
+                    if !t.set(other, v)? {
+                        return Err(DeviceError::Config(format!(
+                            "unknown SSD parameter `{other}`; accepted: page_size, capacity (bytes), blocks (pages), atomic, streams, and sr|sw|rr|rw_BYTES or _tail (MB/s)"
+                        )));
+                    }
+                }
+            }
+        }
+        t.check()?;
+        if page_size == 0 {
+            return Err(DeviceError::Config("page_size must be positive".into()));
+        }
+        let mut geometry = profile("slc-small")?.geometry;
+        geometry.page_size = page_size;
+        geometry.pages_per_block = 1;
+        geometry.blocks = pages.unwrap_or(capacity / page_size as u64).max(1);
+        Ok(DeviceSpec {
+            name: spec.to_string(),
+            target: Target::Ssd,
+            geometry,
+            cost: CostModel::FREE,
+            ftl: FtlConfig::default(),
+            file_pages: 0,
+            explicit_size,
+            atomic,
+            ssd: Some(t),
+        })
     }
 
     /// Builds a fresh device (a file is created or truncated).
@@ -331,6 +398,16 @@ impl DeviceSpec {
             Target::Ftl => {
                 let nand = Nand::new(&self.name, self.geometry, self.cost)?;
                 Ok(Storage::Pages(Box::new(Ftl::new(nand, self.ftl)?)))
+            }
+            Target::Ssd => {
+                let timing = self.ssd.clone().ok_or_else(|| {
+                    DeviceError::Config("an SSD device spec without its timing model".into())
+                })?;
+                Ok(Storage::Pages(Box::new(Ssd::new(
+                    timing,
+                    self.geometry.page_size as usize,
+                    self.geometry.blocks,
+                )?)))
             }
         }
     }

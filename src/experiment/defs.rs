@@ -35,6 +35,7 @@ pub fn experiments() -> Vec<Experiment> {
         mbtree_fig18(),
         mbtree_variants(),
         ftl_wa(),
+        super::ssd::ssd_table1(),
         durability_cost(),
     ]
 }
@@ -44,6 +45,7 @@ pub fn execute(exp: &Experiment, run: &SweepRun) -> Result<(Metrics, serde_json:
     match exp.kind {
         RunKind::Index => index_run(&run.params, run.seed),
         RunKind::FtlOverwrite => ftl_overwrite_run(&run.params, run.seed),
+        RunKind::DeviceBench => super::ssd::device_bench_run(&run.params, run.seed),
     }
 }
 

@@ -25,6 +25,7 @@ mod lat;
 mod mbtree;
 pub mod output;
 pub mod plot;
+mod ssd;
 pub mod sweep;
 
 use std::collections::BTreeMap;
@@ -49,6 +50,8 @@ pub enum RunKind {
     /// Uniform random page overwrites straight on the FTL (write
     /// amplification studies).
     FtlOverwrite,
+    /// Sequential or random requests straight on a device (`ssd-table1`).
+    DeviceBench,
 }
 
 /// The parameters an axis value stands for: `(x, quick) → [(key, value)]`.

@@ -207,6 +207,9 @@ impl Rig {
                     .map_err(|e| e.to_string())?;
                 Ok(Rig::Chip(SharedChip::new(nand)))
             }
+            Target::Ssd => Err(
+                "crashtest cuts the power of a chip or a file; the SSD model keeps its pages in RAM: use file:PATH or an FTL profile".into(),
+            ),
             Target::File(path) => {
                 let mut p = path.clone().into_os_string();
                 p.push(format!(".{scenario}"));
@@ -330,7 +333,7 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
         // The decorator sits under the FTL on the chip: it counts programs.
         Target::Ftl | Target::Raw => s.physical_writes,
         // Beneath the commit layer its own writes count too.
-        Target::File(_) => s.logical_writes + s.durability_writes,
+        Target::File(_) | Target::Ssd => s.logical_writes + s.durability_writes,
     })
 }
 

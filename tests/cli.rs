@@ -297,6 +297,7 @@ fn compare_and_list_run() {
         "basic-delta",
         "flashdb",
         "consolidation",
+        "fdtree",
         "ipl",
         "page writes",
         "*",
@@ -309,8 +310,8 @@ fn compare_and_list_run() {
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
     // The B+-tree once per cache, then bftl, mbtree, basic-delta, flashdb,
-    // consolidation, ipl.
-    assert_eq!(json.as_array().unwrap().len(), 9);
+    // consolidation, fdtree, ipl.
+    assert_eq!(json.as_array().unwrap().len(), 10);
     let out = flashix(&["list"]);
     assert!(String::from_utf8(out.stdout)
         .unwrap()
@@ -468,6 +469,7 @@ fn replay_keeps_a_file_index_and_replay_open_reads_it_back() {
         "basic-delta",
         "flashdb",
         "consolidation",
+        "fdtree",
         "ipl",
     ] {
         let db = dir.path().join(format!("{index}.db"));

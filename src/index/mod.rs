@@ -22,6 +22,7 @@ pub mod btree;
 pub mod delta;
 mod entry;
 mod error;
+pub mod fdtree;
 pub mod mbtree;
 mod params;
 pub mod registry;

@@ -7,6 +7,7 @@ use crate::device::Storage;
 use super::bftl::Bftl;
 use super::btree::BTree;
 use super::delta;
+use super::fdtree::FdTree;
 use super::mbtree::MbTree;
 use super::{Index, IndexError, Params, Result};
 
@@ -52,6 +53,11 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
+            name: super::fdtree::NAME,
+            description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (fd-tree.md §II)",
+            params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
             name: delta::IPL,
             description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
             params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=4|8, value_bytes=4|8",
@@ -77,6 +83,7 @@ pub fn create(
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
+        super::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
@@ -111,6 +118,7 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
+        super::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,

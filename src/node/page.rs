@@ -47,6 +47,8 @@ pub enum PageKind {
     /// A FlashDB node written whole (disk mode, or a compacted log): the
     /// sector sequence number and node id, then a tree-node payload.
     NodePage = 7,
+    /// A page of an FD-tree sorted run.
+    RunPage = 8,
 }
 
 impl PageKind {
@@ -59,6 +61,7 @@ impl PageKind {
             5 => Some(PageKind::LeafHeader),
             6 => Some(PageKind::LeafPage),
             7 => Some(PageKind::NodePage),
+            8 => Some(PageKind::RunPage),
             _ => None,
         }
     }

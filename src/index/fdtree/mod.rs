@@ -1,0 +1,711 @@
+//! `fdtree`: the FD-tree of Li, He, Luo and Yi (`fd-tree.md` §II), a tree
+//! index for flash disks built with the logarithmic method and fractional
+//! cascading.
+//!
+//! Levels L0 … L(l−1). L0, the *head tree*, takes every update; each lower
+//! level Li is a *sorted run* in contiguous pages ([`run`]), k times the
+//! capacity of the level above (`‖Li‖ = kⁱ·‖L0‖`). A level holds index
+//! entries (key, rid, type) and *fences* (key, type, pid): one external
+//! fence per page of the level below (the key of that page's last entry),
+//! and internal fences where the entries between two external fences span
+//! pages (§II-A).
+//!
+//! * **Search** (§II-B): a lookup in the head tree gives the first fence at
+//!   or after the key; at each level a binary search in the fence's page
+//!   finds the first match, the scan collects every match and stops at the
+//!   next fence at or after the key, whose pid is the page to read in the
+//!   level below. A range search descends with its low end and scans each
+//!   level from there.
+//! * **Insert and merge** (§II-C): an insert goes into the head tree; when a
+//!   level passes its capacity it is merged into the next by one sequential
+//!   scan of both, written as a new run in contiguous pages, and the levels
+//!   above are rebuilt from the new run's external fences; merges cascade.
+//! * **Delete and update** (§II-D): a delete searches for the entry and
+//!   inserts a *filter entry*; the entry it deletes becomes a *phantom*,
+//!   and both vanish when a merge brings them together. An entry still in
+//!   the head tree is deleted there directly. Update is delete + insert.
+//!
+//! **The head tree** holds at most `head_bytes` of entries and fences
+//! (default: one erase block of the device, as §II-A sets it, or 128 KiB
+//! on devices without erase units, capped at half the memory budget). The
+//! paper keeps it as a B+-tree on flash that its LRU buffer holds whole
+//! ("likely to reside in the main memory"); here it lives in RAM as a
+//! sorted map and is written out as a level-0 run at each flush, so its
+//! random writes never reach the device between flushes in either. The
+//! rest of the memory budget is an LRU cache of run pages (§III: "an LRU
+//! buffer manager ... for caching recently accessed disk pages"); a merge
+//! reads its inputs past the cache.
+//!
+//! **Duplicates.** An insert does not search (§II-C), so inserting a pair
+//! already present adds a second index entry; a pair is present when its
+//! index entries outnumber its filter entries, and a delete adds as many
+//! filter entries as it finds index entries, so the index stays a set.
+//!
+//! Parameters: `k` (size ratio; default half the entries a page holds, as
+//! §III sets it, and below `f − 1`), `head_bytes`, `key_bytes`,
+//! `value_bytes`. A page is the device's page.
+//!
+//! On-flash format: the superblock at page 0 ([`superblock`]), then runs
+//! (`docs/FORMAT.md`). Durability: `flush` writes the head tree as a
+//! level-0 run and then the superblock naming every run; over the commit
+//! layer that is atomic, and runs that a merge frees are reused only
+//! afterwards in the layer's view.
+//!
+//! Invariants:
+//! 1. A pair's presence is its net count (index − filter entries) over L0
+//!    and every run being positive.
+//! 2. Every level with a level below holds one external fence per page of
+//!    the level below, the last as the run's last-fence.
+//! 3. After a merge cascade every level is within its capacity.
+
+mod merge;
+mod run;
+mod superblock;
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::device::{BlockDevice, Storage};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+
+use merge::{emit, fences_for, merge_into, Item, RunReader, Source};
+use run::{entry_bytes, per_page, Entry, Extents, Kind, Page, PageCache, RunMeta, RunWriter};
+use superblock::Superblock;
+
+/// Name in the registry.
+pub const NAME: &str = "fdtree";
+
+/// Head tree size on a device without erase units.
+const DEFAULT_HEAD_BYTES: usize = 128 << 10;
+
+/// The FD-tree.
+pub struct FdTree {
+    storage: Storage,
+    format: EntryFormat,
+    page_size: usize,
+    k: u64,
+    /// ‖L0‖ in entries.
+    head_capacity: u64,
+    /// L0's pairs with their net counts.
+    head: BTreeMap<(u64, u64), i64>,
+    /// Σ |count| over `head`.
+    head_entries: u64,
+    /// L0's external fences, one per page of L1.
+    head_fences: Vec<Entry>,
+    /// Whether the head changed since the last flush.
+    head_dirty: bool,
+    /// The head as the last flush wrote it (a level-0 run).
+    head_run: RunMeta,
+    /// L1, L2, … (index 0 is L1).
+    levels: Vec<RunMeta>,
+    extents: Extents,
+    cache: PageCache,
+    cache_pages: usize,
+    memory_budget: usize,
+    /// Merges into each level (index 0: into L1).
+    merges: Vec<u64>,
+    annihilated: u64,
+}
+
+struct Options {
+    format: EntryFormat,
+    k: Option<u64>,
+    head_bytes: Option<usize>,
+}
+
+fn options(params: &mut Params) -> Result<Options> {
+    let format = EntryFormat::new(params.get("key_bytes", 4)?, params.get("value_bytes", 4)?)?;
+    let k = params.get_opt("k")?;
+    let head_bytes = params.get_opt("head_bytes")?;
+    params.finish(NAME)?;
+    Ok(Options {
+        format,
+        k,
+        head_bytes,
+    })
+}
+
+impl FdTree {
+    fn dev(&mut self) -> &mut dyn BlockDevice {
+        match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `build` accepts only logical-page storage.
+            Storage::Raw(_) => unreachable!("FdTree is built only on Storage::Pages"),
+        }
+    }
+
+    /// Checks the storage and sizes the head and cache.
+    fn build(
+        storage: Storage,
+        memory: usize,
+        format: EntryFormat,
+        k: Option<u64>,
+        head_bytes: Option<usize>,
+    ) -> Result<FdTree> {
+        let (page_size, capacity, erase_block) = match &storage {
+            Storage::Pages(d) => (
+                d.page_size(),
+                d.capacity_pages(),
+                d.pages_per_block() as usize * d.page_size(),
+            ),
+            Storage::Raw(_) => {
+                return Err(IndexError::Config(
+                    "the FD-tree writes runs of logical pages: use an FTL profile, an SSD model or file:PATH, not raw:".into(),
+                ))
+            }
+        };
+        let f = per_page(format, page_size) as u64;
+        if f < 4 {
+            return Err(IndexError::Config(format!(
+                "a {page_size}-byte page holds {f} FD-tree entries; at least 4 are needed"
+            )));
+        }
+        let k = k.unwrap_or(f / 2).max(2);
+        if k >= f - 1 {
+            return Err(IndexError::Config(format!(
+                "k = {k} must be below f − 1 = {} (fd-tree.md §II-A: fewer fences than entries)",
+                f - 1
+            )));
+        }
+        let head_bytes = head_bytes.unwrap_or_else(|| {
+            let block = if erase_block > page_size {
+                erase_block
+            } else {
+                DEFAULT_HEAD_BYTES
+            };
+            block.min(memory / 2)
+        });
+        let eb = entry_bytes(format);
+        let head_capacity = (head_bytes / eb) as u64;
+        if head_capacity < f {
+            return Err(IndexError::Config(format!(
+                "head_bytes = {head_bytes} holds fewer entries than one page ({f}); the head tree must hold at least a page"
+            )));
+        }
+        let needed = head_bytes + 2 * page_size;
+        if memory < needed {
+            return Err(IndexError::BudgetTooSmall {
+                needed,
+                given: memory,
+                what: format!("a head tree of {head_bytes} bytes and two cached pages"),
+            });
+        }
+        let cache_pages = (memory - head_bytes) / page_size;
+        Ok(FdTree {
+            storage,
+            format,
+            page_size,
+            k,
+            head_capacity,
+            head: BTreeMap::new(),
+            head_entries: 0,
+            head_fences: Vec::new(),
+            head_dirty: true,
+            head_run: RunMeta::default(),
+            levels: Vec::new(),
+            extents: Extents::new(1, capacity),
+            cache: PageCache::new(cache_pages),
+            cache_pages,
+            memory_budget: memory,
+            merges: Vec::new(),
+            annihilated: 0,
+        })
+    }
+
+    /// A new, empty FD-tree on `storage`.
+    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let o = options(&mut params)?;
+        let mut t = Self::build(storage, memory, o.format, o.k, o.head_bytes)?;
+        t.flush()?;
+        Ok(t)
+    }
+
+    /// Reopens the FD-tree `flush` left on `storage`.
+    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let sb = superblock::read(&mut storage)?;
+        sb.agree(&mut params)?;
+        let o = options(&mut params)?;
+        let mut t = Self::build(storage, memory, o.format, o.k, o.head_bytes)?;
+        t.load(sb)?;
+        Ok(t)
+    }
+
+    /// Capacity of level `i` (0 = the head) in entries.
+    fn capacity(&self, i: usize) -> u64 {
+        let mut c = self.head_capacity;
+        for _ in 0..i {
+            c = c.saturating_mul(self.k);
+        }
+        c
+    }
+
+    /// A run page through the cache.
+    fn page(&mut self, level: usize, run: RunMeta, number: u64) -> Result<Rc<Page>> {
+        if number >= run.pages {
+            return Err(IndexError::Corrupt {
+                page: run.start,
+                detail: format!("a fence names page {number} of a {}-page run", run.pages),
+            });
+        }
+        let lba = run.start + number;
+        if let Some(p) = self.cache.get(lba) {
+            return Ok(p);
+        }
+        let mut buf = vec![0u8; self.page_size];
+        self.dev().read(lba, 0, &mut buf)?;
+        let p = Rc::new(run::decode(self.format, &buf, lba, level as u8, number)?);
+        self.cache.put(lba, p.clone());
+        Ok(p)
+    }
+
+    /// Adds to `counts` every pair of the head with a key in `lo..=hi`, and
+    /// returns the L1 page a search for `lo` goes to.
+    fn search_head(&self, lo: u64, hi: u64, counts: &mut BTreeMap<(u64, u64), i64>) -> Option<u64> {
+        for (&pair, &c) in self.head.range((lo, 0)..=(hi, u64::MAX)) {
+            *counts.entry(pair).or_insert(0) += c;
+        }
+        self.head_fences
+            .iter()
+            .find(|f| f.covers(lo))
+            .map(|f| f.value)
+    }
+
+    /// Scans level `level` (1-based) from page `start` (§II-B): adds the
+    /// pairs with keys in `lo..=hi` to `counts`, and returns the page of the
+    /// level below that a search for `lo` goes to.
+    fn scan_level(
+        &mut self,
+        level: usize,
+        start: u64,
+        lo: u64,
+        hi: u64,
+        counts: &mut BTreeMap<(u64, u64), i64>,
+    ) -> Result<Option<u64>> {
+        let run = self.levels[level - 1];
+        let has_lower = level < self.levels.len();
+        let mut next = None;
+        let mut number = start;
+        let mut first = true;
+        'pages: while number < run.pages {
+            let page = self.page(level, run, number)?;
+            let from = if first { page.lower_bound(lo) } else { 0 };
+            first = false;
+            for e in &page.entries[from..] {
+                if e.kind.is_fence() {
+                    if next.is_none() && e.covers(lo) {
+                        next = Some(e.value);
+                    }
+                    if e.kind == Kind::Last || e.key > hi {
+                        break 'pages;
+                    }
+                } else if e.key > hi {
+                    if next.is_some() || !has_lower {
+                        break 'pages;
+                    }
+                } else if e.key >= lo {
+                    *counts.entry((e.key, e.value)).or_insert(0) += e.kind.count();
+                }
+            }
+            number += 1;
+        }
+        if has_lower && next.is_none() {
+            return Err(IndexError::Corrupt {
+                page: run.start + number.min(run.pages.saturating_sub(1)),
+                detail: format!("level {level} has no fence at or after key {lo}"),
+            });
+        }
+        Ok(next)
+    }
+
+    /// Net counts of every pair with a key in `lo..=hi` (invariant 1).
+    fn search(&mut self, lo: u64, hi: u64) -> Result<BTreeMap<(u64, u64), i64>> {
+        let mut counts = BTreeMap::new();
+        let mut next = self.search_head(lo, hi, &mut counts);
+        for level in 1..=self.levels.len() {
+            let start = next.ok_or_else(|| IndexError::Corrupt {
+                page: 0,
+                detail: format!("no fence leads into level {level}"),
+            })?;
+            next = self.scan_level(level, start, lo, hi, &mut counts)?;
+        }
+        Ok(counts)
+    }
+
+    fn add_to_head(&mut self, key: u64, value: u64, delta: i64) -> Result<()> {
+        let c = self.head.entry((key, value)).or_insert(0);
+        let before = c.unsigned_abs();
+        *c += delta;
+        let after = c.unsigned_abs();
+        if *c == 0 {
+            self.head.remove(&(key, value));
+        }
+        self.head_entries = self.head_entries + after - before;
+        self.head_dirty = true;
+        if self.head_entries + self.head_fences.len() as u64 > self.head_capacity {
+            self.merge_cascade()?;
+        }
+        Ok(())
+    }
+
+    /// Merges L0 into L1, then every level past its capacity into the next
+    /// (§II-C).
+    fn merge_cascade(&mut self) -> Result<()> {
+        self.merge_level(0)?;
+        let mut i = 1;
+        while i <= self.levels.len() && self.levels[i - 1].entries > self.capacity(i) {
+            self.merge_level(i)?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Merges level `src` (0 = the head) into level `src + 1`, then
+    /// rebuilds the levels above from the new run's fences.
+    fn merge_level(&mut self, src: usize) -> Result<()> {
+        let dst = src + 1;
+        let exists = self.levels.len() >= dst;
+        let fenced = self.levels.len() > dst;
+        let (format, page_size) = (self.format, self.page_size);
+        let src_entries = if src == 0 {
+            self.head_entries
+        } else {
+            self.levels[src - 1].entries
+        };
+        let dst_run = if exists {
+            self.levels[dst - 1]
+        } else {
+            RunMeta::default()
+        };
+        let reserve = RunWriter::pages_for(format, page_size, src_entries + dst_run.entries);
+        let start = self.extents.alloc(reserve)?;
+        let mut newer = if src == 0 {
+            let items: Vec<Item> = self
+                .head
+                .iter()
+                .map(|(&(key, value), &count)| Item::Pair { key, value, count })
+                .collect();
+            Source::Head(items.into_iter())
+        } else {
+            Source::run(
+                RunReader::new(format, page_size, src as u8, self.levels[src - 1]),
+                false,
+            )
+        };
+        let mut older = if exists {
+            Source::run(RunReader::new(format, page_size, dst as u8, dst_run), true)
+        } else {
+            Source::Empty
+        };
+        let mut out = RunWriter::new(format, page_size, dst as u8, start, fenced);
+        let dev = match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `build` accepts only logical-page storage.
+            Storage::Raw(_) => unreachable!("FdTree is built only on Storage::Pages"),
+        };
+        self.annihilated += merge_into(dev, &mut newer, &mut older, &mut out)?;
+        let (new_dst, keys) = out.finish(dev)?;
+        self.extents
+            .release(start + new_dst.pages, reserve - new_dst.pages);
+        if self.merges.len() < dst {
+            self.merges.resize(dst, 0);
+        }
+        self.merges[dst - 1] += 1;
+        // Replace the destination, then rebuild every level above it.
+        if exists {
+            self.free_run(dst_run)?;
+            self.levels[dst - 1] = new_dst;
+        } else {
+            self.levels.push(new_dst);
+        }
+        self.rebuild_above(dst, keys)?;
+        if src == 0 {
+            self.head.clear();
+            self.head_entries = 0;
+        }
+        self.head_dirty = true;
+        self.drop_empty_levels()
+    }
+
+    /// Levels at the bottom left without a pair (every one annihilated) are
+    /// removed, with the fence-only levels above that led to them.
+    fn drop_empty_levels(&mut self) -> Result<()> {
+        let mut changed = false;
+        while self.levels.last().is_some_and(|l| l.pairs == 0) {
+            if let Some(l) = self.levels.pop() {
+                self.free_run(l)?;
+                changed = true;
+            }
+        }
+        if changed {
+            // The new bottom level had fences to the removed one: rewrite
+            // it without them.
+            if let Some(&bottom) = self.levels.last() {
+                let level = self.levels.len();
+                let (format, page_size) = (self.format, self.page_size);
+                let pages = RunWriter::pages_for(format, page_size, bottom.pairs);
+                let start = self.extents.alloc(pages)?;
+                let mut src = Source::run(
+                    RunReader::new(format, page_size, level as u8, bottom),
+                    false,
+                );
+                let mut w = RunWriter::new(format, page_size, level as u8, start, false);
+                let dev = self.dev();
+                merge_into(dev, &mut src, &mut Source::Empty, &mut w)?;
+                let (meta, _) = w.finish(self.dev())?;
+                self.extents.release(start + meta.pages, pages - meta.pages);
+                self.free_run(bottom)?;
+                self.levels[level - 1] = meta;
+                // The levels above point at pages of the old run: rebuild.
+                let keys = self.last_keys(level)?;
+                return self.rebuild_above(level, keys);
+            }
+            self.head_fences.clear();
+        }
+        Ok(())
+    }
+
+    /// The last key of every page of level `level`.
+    fn last_keys(&mut self, level: usize) -> Result<Vec<u64>> {
+        let run = self.levels[level - 1];
+        let mut keys = Vec::new();
+        for n in 0..run.pages {
+            let p = self.page(level, run, n)?;
+            keys.push(p.entries.last().map_or(0, |e| e.key));
+        }
+        Ok(keys)
+    }
+
+    /// Rebuilds the fence-only levels above level `level`, whose pages end
+    /// with `keys`, and the head's fences (§II-C: "the new levels Lj
+    /// (0 ≤ j < i) are rebuilt with the external fences constructed from
+    /// the newly generated Li").
+    fn rebuild_above(&mut self, level: usize, mut keys: Vec<u64>) -> Result<()> {
+        let (format, page_size) = (self.format, self.page_size);
+        for l in (1..level).rev() {
+            let fences = fences_for(&keys);
+            let pages = RunWriter::pages_for(format, page_size, fences.len() as u64);
+            let start = self.extents.alloc(pages)?;
+            let mut w = RunWriter::new(format, page_size, l as u8, start, true);
+            let dev = self.dev();
+            for f in fences {
+                emit(dev, &mut w, Item::Fence(f))?;
+            }
+            let (meta, k) = w.finish(self.dev())?;
+            self.extents.release(start + meta.pages, pages - meta.pages);
+            let old = std::mem::replace(&mut self.levels[l - 1], meta);
+            self.free_run(old)?;
+            keys = k;
+        }
+        self.head_fences = fences_for(&keys);
+        self.head_dirty = true;
+        Ok(())
+    }
+
+    /// Returns a run's pages to the allocator and trims them.
+    fn free_run(&mut self, run: RunMeta) -> Result<()> {
+        self.cache.forget(run.start, run.pages);
+        for lba in run.start..run.start + run.pages {
+            self.dev().trim(lba)?;
+        }
+        self.extents.release(run.start, run.pages);
+        Ok(())
+    }
+
+    /// Writes the head tree as a level-0 run.
+    fn write_head(&mut self) -> Result<RunMeta> {
+        let (format, page_size) = (self.format, self.page_size);
+        let total = self.head_entries + self.head_fences.len() as u64;
+        let pages = RunWriter::pages_for(format, page_size, total);
+        let start = self.extents.alloc(pages)?;
+        let items: Vec<Item> = self
+            .head
+            .iter()
+            .map(|(&(key, value), &count)| Item::Pair { key, value, count })
+            .collect();
+        let mut pairs = Source::Head(items.into_iter());
+        let fences: Vec<Item> = self.head_fences.iter().map(|&f| Item::Fence(f)).collect();
+        let mut fences = Source::Head(fences.into_iter());
+        // The head's run has no internal fences: a search reads it whole.
+        let mut w = RunWriter::new(format, page_size, 0, start, false);
+        let dev = self.dev();
+        merge_into(dev, &mut pairs, &mut fences, &mut w)?;
+        let (meta, _) = w.finish(self.dev())?;
+        self.extents.release(start + meta.pages, pages - meta.pages);
+        Ok(meta)
+    }
+
+    /// Reads the runs a superblock names.
+    fn load(&mut self, sb: Superblock) -> Result<()> {
+        if sb.page_size as usize != self.page_size {
+            return Err(crate::index::reopen::mismatch(
+                "page_size",
+                sb.page_size,
+                self.page_size,
+            ));
+        }
+        let capacity = self.extents_capacity();
+        sb.check(capacity)?;
+        self.levels = sb.levels.clone();
+        self.head_run = sb.head;
+        self.extents = Extents::new(1, capacity);
+        self.extents.high_water = sb.high_water;
+        let mut live: Vec<RunMeta> = sb.levels.clone();
+        live.push(sb.head);
+        live.sort_by_key(|r| r.start);
+        let mut at = 1;
+        for r in &live {
+            if r.start > at {
+                self.extents.release(at, r.start - at);
+            }
+            at = at.max(r.start + r.pages);
+        }
+        if sb.high_water > at {
+            self.extents.release(at, sb.high_water - at);
+        }
+        let mut reader = RunReader::new(self.format, self.page_size, 0, sb.head);
+        while let Some(e) = reader.next_entry(self.dev())? {
+            if e.kind.is_fence() {
+                self.head_fences.push(e);
+            } else {
+                *self.head.entry((e.key, e.value)).or_insert(0) += e.kind.count();
+                self.head_entries += 1;
+            }
+        }
+        self.head.retain(|_, c| *c != 0);
+        self.head_entries = self.head.values().map(|c| c.unsigned_abs()).sum();
+        if !self.levels.is_empty() && self.head_fences.is_empty() {
+            return Err(IndexError::Corrupt {
+                page: sb.head.start,
+                detail: "the head tree has no fences into level 1".into(),
+            });
+        }
+        self.merges = vec![0; self.levels.len()];
+        self.head_dirty = false;
+        Ok(())
+    }
+
+    fn extents_capacity(&self) -> u64 {
+        match &self.storage {
+            Storage::Pages(d) => d.capacity_pages(),
+            Storage::Raw(_) => 0,
+        }
+    }
+}
+
+impl Index for FdTree {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn format(&self) -> EntryFormat {
+        self.format
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.format.check(key, value)?;
+        self.add_to_head(key, value, 1)
+    }
+
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.format.check(key, value)?;
+        let counts = self.search(key, key)?;
+        let c = counts.get(&(key, value)).copied().unwrap_or(0);
+        if c <= 0 {
+            return Ok(false);
+        }
+        // One filter entry per index entry found (or their removal from
+        // the head, where they are).
+        self.add_to_head(key, value, -c)?;
+        Ok(true)
+    }
+
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        self.format.check_key(key)?;
+        let counts = self.search(key, key)?;
+        out.clear();
+        out.extend(counts.iter().filter(|(_, &c)| c > 0).map(|(&(_, v), _)| v));
+        Ok(())
+    }
+
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        out.clear();
+        if lo > hi {
+            return Ok(());
+        }
+        let counts = self.search(lo, hi.min(self.format.max_key()))?;
+        out.extend(counts.iter().filter(|(_, &c)| c > 0).map(|(&p, _)| p));
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.head_dirty {
+            let old = self.head_run;
+            self.head_run = self.write_head()?;
+            if old.pages > 0 {
+                self.free_run(old)?;
+            }
+            self.head_dirty = false;
+        }
+        let sb = Superblock {
+            format: self.format,
+            page_size: self.page_size as u32,
+            k: self.k,
+            head_capacity: self.head_capacity,
+            high_water: self.extents.high_water,
+            head: self.head_run,
+            levels: self.levels.clone(),
+        };
+        let page_size = self.page_size;
+        superblock::write(self.dev(), &sb, page_size)?;
+        self.dev().sync()?;
+        Ok(())
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (self.head_entries as usize + self.head_fences.len()) * entry_bytes(self.format)
+            + self.cache.len() * self.page_size
+    }
+
+    fn stats(&self) -> IndexStats {
+        let mut s = IndexStats::default();
+        s.set("k", self.k as f64);
+        s.set(
+            "entries_per_page",
+            per_page(self.format, self.page_size) as f64,
+        );
+        s.set("head_capacity", self.head_capacity as f64);
+        s.set("head_entries", self.head_entries as f64);
+        s.set("head_fences", self.head_fences.len() as f64);
+        s.set("levels", (self.levels.len() + 1) as f64);
+        let mut fences = self.head_fences.len() as u64;
+        for (i, l) in self.levels.iter().enumerate() {
+            s.set(&format!("level{}_entries", i + 1), l.entries as f64);
+            s.set(&format!("level{}_pages", i + 1), l.pages as f64);
+            s.set(
+                &format!("merges_into_level{}", i + 1),
+                self.merges.get(i).copied().unwrap_or(0) as f64,
+            );
+            fences += l.entries - l.pairs;
+        }
+        s.set("fences", fences as f64);
+        s.set("annihilated_pairs", self.annihilated as f64);
+        s.set("cache_pages", self.cache_pages as f64);
+        s.set("cache_hits", self.cache.hits as f64);
+        s.set("cache_misses", self.cache.misses as f64);
+        s.set("memory_budget", self.memory_budget as f64);
+        s
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        let pages: u64 = 1 + self.head_run.pages + self.levels.iter().map(|l| l.pages).sum::<u64>();
+        pages * self.page_size as u64
+    }
+
+    fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.storage
+    }
+}

@@ -31,6 +31,12 @@ proptest! {
     }
 
     #[test]
+    fn run_pages_of_several_device_pages(ops in ops(400, 300)) {
+        check("fdtree", &["page_bytes=2048", "head_bytes=4096", "k=8"], 1 << 14, ram, &ops)?;
+        check("fdtree", &["page_bytes=1024", "head_bytes=2048", "k=4"], 1 << 14, ftl, &ops)?;
+    }
+
+    #[test]
     fn wide_entries(ops in ops(400, 1 << 40)) {
         check("fdtree", &["head_bytes=1200", "k=4", "key_bytes=8", "value_bytes=8"], 8192, ram, &ops)?;
     }
@@ -107,4 +113,6 @@ fn bad_parameters_are_clear_errors() {
     assert!(registry::create("fdtree", ram(), 1000, p(&[])).is_err());
     assert!(registry::create("fdtree", common::raw(64), 1 << 16, p(&[])).is_err());
     assert!(registry::create("fdtree", ram(), 4096, p(&["fanout=3"])).is_err());
+    assert!(registry::create("fdtree", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
+    assert!(registry::create("fdtree", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
 }

@@ -125,6 +125,21 @@ fn flashdb() {
 }
 
 #[test]
+fn fdtree() {
+    check(
+        "fdtree",
+        common::ram,
+        &["key_bytes=8", "k=5", "page_bytes=1024", "head_bytes=2048"],
+        &[
+            ("key_bytes=4", "key_bytes", "8", "4"),
+            ("k=6", "k", "5", "6"),
+            ("page_bytes=512", "page_bytes", "1024", "512"),
+            ("head_bytes=4096", "head_bytes", "2041", "4096"),
+        ],
+    );
+}
+
+#[test]
 fn mbtree() {
     check(
         "mbtree",

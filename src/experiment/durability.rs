@@ -31,6 +31,7 @@ fn every_index() -> Vec<Series> {
         one("Basic Delta", "basic-delta"),
         one("FlashDB", "flashdb"),
         one("Consolidation", "consolidation"),
+        one("FD-tree", "fdtree"),
         one("IPL", "ipl"),
     ]
 }

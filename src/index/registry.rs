@@ -55,7 +55,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: super::fdtree::NAME,
             description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (fd-tree.md §II)",
-            params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), key_bytes=4|8, value_bytes=4|8",
+            params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
             name: delta::IPL,

@@ -12,7 +12,7 @@
 use crate::device::BlockDevice;
 use crate::index::{EntryFormat, IndexError};
 
-use super::run::{decode, Entry, Kind, RunMeta, RunWriter};
+use super::run::{decode, read_page, span, Entry, Kind, RunMeta, RunWriter};
 
 /// An entry stream item: a pair with its net count, or a fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +66,8 @@ impl RunReader {
             if self.page >= self.run.pages {
                 return Ok(None);
             }
-            let lba = self.run.start + self.page;
-            dev.read(lba, 0, &mut self.buf)?;
+            let lba = self.run.start + self.page * span(dev, self.buf.len());
+            read_page(dev, lba, &mut self.buf)?;
             let p = decode(self.format, &self.buf, lba, self.level, self.page)?;
             self.entries = p.entries.into_iter();
             self.page += 1;

@@ -42,8 +42,9 @@
 //! filter entries as it finds index entries, so the index stays a set.
 //!
 //! Parameters: `k` (size ratio; default half the entries a page holds, as
-//! §III sets it, and below `f − 1`), `head_bytes`, `key_bytes`,
-//! `value_bytes`. A page is the device's page.
+//! §III sets it, and below `f − 1`), `head_bytes`, `page_bytes` (a run
+//! page: default the device's page, else a multiple of it, read and written
+//! as that many consecutive device pages), `key_bytes`, `value_bytes`.
 //!
 //! On-flash format: the superblock at page 0 ([`superblock`]), then runs
 //! (`docs/FORMAT.md`). Durability: `flush` writes the head tree as a
@@ -82,7 +83,12 @@ const DEFAULT_HEAD_BYTES: usize = 128 << 10;
 pub struct FdTree {
     storage: Storage,
     format: EntryFormat,
+    /// Bytes of a run page (`page_bytes`).
     page_size: usize,
+    /// Device pages a run page spans.
+    span: u64,
+    /// Bytes of a device page (the superblock's).
+    device_page: usize,
     k: u64,
     /// ‖L0‖ in entries.
     head_capacity: u64,
@@ -111,17 +117,20 @@ struct Options {
     format: EntryFormat,
     k: Option<u64>,
     head_bytes: Option<usize>,
+    page_bytes: Option<usize>,
 }
 
 fn options(params: &mut Params) -> Result<Options> {
     let format = EntryFormat::new(params.get("key_bytes", 4)?, params.get("value_bytes", 4)?)?;
     let k = params.get_opt("k")?;
     let head_bytes = params.get_opt("head_bytes")?;
+    let page_bytes = params.get_opt("page_bytes")?;
     params.finish(NAME)?;
     Ok(Options {
         format,
         k,
         head_bytes,
+        page_bytes,
     })
 }
 
@@ -135,14 +144,14 @@ impl FdTree {
     }
 
     /// Checks the storage and sizes the head and cache.
-    fn build(
-        storage: Storage,
-        memory: usize,
-        format: EntryFormat,
-        k: Option<u64>,
-        head_bytes: Option<usize>,
-    ) -> Result<FdTree> {
-        let (page_size, capacity, erase_block) = match &storage {
+    fn build(storage: Storage, memory: usize, o: Options) -> Result<FdTree> {
+        let Options {
+            format,
+            k,
+            head_bytes,
+            page_bytes,
+        } = o;
+        let (device_page, capacity, erase_block) = match &storage {
             Storage::Pages(d) => (
                 d.page_size(),
                 d.capacity_pages(),
@@ -154,6 +163,13 @@ impl FdTree {
                 ))
             }
         };
+        let page_size = page_bytes.unwrap_or(device_page);
+        if page_size < device_page || page_size % device_page != 0 {
+            return Err(IndexError::Config(format!(
+                "page_bytes = {page_size} must be a multiple of the device's {device_page}-byte page"
+            )));
+        }
+        let span = (page_size / device_page) as u64;
         let f = per_page(format, page_size) as u64;
         if f < 4 {
             return Err(IndexError::Config(format!(
@@ -168,7 +184,7 @@ impl FdTree {
             )));
         }
         let head_bytes = head_bytes.unwrap_or_else(|| {
-            let block = if erase_block > page_size {
+            let block = if erase_block > device_page {
                 erase_block
             } else {
                 DEFAULT_HEAD_BYTES
@@ -195,6 +211,8 @@ impl FdTree {
             storage,
             format,
             page_size,
+            span,
+            device_page,
             k,
             head_capacity,
             head: BTreeMap::new(),
@@ -215,7 +233,7 @@ impl FdTree {
     /// A new, empty FD-tree on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let o = options(&mut params)?;
-        let mut t = Self::build(storage, memory, o.format, o.k, o.head_bytes)?;
+        let mut t = Self::build(storage, memory, o)?;
         t.flush()?;
         Ok(t)
     }
@@ -225,7 +243,7 @@ impl FdTree {
         let sb = superblock::read(&mut storage)?;
         sb.agree(&mut params)?;
         let o = options(&mut params)?;
-        let mut t = Self::build(storage, memory, o.format, o.k, o.head_bytes)?;
+        let mut t = Self::build(storage, memory, o)?;
         t.load(sb)?;
         Ok(t)
     }
@@ -247,12 +265,12 @@ impl FdTree {
                 detail: format!("a fence names page {number} of a {}-page run", run.pages),
             });
         }
-        let lba = run.start + number;
+        let lba = run.start + number * self.span;
         if let Some(p) = self.cache.get(lba) {
             return Ok(p);
         }
         let mut buf = vec![0u8; self.page_size];
-        self.dev().read(lba, 0, &mut buf)?;
+        run::read_page(self.dev(), lba, &mut buf)?;
         let p = Rc::new(run::decode(self.format, &buf, lba, level as u8, number)?);
         self.cache.put(lba, p.clone());
         Ok(p)
@@ -377,7 +395,7 @@ impl FdTree {
             RunMeta::default()
         };
         let reserve = RunWriter::pages_for(format, page_size, src_entries + dst_run.entries);
-        let start = self.extents.alloc(reserve)?;
+        let start = self.extents.alloc(reserve * self.span)?;
         let mut newer = if src == 0 {
             let items: Vec<Item> = self
                 .head
@@ -443,7 +461,7 @@ impl FdTree {
                 let level = self.levels.len();
                 let (format, page_size) = (self.format, self.page_size);
                 let pages = RunWriter::pages_for(format, page_size, bottom.pairs);
-                let start = self.extents.alloc(pages)?;
+                let start = self.extents.alloc(pages * self.span)?;
                 let mut src = Source::run(
                     RunReader::new(format, page_size, level as u8, bottom),
                     false,
@@ -452,7 +470,10 @@ impl FdTree {
                 let dev = self.dev();
                 merge_into(dev, &mut src, &mut Source::Empty, &mut w)?;
                 let (meta, _) = w.finish(self.dev())?;
-                self.extents.release(start + meta.pages, pages - meta.pages);
+                self.extents.release(
+                    start + meta.pages * self.span,
+                    (pages - meta.pages) * self.span,
+                );
                 self.free_run(bottom)?;
                 self.levels[level - 1] = meta;
                 // The levels above point at pages of the old run: rebuild.
@@ -484,14 +505,17 @@ impl FdTree {
         for l in (1..level).rev() {
             let fences = fences_for(&keys);
             let pages = RunWriter::pages_for(format, page_size, fences.len() as u64);
-            let start = self.extents.alloc(pages)?;
+            let start = self.extents.alloc(pages * self.span)?;
             let mut w = RunWriter::new(format, page_size, l as u8, start, true);
             let dev = self.dev();
             for f in fences {
                 emit(dev, &mut w, Item::Fence(f))?;
             }
             let (meta, k) = w.finish(self.dev())?;
-            self.extents.release(start + meta.pages, pages - meta.pages);
+            self.extents.release(
+                start + meta.pages * self.span,
+                (pages - meta.pages) * self.span,
+            );
             let old = std::mem::replace(&mut self.levels[l - 1], meta);
             self.free_run(old)?;
             keys = k;
@@ -503,11 +527,12 @@ impl FdTree {
 
     /// Returns a run's pages to the allocator and trims them.
     fn free_run(&mut self, run: RunMeta) -> Result<()> {
-        self.cache.forget(run.start, run.pages);
-        for lba in run.start..run.start + run.pages {
+        let n = run.pages * self.span;
+        self.cache.forget(run.start, n);
+        for lba in run.start..run.start + n {
             self.dev().trim(lba)?;
         }
-        self.extents.release(run.start, run.pages);
+        self.extents.release(run.start, n);
         Ok(())
     }
 
@@ -516,7 +541,7 @@ impl FdTree {
         let (format, page_size) = (self.format, self.page_size);
         let total = self.head_entries + self.head_fences.len() as u64;
         let pages = RunWriter::pages_for(format, page_size, total);
-        let start = self.extents.alloc(pages)?;
+        let start = self.extents.alloc(pages * self.span)?;
         let items: Vec<Item> = self
             .head
             .iter()
@@ -530,21 +555,17 @@ impl FdTree {
         let dev = self.dev();
         merge_into(dev, &mut pairs, &mut fences, &mut w)?;
         let (meta, _) = w.finish(self.dev())?;
-        self.extents.release(start + meta.pages, pages - meta.pages);
+        self.extents.release(
+            start + meta.pages * self.span,
+            (pages - meta.pages) * self.span,
+        );
         Ok(meta)
     }
 
     /// Reads the runs a superblock names.
     fn load(&mut self, sb: Superblock) -> Result<()> {
-        if sb.page_size as usize != self.page_size {
-            return Err(crate::index::reopen::mismatch(
-                "page_size",
-                sb.page_size,
-                self.page_size,
-            ));
-        }
         let capacity = self.extents_capacity();
-        sb.check(capacity)?;
+        sb.check(capacity, self.span)?;
         self.levels = sb.levels.clone();
         self.head_run = sb.head;
         self.extents = Extents::new(1, capacity);
@@ -557,7 +578,7 @@ impl FdTree {
             if r.start > at {
                 self.extents.release(at, r.start - at);
             }
-            at = at.max(r.start + r.pages);
+            at = at.max(r.start + r.pages * self.span);
         }
         if sb.high_water > at {
             self.extents.release(at, sb.high_water - at);
@@ -655,8 +676,8 @@ impl Index for FdTree {
             head: self.head_run,
             levels: self.levels.clone(),
         };
-        let page_size = self.page_size;
-        superblock::write(self.dev(), &sb, page_size)?;
+        let device_page = self.device_page;
+        superblock::write(self.dev(), &sb, device_page)?;
         self.dev().sync()?;
         Ok(())
     }
@@ -697,8 +718,8 @@ impl Index for FdTree {
     }
 
     fn flash_bytes_used(&self) -> u64 {
-        let pages: u64 = 1 + self.head_run.pages + self.levels.iter().map(|l| l.pages).sum::<u64>();
-        pages * self.page_size as u64
+        let pages: u64 = self.head_run.pages + self.levels.iter().map(|l| l.pages).sum::<u64>();
+        pages * self.page_size as u64 + self.device_page as u64
     }
 
     fn storage(&self) -> &Storage {

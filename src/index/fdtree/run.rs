@@ -165,6 +165,38 @@ pub(super) fn decode(
     Ok(Page { entries })
 }
 
+/// Device pages one run page of `buf.len()` bytes spans.
+pub(super) fn span(dev: &dyn BlockDevice, run_page_bytes: usize) -> u64 {
+    (run_page_bytes / dev.page_size()).max(1) as u64
+}
+
+/// Writes the run page image `buf` at `lba` (as many device pages as it
+/// spans, in order: one sequential run of writes).
+pub(super) fn write_page(
+    dev: &mut dyn BlockDevice,
+    lba: u64,
+    buf: &[u8],
+) -> Result<(), IndexError> {
+    let dp = dev.page_size();
+    for (j, chunk) in buf.chunks(dp).enumerate() {
+        dev.write(lba + j as u64, 0, chunk)?;
+    }
+    Ok(())
+}
+
+/// Reads the run page image at `lba` into `buf`.
+pub(super) fn read_page(
+    dev: &mut dyn BlockDevice,
+    lba: u64,
+    buf: &mut [u8],
+) -> Result<(), IndexError> {
+    let dp = dev.page_size();
+    for (j, chunk) in buf.chunks_mut(dp).enumerate() {
+        dev.read(lba + j as u64, 0, chunk)?;
+    }
+    Ok(())
+}
+
 /// Encodes `entries` as page `number` of a run of `level` into `buf`.
 fn encode(f: EntryFormat, entries: &[Entry], level: u8, number: u64, buf: &mut [u8]) {
     buf.fill(0);
@@ -280,7 +312,8 @@ impl RunWriter {
     fn write(&mut self, dev: &mut dyn BlockDevice, entries: &[Entry]) -> Result<(), IndexError> {
         let number = self.written;
         encode(self.format, entries, self.level, number, &mut self.buf);
-        dev.write(self.start + number, 0, &self.buf)?;
+        let lba = self.start + number * span(dev, self.buf.len());
+        write_page(dev, lba, &self.buf)?;
         self.last_keys.push(entries.last().map_or(0, |e| e.key));
         self.written += 1;
         Ok(())

@@ -7,7 +7,7 @@
 //! | 4 | key bytes |
 //! | 5 | value bytes |
 //! | 6..8 | reserved (0) |
-//! | 8..12 | page size (`u32`) |
+//! | 8..12 | run page size, `page_bytes` (`u32`; a multiple of the device's page) |
 //! | 12..20 | k (`u64`) |
 //! | 20..28 | head capacity in entries (`u64`) |
 //! | 28..36 | allocation high-water mark, an LBA (`u64`) |
@@ -143,6 +143,7 @@ impl Superblock {
         agree(params, "key_bytes", self.format.key_bytes as u64)?;
         agree(params, "value_bytes", self.format.value_bytes as u64)?;
         agree(params, "k", self.k)?;
+        agree(params, "page_bytes", self.page_size as u64)?;
         let head_bytes = self.head_capacity * entry_bytes(self.format) as u64;
         match params.get_opt::<u64>("head_bytes")? {
             Some(given) if given / entry_bytes(self.format) as u64 != self.head_capacity => {
@@ -154,8 +155,9 @@ impl Superblock {
         Ok(())
     }
 
-    /// Checks that every run lies inside a device of `capacity` pages.
-    pub(super) fn check(&self, capacity: u64) -> Result<(), IndexError> {
+    /// Checks that every run (of run pages `span` device pages long) lies
+    /// inside a device of `capacity` pages.
+    pub(super) fn check(&self, capacity: u64, span: u64) -> Result<(), IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt {
             page: 0,
             detail: format!("FD-tree superblock: {detail}"),
@@ -167,7 +169,10 @@ impl Superblock {
             )));
         }
         for r in std::iter::once(&self.head).chain(&self.levels) {
-            let end = r.start.checked_add(r.pages);
+            let end = r
+                .pages
+                .checked_mul(span)
+                .and_then(|n| r.start.checked_add(n));
             if r.pages > 0 && (r.start == 0 || end.is_none_or(|e| e > self.high_water)) {
                 return Err(corrupt(format!(
                     "a run of {} pages at page {} outside 1..{}",

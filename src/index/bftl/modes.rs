@@ -27,8 +27,8 @@
 //! Costs, in the device's energy (time when it has none; unit weights on a
 //! real file), with `r` a sector read, `w` a sector program, `k` the
 //! sectors of the node's list, `d` the sectors its whole image takes and
-//! `u` the units one commit adds to it (the node page makes `d` = 1; the
-//! rule is written for any `d`):
+//! `u` the units one commit adds to it (a node page is one sector, so
+//! `d` = 1 in the code):
 //!
 //! | operation | log mode | disk mode |
 //! |---|---|---|
@@ -55,6 +55,9 @@ use crate::device::CostModel;
 /// Bytes counted per node: its working variable (`f32`); the mode is the
 /// top bit of the node's node-translation-table entry.
 const MODE_BYTES: usize = 4;
+
+/// Sectors a node's whole image takes: one node page (`d`).
+const IMAGE: usize = 1;
 
 /// What an operation's accounting decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,9 +126,8 @@ impl SelfTuning {
         }
     }
 
-    /// Node `id` was read from flash: `list` sectors, `image` the sectors
-    /// its whole image takes.
-    pub(super) fn on_read(&mut self, id: u32, list: usize, image: usize) -> Switch {
+    /// Node `id` was read from flash through its list of `list` sectors.
+    pub(super) fn on_read(&mut self, id: u32, list: usize) -> Switch {
         let r = self.read_cost;
         let m = *self.slot(id);
         let (current, other, log_list) = if m.disk {
@@ -135,45 +137,39 @@ impl SelfTuning {
                 m.virtual_sectors as usize,
             )
         } else {
-            (list as f64 * r, image as f64 * r, list)
+            (list as f64 * r, IMAGE as f64 * r, list)
         };
-        self.account(id, current - other, log_list, image)
+        self.account(id, current - other, log_list)
     }
 
     /// A commit wrote `units` index units of node `id` (`compacted` when it
-    /// then compacted the node's list); `image` as in [`Self::on_read`].
-    pub(super) fn on_commit(
-        &mut self,
-        id: u32,
-        units: usize,
-        compacted: bool,
-        image: usize,
-    ) -> Switch {
+    /// then compacted the node's list).
+    pub(super) fn on_commit(&mut self, id: u32, units: usize, compacted: bool) -> Switch {
         let (w, lambda, c) = (self.write_cost, self.lambda, self.compaction_c);
-        let whole = image as f64 * w;
+        let whole = IMAGE as f64 * w;
         let logged = units as f64 / lambda * w;
         let m = self.slot(id);
         let (delta, log_list) = if m.disk {
             let mut would = logged;
-            let mut v = (m.virtual_sectors as usize).max(image) + 1;
+            let mut v = (m.virtual_sectors as usize).max(IMAGE) + 1;
             if v > c {
                 would += whole;
-                v = image;
+                v = IMAGE;
             }
             m.virtual_sectors = v.min(u8::MAX as usize) as u8;
             (whole - would, v)
         } else {
             let spent = logged + if compacted { whole } else { 0.0 };
-            (spent - whole, image)
+            (spent - whole, IMAGE)
         };
-        self.account(id, delta, log_list, image)
+        self.account(id, delta, log_list)
     }
 
     /// Adds `delta` to node `id`'s working variable and switches it when the
     /// variable reaches the cost of translating there and back (a log of
-    /// `log_list` sectors read, an image of `image` sectors written).
-    fn account(&mut self, id: u32, delta: f64, log_list: usize, image: usize) -> Switch {
-        let threshold = log_list as f64 * self.read_cost + image as f64 * self.write_cost;
+    /// `log_list` sectors read, the node page written).
+    fn account(&mut self, id: u32, delta: f64, log_list: usize) -> Switch {
+        let threshold = log_list as f64 * self.read_cost + IMAGE as f64 * self.write_cost;
         let m = self.slot(id);
         m.working += delta as f32;
         if (m.working as f64) < threshold {
@@ -182,7 +178,7 @@ impl SelfTuning {
         m.working = 0.0;
         m.disk = !m.disk;
         if m.disk {
-            m.virtual_sectors = image.min(u8::MAX as usize) as u8;
+            m.virtual_sectors = IMAGE as u8;
             self.switches_to_disk += 1;
             Switch::ToDisk
         } else {
@@ -216,8 +212,8 @@ mod tests {
         let mut t = tuning();
         // Each read of a 3-sector list loses 2 against a 1-sector image;
         // translating costs 3 reads + 1 write = 4.
-        assert_eq!(t.on_read(7, 3, 1), Switch::Stay);
-        assert_eq!(t.on_read(7, 3, 1), Switch::ToDisk);
+        assert_eq!(t.on_read(7, 3), Switch::Stay);
+        assert_eq!(t.on_read(7, 3), Switch::ToDisk);
         assert!(t.is_disk(7));
         assert_eq!(t.switches_to_disk, 1);
     }
@@ -225,15 +221,15 @@ mod tests {
     #[test]
     fn writes_pay_back_a_disk_node_and_return_it_to_log_mode() {
         let mut t = tuning();
-        t.on_read(7, 3, 1);
-        t.on_read(7, 3, 1);
+        t.on_read(7, 3);
+        t.on_read(7, 3);
         assert!(t.is_disk(7));
         // A disk-mode commit of one unit costs a whole sector against 1/20
         // of one (less the virtual log's compaction every C commits): with
         // no reads to win it back, the node returns to log mode.
         let mut commits = 0;
         while t.is_disk(7) {
-            t.on_commit(7, 1, false, 1);
+            t.on_commit(7, 1, false);
             commits += 1;
             assert!(commits < 100, "never switched back");
         }
@@ -244,12 +240,12 @@ mod tests {
     #[test]
     fn a_node_read_at_every_commit_stays_in_disk_mode() {
         let mut t = tuning();
-        t.on_read(7, 3, 1);
-        t.on_read(7, 3, 1);
+        t.on_read(7, 3);
+        t.on_read(7, 3);
         for _ in 0..1000 {
             // Each read of the one-sector image saves the virtual log's.
-            assert_eq!(t.on_read(7, 1, 1), Switch::Stay);
-            assert_eq!(t.on_commit(7, 1, false, 1), Switch::Stay);
+            assert_eq!(t.on_read(7, 1), Switch::Stay);
+            assert_eq!(t.on_commit(7, 1, false), Switch::Stay);
         }
         assert!(t.is_disk(7));
     }
@@ -259,12 +255,12 @@ mod tests {
         let mut t = tuning();
         // Log-mode commits bank benefit (a unit instead of a sector) ...
         for _ in 0..10 {
-            assert_eq!(t.on_commit(3, 1, false, 1), Switch::Stay);
+            assert_eq!(t.on_commit(3, 1, false), Switch::Stay);
         }
         // ... so reads through a long list must first pay it back.
         let mut reads = 0;
         while !t.is_disk(3) {
-            t.on_read(3, 3, 1);
+            t.on_read(3, 3);
             reads += 1;
         }
         assert!(
@@ -276,8 +272,8 @@ mod tests {
     #[test]
     fn freed_nodes_start_in_log_mode() {
         let mut t = tuning();
-        t.on_read(1, 3, 1);
-        t.on_read(1, 3, 1);
+        t.on_read(1, 3);
+        t.on_read(1, 3);
         assert!(t.is_disk(1));
         t.forget(1);
         assert!(!t.is_disk(1));

@@ -474,7 +474,7 @@ impl BftlStore {
             let switch = self
                 .modes
                 .as_mut()
-                .map_or(Switch::Stay, |m| m.on_commit(id, units, compacted, 1));
+                .map_or(Switch::Stay, |m| m.on_commit(id, units, compacted));
             if switch == Switch::ToDisk && self.ntt.get(id as usize).is_some_and(|l| l.len() > 1) {
                 self.compact(id)?;
             }
@@ -591,7 +591,7 @@ impl NodeStore for BftlStore {
             let switch = self
                 .modes
                 .as_mut()
-                .map_or(Switch::Stay, |m| m.on_read(id, list, 1));
+                .map_or(Switch::Stay, |m| m.on_read(id, list));
             // Translating to disk mode writes the node page now; a node
             // with changes pending is written whole by the commit instead.
             if switch == Switch::ToDisk && !pending && list > 1 {

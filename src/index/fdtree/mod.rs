@@ -110,6 +110,10 @@ pub struct FdTree {
     memory_budget: usize,
     /// Merges into each level (index 0: into L1).
     merges: Vec<u64>,
+    /// A search's (pair, count) entries, reused by every search.
+    found: Vec<((u64, u64), i64)>,
+    /// A run page read from the device, reused by every cache miss.
+    page_buf: Vec<u8>,
     annihilated: u64,
 }
 
@@ -227,6 +231,8 @@ impl FdTree {
             memory_budget: memory,
             merges: Vec::new(),
             annihilated: 0,
+            found: Vec::new(),
+            page_buf: vec![0u8; page_size],
         })
     }
 
@@ -269,19 +275,23 @@ impl FdTree {
         if let Some(p) = self.cache.get(lba) {
             return Ok(p);
         }
-        let mut buf = vec![0u8; self.page_size];
-        run::read_page(self.dev(), lba, &mut buf)?;
-        let p = Rc::new(run::decode(self.format, &buf, lba, level as u8, number)?);
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let read = run::read_page(self.dev(), lba, &mut buf);
+        let decoded = read.and_then(|_| run::decode(self.format, &buf, lba, level as u8, number));
+        self.page_buf = buf;
+        let p = Rc::new(decoded?);
         self.cache.put(lba, p.clone());
         Ok(p)
     }
 
-    /// Adds to `counts` every pair of the head with a key in `lo..=hi`, and
+    /// Adds to `found` every pair of the head with a key in `lo..=hi`, and
     /// returns the L1 page a search for `lo` goes to.
-    fn search_head(&self, lo: u64, hi: u64, counts: &mut BTreeMap<(u64, u64), i64>) -> Option<u64> {
-        for (&pair, &c) in self.head.range((lo, 0)..=(hi, u64::MAX)) {
-            *counts.entry(pair).or_insert(0) += c;
-        }
+    fn search_head(&self, lo: u64, hi: u64, found: &mut Vec<((u64, u64), i64)>) -> Option<u64> {
+        found.extend(
+            self.head
+                .range((lo, 0)..=(hi, u64::MAX))
+                .map(|(&p, &c)| (p, c)),
+        );
         self.head_fences
             .iter()
             .find(|f| f.covers(lo))
@@ -289,7 +299,7 @@ impl FdTree {
     }
 
     /// Scans level `level` (1-based) from page `start` (§II-B): adds the
-    /// pairs with keys in `lo..=hi` to `counts`, and returns the page of the
+    /// pairs with keys in `lo..=hi` to `found`, and returns the page of the
     /// level below that a search for `lo` goes to.
     fn scan_level(
         &mut self,
@@ -297,7 +307,7 @@ impl FdTree {
         start: u64,
         lo: u64,
         hi: u64,
-        counts: &mut BTreeMap<(u64, u64), i64>,
+        found: &mut Vec<((u64, u64), i64)>,
     ) -> Result<Option<u64>> {
         let run = self.levels[level - 1];
         let has_lower = level < self.levels.len();
@@ -321,7 +331,7 @@ impl FdTree {
                         break 'pages;
                     }
                 } else if e.key >= lo {
-                    *counts.entry((e.key, e.value)).or_insert(0) += e.kind.count();
+                    found.push(((e.key, e.value), e.kind.count()));
                 }
             }
             number += 1;
@@ -335,18 +345,35 @@ impl FdTree {
         Ok(next)
     }
 
-    /// Net counts of every pair with a key in `lo..=hi` (invariant 1).
-    fn search(&mut self, lo: u64, hi: u64) -> Result<BTreeMap<(u64, u64), i64>> {
-        let mut counts = BTreeMap::new();
-        let mut next = self.search_head(lo, hi, &mut counts);
+    /// Fills `found` with the net count of every pair with a key in
+    /// `lo..=hi` (invariant 1), in pair order, one entry a pair.
+    fn search(&mut self, lo: u64, hi: u64) -> Result<()> {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let r = self.collect(lo, hi, &mut found);
+        found.sort_unstable_by_key(|e| e.0);
+        found.dedup_by(|later, first| {
+            if later.0 == first.0 {
+                first.1 += later.1;
+                true
+            } else {
+                false
+            }
+        });
+        self.found = found;
+        r
+    }
+
+    fn collect(&mut self, lo: u64, hi: u64, found: &mut Vec<((u64, u64), i64)>) -> Result<()> {
+        let mut next = self.search_head(lo, hi, found);
         for level in 1..=self.levels.len() {
             let start = next.ok_or_else(|| IndexError::Corrupt {
                 page: 0,
                 detail: format!("no fence leads into level {level}"),
             })?;
-            next = self.scan_level(level, start, lo, hi, &mut counts)?;
+            next = self.scan_level(level, start, lo, hi, found)?;
         }
-        Ok(counts)
+        Ok(())
     }
 
     fn add_to_head(&mut self, key: u64, value: u64, delta: i64) -> Result<()> {
@@ -444,56 +471,26 @@ impl FdTree {
         self.drop_empty_levels()
     }
 
-    /// Levels at the bottom left without a pair (every one annihilated) are
-    /// removed, with the fence-only levels above that led to them.
+    /// Removes the levels when the bottom one is left without a pair (every
+    /// one annihilated). Only a merge into the bottom level can empty it,
+    /// and such a merge leaves every level above it with fences only, so
+    /// then no level holds a pair and all of them go.
     fn drop_empty_levels(&mut self) -> Result<()> {
-        let mut changed = false;
-        while self.levels.last().is_some_and(|l| l.pairs == 0) {
-            if let Some(l) = self.levels.pop() {
-                self.free_run(l)?;
-                changed = true;
-            }
+        if self.levels.last().is_none_or(|l| l.pairs != 0) {
+            return Ok(());
         }
-        if changed {
-            // The new bottom level had fences to the removed one: rewrite
-            // it without them.
-            if let Some(&bottom) = self.levels.last() {
-                let level = self.levels.len();
-                let (format, page_size) = (self.format, self.page_size);
-                let pages = RunWriter::pages_for(format, page_size, bottom.pairs);
-                let start = self.extents.alloc(pages * self.span)?;
-                let mut src = Source::run(
-                    RunReader::new(format, page_size, level as u8, bottom),
-                    false,
-                );
-                let mut w = RunWriter::new(format, page_size, level as u8, start, false);
-                let dev = self.dev();
-                merge_into(dev, &mut src, &mut Source::Empty, &mut w)?;
-                let (meta, _) = w.finish(self.dev())?;
-                self.extents.release(
-                    start + meta.pages * self.span,
-                    (pages - meta.pages) * self.span,
-                );
-                self.free_run(bottom)?;
-                self.levels[level - 1] = meta;
-                // The levels above point at pages of the old run: rebuild.
-                let keys = self.last_keys(level)?;
-                return self.rebuild_above(level, keys);
-            }
-            self.head_fences.clear();
+        if self.levels.iter().any(|l| l.pairs > 0) {
+            return Err(IndexError::Corrupt {
+                page: 0,
+                detail: "an empty bottom level below a level that holds entries".into(),
+            });
         }
+        for l in std::mem::take(&mut self.levels) {
+            self.free_run(l)?;
+        }
+        self.head_fences.clear();
+        self.head_dirty = true;
         Ok(())
-    }
-
-    /// The last key of every page of level `level`.
-    fn last_keys(&mut self, level: usize) -> Result<Vec<u64>> {
-        let run = self.levels[level - 1];
-        let mut keys = Vec::new();
-        for n in 0..run.pages {
-            let p = self.page(level, run, n)?;
-            keys.push(p.entries.last().map_or(0, |e| e.key));
-        }
-        Ok(keys)
     }
 
     /// Rebuilds the fence-only levels above level `level`, whose pages end
@@ -589,7 +586,6 @@ impl FdTree {
                 self.head_fences.push(e);
             } else {
                 *self.head.entry((e.key, e.value)).or_insert(0) += e.kind.count();
-                self.head_entries += 1;
             }
         }
         self.head.retain(|_, c| *c != 0);
@@ -629,8 +625,11 @@ impl Index for FdTree {
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format.check(key, value)?;
-        let counts = self.search(key, key)?;
-        let c = counts.get(&(key, value)).copied().unwrap_or(0);
+        self.search(key, key)?;
+        let c = self
+            .found
+            .binary_search_by_key(&(key, value), |e| e.0)
+            .map_or(0, |i| self.found[i].1);
         if c <= 0 {
             return Ok(false);
         }
@@ -642,9 +641,9 @@ impl Index for FdTree {
 
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.format.check_key(key)?;
-        let counts = self.search(key, key)?;
+        self.search(key, key)?;
         out.clear();
-        out.extend(counts.iter().filter(|(_, &c)| c > 0).map(|(&(_, v), _)| v));
+        out.extend(self.found.iter().filter(|e| e.1 > 0).map(|e| e.0 .1));
         Ok(())
     }
 
@@ -653,8 +652,8 @@ impl Index for FdTree {
         if lo > hi {
             return Ok(());
         }
-        let counts = self.search(lo, hi.min(self.format.max_key()))?;
-        out.extend(counts.iter().filter(|(_, &c)| c > 0).map(|(&p, _)| p));
+        self.search(lo, hi.min(self.format.max_key()))?;
+        out.extend(self.found.iter().filter(|e| e.1 > 0).map(|e| e.0));
         Ok(())
     }
 
@@ -728,5 +727,48 @@ impl Index for FdTree {
 
     fn into_storage(self: Box<Self>) -> Storage {
         self.storage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::ram::RamDisk;
+
+    fn small() -> FdTree {
+        let storage = Storage::Pages(Box::new(RamDisk::new(512, 1 << 16)));
+        let p = Params::parse(["head_bytes=600", "k=3"]).unwrap();
+        FdTree::create(storage, 4096, p).unwrap()
+    }
+
+    /// A merge that annihilates every pair of the bottom level leaves no
+    /// level behind, and the index answers, grows and reopens as usual.
+    #[test]
+    fn a_level_emptied_by_its_filters_is_dropped() {
+        let mut t = small();
+        for i in 0..67u64 {
+            t.insert(i, i).unwrap();
+        }
+        assert_eq!(t.levels.len(), 1);
+        for i in 0..67u64 {
+            assert!(t.delete(i, i).unwrap());
+        }
+        // The last filters wait in the head; merge them into the bottom.
+        assert!(t.head_entries > 0);
+        t.merge_cascade().unwrap();
+        assert!(t.levels.is_empty(), "{:?}", t.levels);
+        assert!(t.head_fences.is_empty());
+        let mut out = Vec::new();
+        t.range(0, u64::MAX, &mut out).unwrap();
+        assert!(out.is_empty());
+        for i in 0..200u64 {
+            t.insert(i, i + 1).unwrap();
+        }
+        t.flush().unwrap();
+        let storage = Box::new(t).into_storage();
+        let p = Params::parse(["head_bytes=600", "k=3"]).unwrap();
+        let mut t = FdTree::open(storage, 4096, p).unwrap();
+        t.range(0, u64::MAX, &mut out).unwrap();
+        assert_eq!(out, (0..200).map(|i| (i, i + 1)).collect::<Vec<_>>());
     }
 }

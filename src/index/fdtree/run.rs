@@ -417,6 +417,9 @@ impl Extents {
 }
 
 /// An LRU cache of decoded run pages, by LBA, at most `capacity` pages.
+/// Not the B+-tree's [`crate::node::NodeCache`]: that one holds mutable
+/// nodes with write-back, dirty state and level priorities; run pages are
+/// immutable once written, so a read-only LRU of shared pages suffices.
 #[derive(Default)]
 pub(super) struct PageCache {
     capacity: usize,

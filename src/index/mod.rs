@@ -27,6 +27,7 @@ pub mod mbtree;
 mod params;
 pub mod registry;
 mod reopen;
+mod run_page;
 
 pub use entry::EntryFormat;
 pub use error::IndexError;

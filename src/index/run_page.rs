@@ -1,0 +1,369 @@
+//! Pages of sorted entries, shared by the indexes that write immutable
+//! sorted runs (the FD-tree's runs, `fd-tree.md` §II-A, and the LSM-tree's
+//! components, O'Neil et al.): the entry and page codec, multi-page I/O,
+//! the extent allocator that keeps a run contiguous (so writing it is
+//! sequential), and an LRU cache of decoded pages.
+//!
+//! On-flash format of a run page: a page frame of kind
+//! [`PageKind::RunPage`] whose payload is
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0 | level |
+//! | 1 | reserved (0) |
+//! | 2..4 | entry count (`u16`) |
+//! | 4..8 | page number within the run (`u32`) |
+//! | 8.. | entries, each `key_bytes + value_bytes + 1` bytes: key, value, type |
+//!
+//! Types: 0 index entry, 1 filter entry (a deletion: the FD-tree's filter
+//! entry, §II-D, the LSM-tree's delete node entry), 2 internal fence, 3
+//! external fence, 4 the last external fence of a run (its key stands for
+//! +∞). A fence's value is the page number, in the level below, that a
+//! search goes to (its `pid`). What a level and a page number mean is the
+//! owning index's (`docs/FORMAT.md`); a page whose level or number is not
+//! the one its reader expects is `Corrupt`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::device::{BlockDevice, DeviceError};
+use crate::index::{EntryFormat, IndexError};
+use crate::node::page::{self, PageKind, FRAME_HEADER};
+
+/// Bytes of a run page's header after the frame.
+pub(crate) const PAGE_HEADER: usize = 8;
+
+/// The role of an entry (§II-A, §II-D).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Index = 0,
+    Filter = 1,
+    Internal = 2,
+    External = 3,
+    Last = 4,
+}
+
+impl Kind {
+    fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            0 => Kind::Index,
+            1 => Kind::Filter,
+            2 => Kind::Internal,
+            3 => Kind::External,
+            4 => Kind::Last,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn is_fence(self) -> bool {
+        matches!(self, Kind::Internal | Kind::External | Kind::Last)
+    }
+
+    /// +1 for an index entry, −1 for a filter entry.
+    pub(crate) fn count(self) -> i64 {
+        match self {
+            Kind::Index => 1,
+            Kind::Filter => -1,
+            _ => 0,
+        }
+    }
+}
+
+/// One entry of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub key: u64,
+    /// The record id, or a fence's pid.
+    pub value: u64,
+    pub kind: Kind,
+}
+
+impl Entry {
+    /// Whether a search for `key` stops here and follows `value` down.
+    pub(crate) fn covers(&self, key: u64) -> bool {
+        self.kind == Kind::Last || (self.kind.is_fence() && self.key >= key)
+    }
+}
+
+/// Bytes of one encoded entry.
+pub(crate) fn entry_bytes(f: EntryFormat) -> usize {
+    f.entry_bytes() + 1
+}
+
+/// Entries a page holds.
+pub(crate) fn per_page(f: EntryFormat, page_size: usize) -> usize {
+    page_size.saturating_sub(FRAME_HEADER + PAGE_HEADER) / entry_bytes(f)
+}
+
+/// A decoded run page.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Page {
+    pub entries: Vec<Entry>,
+}
+
+impl Page {
+    /// Index of the first entry whose key is at least `key`.
+    pub(crate) fn lower_bound(&self, key: u64) -> usize {
+        self.entries
+            .partition_point(|e| e.kind != Kind::Last && e.key < key)
+    }
+}
+
+/// Decodes run page `lba` (expected at `level`, page `number`).
+pub(crate) fn decode(
+    f: EntryFormat,
+    buf: &[u8],
+    lba: u64,
+    level: u8,
+    number: u64,
+) -> Result<Page, IndexError> {
+    let corrupt = |detail: String| IndexError::Corrupt { page: lba, detail };
+    let payload = page::open(buf, PageKind::RunPage, lba)?
+        .ok_or_else(|| corrupt("a run names an empty page".into()))?;
+    if payload.len() < PAGE_HEADER {
+        return Err(corrupt("run page shorter than its header".into()));
+    }
+    let count = u16::from_le_bytes([payload[2], payload[3]]) as usize;
+    let at = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]) as u64;
+    if payload[0] != level || at != number {
+        return Err(corrupt(format!(
+            "run page of level {} page {at} where level {level} page {number} was expected",
+            payload[0]
+        )));
+    }
+    let eb = entry_bytes(f);
+    let body = payload
+        .get(PAGE_HEADER..PAGE_HEADER + count * eb)
+        .ok_or_else(|| corrupt(format!("{count} entries do not fit the page")))?;
+    let kb = f.key_bytes as usize;
+    let mut entries = Vec::with_capacity(count);
+    for e in body.chunks_exact(eb) {
+        let kind =
+            Kind::from_u8(e[eb - 1]).ok_or_else(|| corrupt(format!("entry type {}", e[eb - 1])))?;
+        entries.push(Entry {
+            key: f.read_key(e),
+            value: f.read_value(&e[kb..]),
+            kind,
+        });
+    }
+    Ok(Page { entries })
+}
+
+/// Device pages one run page of `buf.len()` bytes spans.
+pub(crate) fn span(dev: &dyn BlockDevice, run_page_bytes: usize) -> u64 {
+    (run_page_bytes / dev.page_size()).max(1) as u64
+}
+
+/// Writes the run page image `buf` at `lba` (as many device pages as it
+/// spans, in order: one sequential run of writes).
+pub(crate) fn write_page(
+    dev: &mut dyn BlockDevice,
+    lba: u64,
+    buf: &[u8],
+) -> Result<(), IndexError> {
+    let dp = dev.page_size();
+    for (j, chunk) in buf.chunks(dp).enumerate() {
+        dev.write(lba + j as u64, 0, chunk)?;
+    }
+    Ok(())
+}
+
+/// Reads the run page image at `lba` into `buf`.
+pub(crate) fn read_page(
+    dev: &mut dyn BlockDevice,
+    lba: u64,
+    buf: &mut [u8],
+) -> Result<(), IndexError> {
+    let dp = dev.page_size();
+    for (j, chunk) in buf.chunks_mut(dp).enumerate() {
+        dev.read(lba + j as u64, 0, chunk)?;
+    }
+    Ok(())
+}
+
+/// Encodes `entries` as page `number` of a run of `level` into `buf`.
+pub(crate) fn encode(f: EntryFormat, entries: &[Entry], level: u8, number: u64, buf: &mut [u8]) {
+    buf.fill(0);
+    let p = &mut buf[FRAME_HEADER..];
+    p[0] = level;
+    p[2..4].copy_from_slice(&(entries.len() as u16).to_le_bytes());
+    p[4..8].copy_from_slice(&(number as u32).to_le_bytes());
+    let eb = entry_bytes(f);
+    let kb = f.key_bytes as usize;
+    for (i, e) in entries.iter().enumerate() {
+        let at = PAGE_HEADER + i * eb;
+        f.put_key(&mut p[at..], e.key);
+        f.put_value(&mut p[at + kb..], e.value);
+        p[at + eb - 1] = e.kind as u8;
+    }
+    page::seal(buf, PageKind::RunPage, PAGE_HEADER + entries.len() * eb);
+}
+
+/// First-fit extents of LBAs for runs: runs are contiguous, so a merge
+/// writes sequentially.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Extents {
+    /// Free extents by start: start → length.
+    free: BTreeMap<u64, u64>,
+    /// Next LBA never allocated.
+    pub high_water: u64,
+    capacity: u64,
+}
+
+impl Extents {
+    pub(crate) fn new(first: u64, capacity: u64) -> Self {
+        Extents {
+            free: BTreeMap::new(),
+            high_water: first,
+            capacity,
+        }
+    }
+
+    /// `n` contiguous LBAs.
+    pub(crate) fn alloc(&mut self, n: u64) -> Result<u64, IndexError> {
+        if let Some((&start, &len)) = self.free.iter().find(|(_, &len)| len >= n) {
+            self.free.remove(&start);
+            if len > n {
+                self.free.insert(start + n, len - n);
+            }
+            return Ok(start);
+        }
+        if self.high_water + n > self.capacity {
+            return Err(IndexError::Device(DeviceError::Full {
+                detail: format!(
+                    "the run needs {n} contiguous pages past page {} of {}",
+                    self.high_water, self.capacity
+                ),
+            }));
+        }
+        self.high_water += n;
+        Ok(self.high_water - n)
+    }
+
+    /// Returns `n` LBAs from `start`, merging neighbours.
+    pub(crate) fn release(&mut self, mut start: u64, mut n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some((&s, &len)) = self.free.range(..start).next_back() {
+            if s + len == start {
+                self.free.remove(&s);
+                start = s;
+                n += len;
+            }
+        }
+        if let Some(&len) = self.free.get(&(start + n)) {
+            self.free.remove(&(start + n));
+            n += len;
+        }
+        if start + n == self.high_water {
+            self.high_water = start;
+        } else {
+            self.free.insert(start, n);
+        }
+    }
+}
+
+/// An LRU cache of decoded run pages, by LBA, at most `capacity` pages.
+/// Not the B+-tree's [`crate::node::NodeCache`]: that one holds mutable
+/// nodes with write-back, dirty state and level priorities; run pages are
+/// immutable once written, so a read-only LRU of shared pages suffices.
+#[derive(Default)]
+pub(crate) struct PageCache {
+    capacity: usize,
+    tick: u64,
+    pages: HashMap<u64, (u64, std::rc::Rc<Page>)>,
+    by_age: BTreeMap<u64, u64>,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl PageCache {
+    pub(crate) fn new(capacity: usize) -> Self {
+        PageCache {
+            capacity,
+            ..PageCache::default()
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub(crate) fn get(&mut self, lba: u64) -> Option<std::rc::Rc<Page>> {
+        let (age, page) = self.pages.get_mut(&lba)?;
+        self.by_age.remove(age);
+        self.tick += 1;
+        *age = self.tick;
+        self.by_age.insert(self.tick, lba);
+        self.hits += 1;
+        Some(page.clone())
+    }
+
+    pub(crate) fn put(&mut self, lba: u64, page: std::rc::Rc<Page>) {
+        self.misses += 1;
+        if self.capacity == 0 {
+            return;
+        }
+        while self.pages.len() >= self.capacity {
+            let Some((&age, &old)) = self.by_age.iter().next() else {
+                break;
+            };
+            self.by_age.remove(&age);
+            self.pages.remove(&old);
+        }
+        self.tick += 1;
+        self.by_age.insert(self.tick, lba);
+        if let Some((age, _)) = self.pages.insert(lba, (self.tick, page)) {
+            self.by_age.remove(&age);
+        }
+    }
+
+    /// Forgets pages `start..start + n` (a freed run).
+    pub(crate) fn forget(&mut self, start: u64, n: u64) {
+        for lba in start..start + n {
+            if let Some((age, _)) = self.pages.remove(&lba) {
+                self.by_age.remove(&age);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extents_reuse_and_coalesce() {
+        let mut x = Extents::new(1, 100);
+        let a = x.alloc(10).unwrap();
+        let b = x.alloc(10).unwrap();
+        let c = x.alloc(10).unwrap();
+        assert_eq!((a, b, c), (1, 11, 21));
+        x.release(a, 10);
+        x.release(b, 10);
+        assert_eq!(x.alloc(15).unwrap(), 1);
+        x.release(c, 10);
+        assert!(x.alloc(80).is_err() || x.high_water <= 100);
+        assert!(x.alloc(1000).is_err());
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes decode to a page or `Corrupt`, never a panic.
+        #[test]
+        fn run_pages_never_panic(mut bytes in proptest::collection::vec(any::<u8>(), 512), valid in any::<bool>()) {
+            let f = EntryFormat::new(4, 4).unwrap();
+            if valid {
+                // A well-formed frame around garbage entries.
+                let len = bytes.len() - FRAME_HEADER;
+                page::seal(&mut bytes, PageKind::RunPage, len.min(PAGE_HEADER + 54 * 9));
+            }
+            let _ = decode(f, &bytes, 7, bytes[FRAME_HEADER], 0);
+        }
+    }
+}

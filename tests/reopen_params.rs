@@ -204,3 +204,18 @@ fn ipl() {
         ],
     );
 }
+
+#[test]
+fn lsm() {
+    check(
+        "lsm",
+        common::ram,
+        &["key_bytes=8", "ratio=5", "page_bytes=1024", "c0_bytes=2048"],
+        &[
+            ("key_bytes=4", "key_bytes", "8", "4"),
+            ("ratio=6", "ratio", "5", "6"),
+            ("page_bytes=512", "page_bytes", "1024", "512"),
+            ("c0_bytes=4096", "c0_bytes", "2041", "4096"),
+        ],
+    );
+}

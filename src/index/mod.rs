@@ -23,6 +23,7 @@ pub mod delta;
 mod entry;
 mod error;
 pub mod fdtree;
+pub mod lsm;
 pub mod mbtree;
 mod params;
 pub mod registry;

@@ -8,6 +8,7 @@ use super::bftl::Bftl;
 use super::btree::BTree;
 use super::delta;
 use super::fdtree::FdTree;
+use super::lsm::LsmTree;
 use super::mbtree::MbTree;
 use super::{Index, IndexError, Params, Result};
 
@@ -58,6 +59,11 @@ pub fn list() -> Vec<IndexInfo> {
             params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
+            name: super::lsm::NAME,
+            description: "LSM-tree: C0 in memory over B+-tree components of ratio r built bottom-up by rolling merges with sequential writes; a search looks in every component (O'Neil et al., the baseline of fd-tree.md §III)",
+            params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
             name: delta::IPL,
             description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
             params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=4|8, value_bytes=4|8",
@@ -84,6 +90,7 @@ pub fn create(
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
         super::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
+        super::lsm::NAME => Ok(Box::new(LsmTree::create(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
@@ -119,6 +126,7 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
         super::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
+        super::lsm::NAME => Ok(Box::new(LsmTree::open(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,

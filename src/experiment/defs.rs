@@ -1,5 +1,6 @@
 //! The list of experiments, and how their runs execute. The definitions
-//! live one file per paper (`mbtree.rs`, `bftl.rs`, `lat.rs`), and the
+//! live one file per paper (`mbtree.rs`, `bftl.rs`, `lat.rs`, `fdtree.rs`,
+//! `ssd.rs`), and the
 //! FTL's own check in `ftl.rs`, and what durability costs in
 //! `durability.rs`.
 
@@ -36,6 +37,9 @@ pub fn experiments() -> Vec<Experiment> {
         mbtree_variants(),
         ftl_wa(),
         super::ssd::ssd_table1(),
+        super::fdtree::fdtree_fig3a(),
+        super::fdtree::fdtree_fig3b(),
+        super::fdtree::fdtree_fig3c(),
         durability_cost(),
     ]
 }

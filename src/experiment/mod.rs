@@ -19,6 +19,7 @@
 mod bftl;
 pub mod defs;
 mod durability;
+mod fdtree;
 mod ftl;
 pub mod glyphs;
 mod lat;

@@ -289,6 +289,19 @@ impl PageCache {
         self.pages.len()
     }
 
+    /// Holds at most `capacity` pages from now on, evicting the least
+    /// recently used ones.
+    pub(crate) fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity;
+        while self.pages.len() > capacity {
+            let Some((&age, &old)) = self.by_age.iter().next() else {
+                break;
+            };
+            self.by_age.remove(&age);
+            self.pages.remove(&old);
+        }
+    }
+
     pub(crate) fn get(&mut self, lba: u64) -> Option<std::rc::Rc<Page>> {
         let (age, page) = self.pages.get_mut(&lba)?;
         self.by_age.remove(age);

@@ -43,6 +43,10 @@ pub enum KeyDist {
     Zipf(f64),
     /// Keys taken in order from a sequence (the DNA workload's 16-mers).
     Sequence(super::dna::DnaKeys),
+    /// `n` keys in ascending order, one uniform in each of `n` equal
+    /// strata of the key range: a sorted uniform sample, for a preload
+    /// that builds an index in key order (`preload_sorted=true`).
+    Stratified(u64),
 }
 
 /// Operation weights (normalised when used).
@@ -77,12 +81,14 @@ pub struct WorkloadSpec {
     pub search_existing: bool,
     pub search_after: bool,
     pub preload: u64,
+    /// Whether the preload inserts its uniform keys in ascending order.
+    pub preload_sorted: bool,
     pub ops: u64,
     pub seed: u64,
 }
 
 /// Keys `--workload-set` accepts.
-pub const WORKLOAD_KEYS: [&str; 16] = [
+pub const WORKLOAD_KEYS: [&str; 17] = [
     "key_min",
     "key_max",
     "dist",
@@ -99,6 +105,7 @@ pub const WORKLOAD_KEYS: [&str; 16] = [
     "preload",
     "ops",
     "delete_share",
+    "preload_sorted",
 ];
 
 impl WorkloadSpec {
@@ -146,6 +153,7 @@ impl WorkloadSpec {
             "search_existing" => self.search_existing = flag(value)?,
             "search_after" => self.search_after = flag(value)?,
             "preload" => self.preload = num(value)?,
+            "preload_sorted" => self.preload_sorted = flag(value)?,
             "ops" => self.ops = num(value)?,
             "delete_share" => {
                 // bftl.md §5.3's "deletion/insertion ratio": deletes take this
@@ -199,6 +207,7 @@ impl WorkloadSpec {
             KeyDist::Ascending => "ascending".to_string(),
             KeyDist::Rs(rs) => format!("rs={rs}"),
             KeyDist::Zipf(s) => format!("zipf s={s}"),
+            KeyDist::Stratified(n) => format!("sorted uniform sample of {n}"),
             KeyDist::Sequence(d) => format!(
                 "16-mers of the DNA in {} (\"{}\"; {} keys read from {} record{})",
                 d.source,
@@ -210,7 +219,7 @@ impl WorkloadSpec {
         };
         let m = self.mix;
         format!(
-            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}; preload {}, ops {}{}",
+            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}; preload {}{}, ops {}{}",
             self.name,
             dist,
             self.key_min,
@@ -221,6 +230,7 @@ impl WorkloadSpec {
             m.update,
             m.range,
             self.preload,
+            if self.preload_sorted { " (in key order)" } else { "" },
             self.ops,
             if self.search_after { ", then a search of every inserted key" } else { "" }
         )
@@ -231,6 +241,9 @@ impl WorkloadSpec {
         let mut g = Generator::new(self, self.seed ^ 0x5EED_0F9E_10AD)?;
         g.mix = Mix::INSERTS;
         g.remaining = self.preload;
+        if self.preload_sorted {
+            g.dist = KeyDist::Stratified(self.preload.max(1));
+        }
         g.search_after = false;
         Ok(g)
     }
@@ -355,6 +368,15 @@ impl Generator {
                     .unwrap_or(1.0);
                 (self.key_min + (z as u64).saturating_sub(1)).min(self.key_max)
             }
+            KeyDist::Stratified(n) => {
+                let span = (self.key_max - self.key_min) as f64 + 1.0;
+                let i = self.next_in_sequence as f64;
+                self.next_in_sequence += 1;
+                let lo = self.key_min + (i * span / n as f64) as u64;
+                let hi = self.key_min + ((i + 1.0) * span / n as f64) as u64;
+                let hi = hi.saturating_sub(1).clamp(lo, self.key_max);
+                self.rng.random_range(lo..=hi)
+            }
             KeyDist::Sequence(ref d) => {
                 // `preset::build` loaded as many keys as the workload
                 // inserts at most, so this never wraps within a run.
@@ -466,6 +488,7 @@ mod tests {
             search_existing: true,
             search_after: false,
             preload: 100,
+            preload_sorted: false,
             ops: 10_000,
             seed: 9,
         }

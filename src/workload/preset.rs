@@ -8,6 +8,7 @@
 //! | `bftl` | inserts, keys an `rs` mix (rs = 0.5) | `bftl.md` §5.2 |
 //! | `bftl-maintain` | 50% deletes / 50% inserts, rs = 0.5, after a preload | `bftl.md` §5.3 |
 //! | `lat` | keys i.i.d. uniform in 1 … 10,000; lookups at 25% of inserts; 50,000-key preload | `buffered-bplus-tree.md` §6 |
+//! | `w-search` / `w-update` | 80/10/5/5 and 20/40/20/20 search/insert/delete/update, keys uniform in [0, 2³² − 1] | `fd-tree.md` §III |
 //! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | `as-btree.md` §4.2 |
 //! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; Zipf 0.99 | YCSB core workloads |
 //! | `zipf` | inserts, Zipf(0.99) keys | — |
@@ -34,6 +35,7 @@ fn base(name: &str) -> WorkloadSpec {
         search_existing: true,
         search_after: false,
         preload: 0,
+        preload_sorted: false,
         ops: 100_000,
         seed: 42,
     }
@@ -97,6 +99,27 @@ pub fn presets() -> Vec<Preset> {
         description: "keys i.i.d. uniform in 1..10,000, lookup-to-insert ratio 25%, 50,000-key preload (buffered-bplus-tree.md §6)",
         spec: s,
     });
+    for (name, description, m) in [
+        (
+            "w-search",
+            "W-Search: 80% search, 10% insert, 5% delete, 5% update, keys uniform in [0, 2^32 - 1] (fd-tree.md §III)",
+            mix(0.10, 0.80, 0.05, 0.05, 0.0),
+        ),
+        (
+            "w-update",
+            "W-Update: 20% search, 40% insert, 20% delete, 20% update, keys uniform in [0, 2^32 - 1] (fd-tree.md §III)",
+            mix(0.40, 0.20, 0.20, 0.20, 0.0),
+        ),
+    ] {
+        let mut s = base(name);
+        s.key_max = u32::MAX as u64;
+        s.mix = m;
+        v.push(Preset {
+            name,
+            description,
+            spec: s,
+        });
+    }
     let mut s = base("tpcc-index");
     s.mix = mix(0.24, 0.72, 0.01, 0.0, 0.03);
     s.preload = 100_000;

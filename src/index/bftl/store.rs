@@ -73,6 +73,9 @@ pub struct BftlStore {
     compaction_c: usize,
     /// Node translation table: node id → LBAs holding its units.
     ntt: Vec<Vec<u64>>,
+    /// Σ over `ntt` of the list lengths, kept as the lists change
+    /// (`memory_bytes` runs after every operation).
+    ntt_total: usize,
     /// Per sector LBA: how many node lists name it.
     refs: BTreeMap<u64, u32>,
     free_lbas: Vec<u64>,
@@ -154,6 +157,7 @@ impl BftlStore {
             lambda,
             compaction_c,
             ntt: Vec::new(),
+            ntt_total: 0,
             refs: BTreeMap::new(),
             free_lbas: Vec::new(),
             next_lba: 1,
@@ -204,7 +208,8 @@ impl BftlStore {
 
     /// Node translation table entries (LBAs over all lists).
     pub fn ntt_entries(&self) -> usize {
-        self.ntt.iter().map(Vec::len).sum()
+        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
+        self.ntt_total
     }
 
     /// Reads sector `lba`: an index-unit sector's units are appended to
@@ -289,7 +294,7 @@ impl BftlStore {
         self.sector_seq = self.sector_seq.wrapping_add(1);
         self.sectors_committed += 1;
         self.node_pages_written += 1;
-        let old = std::mem::replace(self.list_mut(id), vec![lba]);
+        let old = self.replace_list(id, vec![lba]);
         *self.refs.entry(lba).or_insert(0) += 1;
         for l in old {
             self.release_lba(l)?;
@@ -355,16 +360,14 @@ impl BftlStore {
         for u in units {
             if u.op.resets() {
                 // The node starts afresh here: its older sectors are stale.
-                let old = std::mem::take(self.list_mut(u.node));
+                let old = self.replace_list(u.node, Vec::new());
                 for l in old {
                     if l != lba {
                         self.release_lba(l)?;
                     }
                 }
             }
-            let list = self.list_mut(u.node);
-            if list.last() != Some(&lba) {
-                list.push(lba);
+            if self.push_list(u.node, lba) {
                 *self.refs.entry(lba).or_insert(0) += 1;
             }
         }
@@ -391,6 +394,26 @@ impl BftlStore {
             self.ntt.resize_with(idx + 1, Vec::new);
         }
         &mut self.ntt[idx]
+    }
+
+    /// Replaces node `id`'s sector list with `list`; the old one.
+    fn replace_list(&mut self, id: NodeId, list: Vec<u64>) -> Vec<u64> {
+        let added = list.len();
+        let old = std::mem::replace(self.list_mut(id), list);
+        self.ntt_total = self.ntt_total + added - old.len();
+        old
+    }
+
+    /// Appends `lba` to node `id`'s list unless it ends with it already;
+    /// whether it was appended.
+    fn push_list(&mut self, id: NodeId, lba: u64) -> bool {
+        let list = self.list_mut(id);
+        if list.last() == Some(&lba) {
+            return false;
+        }
+        list.push(lba);
+        self.ntt_total += 1;
+        true
     }
 
     /// The commit policy (§3.3): partition the pool by node, pack the sets
@@ -517,7 +540,7 @@ impl BftlStore {
             self.compactions += 1;
             return self.write_node_page(id, node);
         }
-        let old = std::mem::take(self.list_mut(id));
+        let old = self.replace_list(id, Vec::new());
         let mut units = std::mem::take(&mut self.scratch);
         units.clear();
         unit::full_units(id, node, &mut units);
@@ -700,7 +723,7 @@ impl NodeStore for BftlStore {
             views.remove(&id);
         }
         self.pool.retain(|u| u.node != id);
-        let list = std::mem::take(self.list_mut(id));
+        let list = self.replace_list(id, Vec::new());
         for lba in list {
             self.release_lba(lba)?;
         }
@@ -711,6 +734,7 @@ impl NodeStore for BftlStore {
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
         for &id in &free {
             if let Some(list) = self.ntt.get_mut(id as usize) {
+                self.ntt_total -= list.len();
                 for lba in std::mem::take(list) {
                     if let Some(r) = self.refs.get_mut(&lba) {
                         *r = r.saturating_sub(1);
@@ -790,6 +814,7 @@ impl NodeStore for BftlStore {
         sectors.sort_by_key(|s| s.0);
         self.sector_seq = sectors.last().map(|s| s.0.wrapping_add(1)).unwrap_or(0);
         self.ntt.clear();
+        self.ntt_total = 0;
         self.refs.clear();
         for (_, lba, units) in &sectors {
             for u in units {
@@ -797,16 +822,14 @@ impl NodeStore for BftlStore {
                     continue;
                 }
                 if u.op.resets() {
-                    let old = std::mem::take(self.list_mut(u.node));
+                    let old = self.replace_list(u.node, Vec::new());
                     for l in old {
                         if let Some(r) = self.refs.get_mut(&l) {
                             *r -= 1;
                         }
                     }
                 }
-                let list = self.list_mut(u.node);
-                if list.last() != Some(lba) {
-                    list.push(*lba);
+                if self.push_list(u.node, *lba) {
                     *self.refs.entry(*lba).or_insert(0) += 1;
                 }
             }

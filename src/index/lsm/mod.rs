@@ -225,6 +225,7 @@ impl LsmTree {
                 what: format!("C0 of {c0_bytes} bytes and two cached pages"),
             });
         }
+        // Invariant: `needed` above leaves at least two pages.
         let cache_pages = (memory - c0_bytes) / page_size;
         let span = (page_size / device_page) as u64;
         Ok(LsmTree {
@@ -289,7 +290,19 @@ impl LsmTree {
             }
             i += 1;
         }
+        self.fit_cache();
         Ok(())
+    }
+
+    /// Shrinks the page cache by the pages the partial nodes of the trees
+    /// being filled take, so that memory stays within the budget.
+    fn fit_cache(&mut self) {
+        let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
+        let bytes = partial * entry_bytes(self.io.format);
+        let taken = bytes.div_ceil(self.io.page_size);
+        self.io
+            .cache
+            .set_capacity(self.cache_pages.saturating_sub(taken));
     }
 
     /// One step of the rolling merge into `disk[dst]` (from C0 when `dst`

@@ -1,0 +1,311 @@
+//! The experiments of the FD-tree paper (`fd-tree.md` §III, Fig. 3): the
+//! B+-tree, the LSM-tree, BFTL and the FD-tree on a flash disk.
+//!
+//! * `fdtree-fig3a`: search time against index size.
+//! * `fdtree-fig3b`: insert time against index size.
+//! * `fdtree-fig3c`: the W-Search and W-Update mixes, swept over index
+//!   size (the scaling panel: how the ratios move as the index grows).
+//!
+//! Every run: 4 + 4-byte entries, keys uniform in [0, 2³² − 1], 2 KB pages
+//! (the Samsung disk's page, §III), an 8 MB LRU buffer per index (§III),
+//! on the `samsung-ssd32` model and, as a second set of series, on
+//! `intel-extreme`. The index is built by inserting the preload in random
+//! key order; the measured operations follow, and the final flush is
+//! charged (`time_us_per_op` counts everything the device did after the
+//! preload, the flush included).
+
+use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
+
+/// The four indexes as §III runs them, on one device. BFTL and the
+/// B+-tree use the 8 MB as an LRU node cache; the FD-tree and the
+/// LSM-tree as their head tree / C0 (one erase block, 128 KiB on a disk
+/// without erase units) and an LRU page cache.
+fn four(device: &'static str, names: [&'static str; 4]) -> Vec<Series> {
+    let [btree, lsm, bftl, fdtree] = names;
+    vec![
+        Series {
+            name: btree,
+            params: vec![
+                ("device", device),
+                ("index", "btree"),
+                ("set.node_bytes", "2048"),
+                ("set.cache", "lru"),
+            ],
+        },
+        Series {
+            name: lsm,
+            params: vec![("device", device), ("index", "lsm")],
+        },
+        Series {
+            name: bftl,
+            params: vec![
+                ("device", device),
+                ("index", "bftl"),
+                ("set.node_bytes", "2048"),
+                ("set.cache", "wt-lru"),
+            ],
+        },
+        Series {
+            name: fdtree,
+            params: vec![("device", device), ("index", "fdtree")],
+        },
+    ]
+}
+
+const SAMSUNG: [&str; 4] = ["B+-tree", "LSM-tree", "BFTL", "FD-tree"];
+const INTEL: [&str; 4] = [
+    "B+-tree, Intel",
+    "LSM-tree, Intel",
+    "BFTL, Intel",
+    "FD-tree, Intel",
+];
+
+fn both_devices() -> Vec<Series> {
+    let mut s = four("samsung-ssd32", SAMSUNG);
+    s.extend(four("intel-extreme", INTEL));
+    s
+}
+
+/// The index sizes swept (entries), full and quick.
+fn size_axis() -> Axis {
+    Axis {
+        param: "preload",
+        label: "index size (entries)",
+        full: vec!["100000", "1000000", "10000000"],
+        quick: vec!["10000", "100000"],
+        expand: None,
+    }
+}
+
+/// The size the headline rows read.
+const LARGEST: &str = "10000000";
+
+fn fixed(workload: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("device.page_size", "2048"),
+        ("memory", "8388608"),
+        ("workload", workload),
+        ("workload.key_max", "4294967295"),
+        ("workload.preload_sorted", "true"),
+        ("final_flush", "true"),
+    ]
+}
+
+const SETUP: &str = "4 + 4-byte entries (a type byte more in the FD-tree's and the LSM-tree's entries, docs/DEVIATIONS.md), keys uniform in [0, 2^32 - 1], 2 KB pages, an 8 MB LRU buffer per index (§III): the B+-tree (2 KB nodes) and BFTL (2 KB nodes, reservation buffer 60, C = 3) use it as an LRU node cache; the FD-tree (k = f/2 = 113) and the LSM-tree (ratio 113, the same) hold their head tree / C0 of 128 KiB in it and use the rest as an LRU page cache. Devices: the `samsung-ssd32` SSD model (3,100 random reads/s, 25 random writes/s; fd-tree.md Table I) and, as second series, `intel-extreme` (35,000 / 3,300). Each index is built by inserting the preload in ascending key order (a sorted uniform sample: one key uniform in each of N equal strata of the key range), which builds every index through its own insert path at a fraction of the simulation time of random order (the B+-tree's leaves are then about half full, since a split keeps half of each node); the measured operations follow, with uniform keys, and the final flush is charged: time per operation is everything the device did after the preload, divided by the operations. Scale: 10^5 to 10^7 entries (the paper: 10^9 at Fig. 3(c)); the headline rows read 10^7.";
+
+fn rank(
+    name: &'static str,
+    series: &'static str,
+    value: f64,
+    metric: &'static str,
+    source: &'static str,
+) -> Published {
+    Published {
+        name,
+        source,
+        value,
+        unit: "rank",
+        measured: Measure::Rank {
+            series,
+            x: LARGEST,
+            metric,
+            among: &SAMSUNG,
+        },
+    }
+}
+
+fn ratio(
+    name: &'static str,
+    a: &'static str,
+    b: &'static str,
+    value: f64,
+    source: &'static str,
+) -> Published {
+    Published {
+        name,
+        source,
+        value,
+        unit: "x",
+        measured: Measure::CellRatio {
+            a,
+            b,
+            x: LARGEST,
+            metric: "time_us_per_op",
+        },
+    }
+}
+
+fn below(name: &'static str, a: &'static str, b: &'static str, source: &'static str) -> Published {
+    Published {
+        name,
+        source,
+        value: 1.0,
+        unit: "x",
+        measured: Measure::Below(Box::new(Measure::CellRatio {
+            a,
+            b,
+            x: LARGEST,
+            metric: "time_us_per_op",
+        })),
+    }
+}
+
+pub(super) fn fdtree_fig3a() -> Experiment {
+    const SRC: &str = "fd-tree.md §III, Fig. 3(a) (text)";
+    let mut fixed = fixed("insert-uniform");
+    fixed.extend([
+        ("workload.insert", "0"),
+        ("workload.search", "1"),
+        ("ops", "20000"),
+    ]);
+    Experiment {
+        id: "fdtree-fig3a",
+        title: "Search time against index size on a flash disk",
+        source: "fd-tree.md §III, Fig. 3(a)",
+        paper_ran: "Searches on the B+-tree, LSM-tree, BFTL and FD-tree of growing size on a 32 GB Samsung flash disk; 4 + 4-byte entries, uniform keys, 2 KB pages, k = f/2, an 8 MB LRU buffer, OS buffering off. The text: BFTL is the slowest; the B+-tree and the FD-tree are the best and perform quite similarly, the FD-tree slightly faster; the LSM-tree is slower than both.",
+        we_ran: SETUP,
+        axis: size_axis(),
+        series: both_devices(),
+        fixed,
+        quick: vec![("ops", "2000")],
+        panels: vec![
+            Panel::of("time_us_per_op", "time per search (microseconds)"),
+            Panel::of("page_reads", "page reads"),
+        ],
+        chart: Chart::Lines,
+        published: vec![
+            rank("BFTL: rank by search time at 10^7 entries (4 = slowest)", "BFTL", 4.0, "time_us_per_op", SRC),
+            rank("LSM-tree: rank (slower than the B+-tree and the FD-tree)", "LSM-tree", 3.0, "time_us_per_op", SRC),
+            ratio("FD-tree / B+-tree search time (\"quite similarly\")", "FD-tree", "B+-tree", 1.0, SRC),
+            below("FD-tree / B+-tree search time (\"slightly faster\")", "FD-tree", "B+-tree", SRC),
+            below("FD-tree / LSM-tree search time", "FD-tree", "LSM-tree", SRC),
+            below("Intel: FD-tree / LSM-tree search time", "FD-tree, Intel", "LSM-tree, Intel", SRC),
+        ],
+        notes: "",
+        kind: RunKind::Index,
+        axis_for: vec![],
+    }
+}
+
+pub(super) fn fdtree_fig3b() -> Experiment {
+    const SRC: &str = "fd-tree.md §III, Fig. 3(b) (text)";
+    let mut fixed = fixed("insert-uniform");
+    fixed.push(("ops", "100000"));
+    Experiment {
+        id: "fdtree-fig3b",
+        title: "Insert time against index size on a flash disk",
+        source: "fd-tree.md §III, Fig. 3(b)",
+        paper_ran: "Insertions into the four indexes of growing size, as Fig. 3(a). The text: the B+-tree is the worst and the LSM-tree the best; the FD-tree is slightly slower than the LSM-tree (more auxiliary entries, the fences); both are orders of magnitude faster than the B+-tree and BFTL; BFTL outperforms the B+-tree.",
+        we_ran: SETUP,
+        axis: size_axis(),
+        series: both_devices(),
+        fixed,
+        quick: vec![("ops", "5000")],
+        panels: vec![
+            Panel::of("time_us_per_op", "time per insert (microseconds)"),
+            Panel::of("page_writes", "page writes"),
+        ],
+        chart: Chart::Lines,
+        published: vec![
+            rank("B+-tree: rank by insert time at 10^7 entries (4 = slowest)", "B+-tree", 4.0, "time_us_per_op", SRC),
+            rank("BFTL: rank (outperforms the B+-tree)", "BFTL", 3.0, "time_us_per_op", SRC),
+            rank("FD-tree: rank (slightly slower than the LSM-tree)", "FD-tree", 2.0, "time_us_per_op", SRC),
+            rank("LSM-tree: rank (the best)", "LSM-tree", 1.0, "time_us_per_op", SRC),
+            below("FD-tree / BFTL insert time (orders of magnitude)", "FD-tree", "BFTL", SRC),
+            below("LSM-tree / FD-tree insert time (FD-tree slightly slower)", "LSM-tree", "FD-tree", SRC),
+            below("Intel: FD-tree / B+-tree insert time", "FD-tree, Intel", "B+-tree, Intel", SRC),
+        ],
+        notes: "",
+        kind: RunKind::Index,
+        axis_for: vec![],
+    }
+}
+
+/// Fig. 3(c)'s series: the four indexes under each mix, on each device.
+fn mixes() -> Vec<Series> {
+    let mut out = Vec::new();
+    for (device, workload, names) in [
+        (
+            "samsung-ssd32",
+            "w-search",
+            [
+                "B+-tree, W-Search",
+                "LSM-tree, W-Search",
+                "BFTL, W-Search",
+                "FD-tree, W-Search",
+            ],
+        ),
+        (
+            "samsung-ssd32",
+            "w-update",
+            [
+                "B+-tree, W-Update",
+                "LSM-tree, W-Update",
+                "BFTL, W-Update",
+                "FD-tree, W-Update",
+            ],
+        ),
+        (
+            "intel-extreme",
+            "w-search",
+            [
+                "B+-tree, W-Search, Intel",
+                "LSM-tree, W-Search, Intel",
+                "BFTL, W-Search, Intel",
+                "FD-tree, W-Search, Intel",
+            ],
+        ),
+        (
+            "intel-extreme",
+            "w-update",
+            [
+                "B+-tree, W-Update, Intel",
+                "LSM-tree, W-Update, Intel",
+                "BFTL, W-Update, Intel",
+                "FD-tree, W-Update, Intel",
+            ],
+        ),
+    ] {
+        for mut s in four(device, names) {
+            s.params.push(("workload", workload));
+            out.push(s);
+        }
+    }
+    out
+}
+
+pub(super) fn fdtree_fig3c() -> Experiment {
+    const SRC: &str = "fd-tree.md §III, Fig. 3(c)";
+    let mut fixed = fixed("w-search");
+    fixed.push(("ops", "100000"));
+    Experiment {
+        id: "fdtree-fig3c",
+        title: "W-Search and W-Update on a flash disk, by index size",
+        source: "fd-tree.md §III, Fig. 3(c)",
+        paper_ran: "The four indexes holding 10^9 entries (about 8 GB) on the Samsung flash disk; W-Search (80% search, 10% insert, 5% delete, 5% update) and W-Update (20/40/20/20); average elapsed time per request. Published: the FD-tree is 15.8x, 2.3x and 5.2x faster than the B+-tree, the LSM-tree and BFTL on W-Search, and 61.4x, 1.7x and 4.9x on W-Update.",
+        we_ran: SETUP,
+        axis: size_axis(),
+        series: mixes(),
+        fixed,
+        quick: vec![("ops", "5000")],
+        panels: vec![
+            Panel::of("time_us_per_op", "time per request (microseconds)"),
+            Panel::of("page_reads", "page reads"),
+            Panel::of("page_writes", "page writes"),
+        ],
+        chart: Chart::Lines,
+        published: vec![
+            ratio("W-Search: B+-tree / FD-tree time", "B+-tree, W-Search", "FD-tree, W-Search", 15.8, SRC),
+            ratio("W-Search: LSM-tree / FD-tree time", "LSM-tree, W-Search", "FD-tree, W-Search", 2.3, SRC),
+            ratio("W-Search: BFTL / FD-tree time", "BFTL, W-Search", "FD-tree, W-Search", 5.2, SRC),
+            ratio("W-Update: B+-tree / FD-tree time", "B+-tree, W-Update", "FD-tree, W-Update", 61.4, SRC),
+            ratio("W-Update: LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7, SRC),
+            ratio("W-Update: BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9, SRC),
+            below("Intel, W-Search: FD-tree / B+-tree time", "FD-tree, W-Search, Intel", "B+-tree, W-Search, Intel", SRC),
+            below("Intel, W-Update: FD-tree / B+-tree time", "FD-tree, W-Update, Intel", "B+-tree, W-Update, Intel", SRC),
+        ],
+        notes: "",
+        kind: RunKind::Index,
+        axis_for: vec![],
+    }
+}

@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::device::{BlockDevice, DeviceError};
+use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, IndexError};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 
@@ -196,6 +196,102 @@ pub(crate) fn encode(f: EntryFormat, entries: &[Entry], level: u8, number: u64, 
         p[at + eb - 1] = e.kind as u8;
     }
     page::seal(buf, PageKind::RunPage, PAGE_HEADER + entries.len() * eb);
+}
+
+/// The in-memory buffer (the FD-tree's head tree, the LSM-tree's C0) on a
+/// device without erase units.
+const DEFAULT_BUFFER_BYTES: usize = 128 << 10;
+
+/// How an index of sorted runs lays itself out on a device: checked and
+/// sized once, the same way for the FD-tree and the LSM-tree, so the two
+/// compare at one page size and one in-memory buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Geometry {
+    pub device_page: usize,
+    pub capacity: u64,
+    /// Bytes of a run page (`page_bytes`) and the device pages it spans.
+    pub page_size: usize,
+    pub span: u64,
+    /// Entries a run page holds (f).
+    pub per_page: u64,
+    /// The in-memory buffer's capacity in entries.
+    pub buffer_entries: u64,
+    /// Pages of the memory budget left for the page cache.
+    pub cache_pages: usize,
+}
+
+impl Geometry {
+    /// Checks `storage` and sizes the run pages (`page_bytes`, default the
+    /// device page) and the in-memory buffer (`buffer_bytes`, default one
+    /// erase block, or 128 KiB without erase units, at most half the
+    /// memory). `index` and `buffer` name the index and its buffer
+    /// parameter in errors.
+    pub(crate) fn of(
+        storage: &Storage,
+        format: EntryFormat,
+        page_bytes: Option<usize>,
+        buffer_bytes: Option<usize>,
+        memory: usize,
+        index: &str,
+        buffer: &str,
+    ) -> Result<Geometry, IndexError> {
+        let Storage::Pages(d) = storage else {
+            return Err(IndexError::Config(format!(
+                "the {index} writes runs of logical pages: use an FTL profile, an SSD model or file:PATH, not raw:"
+            )));
+        };
+        let (device_page, capacity) = (d.page_size(), d.capacity_pages());
+        let erase_block = d.pages_per_block() as usize * device_page;
+        let page_size = page_bytes.unwrap_or(device_page);
+        if page_size < device_page || !page_size.is_multiple_of(device_page) {
+            return Err(IndexError::Config(format!(
+                "page_bytes = {page_size} must be a multiple of the device's {device_page}-byte page"
+            )));
+        }
+        let f = per_page(format, page_size) as u64;
+        if f < 4 {
+            return Err(IndexError::Config(format!(
+                "a {page_size}-byte page holds {f} {index} entries; at least 4 are needed"
+            )));
+        }
+        let buffer_bytes = buffer_bytes.unwrap_or_else(|| {
+            let block = if erase_block > device_page {
+                erase_block
+            } else {
+                DEFAULT_BUFFER_BYTES
+            };
+            block.min(memory / 2)
+        });
+        let buffer_entries = (buffer_bytes / entry_bytes(format)) as u64;
+        if buffer_entries < f {
+            return Err(IndexError::Config(format!(
+                "{buffer} = {buffer_bytes} holds fewer entries than one page ({f}); it must hold at least a page"
+            )));
+        }
+        let needed = buffer_bytes + 2 * page_size;
+        if memory < needed {
+            return Err(IndexError::BudgetTooSmall {
+                needed,
+                given: memory,
+                what: format!("{buffer} = {buffer_bytes} and two cached pages"),
+            });
+        }
+        Ok(Geometry {
+            device_page,
+            capacity,
+            page_size,
+            span: (page_size / device_page) as u64,
+            per_page: f,
+            buffer_entries,
+            cache_pages: (memory - buffer_bytes) / page_size,
+        })
+    }
+}
+
+/// Entries level `i` holds when level 0 holds `base` and each level
+/// `ratio` times the one above.
+pub(crate) fn level_capacity(base: u64, ratio: u64, i: usize) -> u64 {
+    (0..i).fold(base, |c, _| c.saturating_mul(ratio))
 }
 
 /// First-fit extents of LBAs for runs: runs are contiguous, so a merge

@@ -69,15 +69,13 @@ use std::rc::Rc;
 use crate::device::{BlockDevice, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
+use crate::index::run_page::{level_capacity, Geometry};
 use merge::{emit, fences_for, merge_into, Item, RunReader, Source};
 use run::{entry_bytes, per_page, Entry, Extents, Kind, Page, PageCache, RunMeta, RunWriter};
 use superblock::Superblock;
 
 /// Name in the registry.
 pub const NAME: &str = "fdtree";
-
-/// Head tree size on a device without erase units.
-const DEFAULT_HEAD_BYTES: usize = 128 << 10;
 
 /// The FD-tree.
 pub struct FdTree {
@@ -155,31 +153,16 @@ impl FdTree {
             head_bytes,
             page_bytes,
         } = o;
-        let (device_page, capacity, erase_block) = match &storage {
-            Storage::Pages(d) => (
-                d.page_size(),
-                d.capacity_pages(),
-                d.pages_per_block() as usize * d.page_size(),
-            ),
-            Storage::Raw(_) => {
-                return Err(IndexError::Config(
-                    "the FD-tree writes runs of logical pages: use an FTL profile, an SSD model or file:PATH, not raw:".into(),
-                ))
-            }
-        };
-        let page_size = page_bytes.unwrap_or(device_page);
-        if page_size < device_page || page_size % device_page != 0 {
-            return Err(IndexError::Config(format!(
-                "page_bytes = {page_size} must be a multiple of the device's {device_page}-byte page"
-            )));
-        }
-        let span = (page_size / device_page) as u64;
-        let f = per_page(format, page_size) as u64;
-        if f < 4 {
-            return Err(IndexError::Config(format!(
-                "a {page_size}-byte page holds {f} FD-tree entries; at least 4 are needed"
-            )));
-        }
+        let g = Geometry::of(
+            &storage,
+            format,
+            page_bytes,
+            head_bytes,
+            memory,
+            "FD-tree",
+            "head_bytes",
+        )?;
+        let f = g.per_page;
         let k = k.unwrap_or(f / 2).max(2);
         if k >= f - 1 {
             return Err(IndexError::Config(format!(
@@ -187,30 +170,10 @@ impl FdTree {
                 f - 1
             )));
         }
-        let head_bytes = head_bytes.unwrap_or_else(|| {
-            let block = if erase_block > device_page {
-                erase_block
-            } else {
-                DEFAULT_HEAD_BYTES
-            };
-            block.min(memory / 2)
-        });
-        let eb = entry_bytes(format);
-        let head_capacity = (head_bytes / eb) as u64;
-        if head_capacity < f {
-            return Err(IndexError::Config(format!(
-                "head_bytes = {head_bytes} holds fewer entries than one page ({f}); the head tree must hold at least a page"
-            )));
-        }
-        let needed = head_bytes + 2 * page_size;
-        if memory < needed {
-            return Err(IndexError::BudgetTooSmall {
-                needed,
-                given: memory,
-                what: format!("a head tree of {head_bytes} bytes and two cached pages"),
-            });
-        }
-        let cache_pages = (memory - head_bytes) / page_size;
+        let (device_page, capacity, page_size, span) =
+            (g.device_page, g.capacity, g.page_size, g.span);
+        let head_capacity = g.buffer_entries;
+        let cache_pages = g.cache_pages;
         Ok(FdTree {
             storage,
             format,
@@ -256,11 +219,7 @@ impl FdTree {
 
     /// Capacity of level `i` (0 = the head) in entries.
     fn capacity(&self, i: usize) -> u64 {
-        let mut c = self.head_capacity;
-        for _ in 0..i {
-            c = c.saturating_mul(self.k);
-        }
-        c
+        level_capacity(self.head_capacity, self.k, i)
     }
 
     /// A run page through the cache.

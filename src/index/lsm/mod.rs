@@ -65,7 +65,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 
 use crate::device::Storage;
-use crate::index::run_page::{entry_bytes, per_page, Entry, Extents, Kind};
+use crate::index::run_page::{entry_bytes, level_capacity, Entry, Extents, Geometry, Kind};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
 use meta::{ComponentState, Segment, State, Superblock, TreeState};
@@ -73,9 +73,6 @@ use tree::{PageIo, Pair, Tree};
 
 /// Name in the registry.
 pub const NAME: &str = "lsm";
-
-/// C0's size on a device without erase units.
-const DEFAULT_C0_BYTES: usize = 128 << 10;
 
 /// Directory pages reserved beyond one per `f − 1` leaves: one partial
 /// node per height, for trees up to this height.
@@ -173,61 +170,19 @@ impl LsmTree {
             c0_bytes,
             page_bytes,
         } = o;
-        let (device_page, capacity, erase_block) = match &storage {
-            Storage::Pages(d) => (
-                d.page_size(),
-                d.capacity_pages(),
-                d.pages_per_block() as usize * d.page_size(),
-            ),
-            Storage::Raw(_) => {
-                return Err(IndexError::Config(
-                    "the LSM-tree writes components of logical pages: use an FTL profile, an SSD model or file:PATH, not raw:".into(),
-                ))
-            }
-        };
-        let page_size = page_bytes.unwrap_or(device_page);
-        if page_size < device_page || page_size % device_page != 0 {
-            return Err(IndexError::Config(format!(
-                "page_bytes = {page_size} must be a multiple of the device's {device_page}-byte page"
-            )));
-        }
-        let f = per_page(format, page_size) as u64;
-        if f < 4 {
-            return Err(IndexError::Config(format!(
-                "a {page_size}-byte page holds {f} LSM-tree entries; at least 4 are needed"
-            )));
-        }
+        let g = Geometry::of(
+            &storage, format, page_bytes, c0_bytes, memory, "LSM-tree", "c0_bytes",
+        )?;
+        let f = g.per_page;
         let ratio = ratio.unwrap_or(f / 2);
         if ratio < 2 {
             return Err(IndexError::Config(format!(
                 "ratio = {ratio}: each component must be at least twice the one above"
             )));
         }
-        let c0_bytes = c0_bytes.unwrap_or_else(|| {
-            let block = if erase_block > device_page {
-                erase_block
-            } else {
-                DEFAULT_C0_BYTES
-            };
-            block.min(memory / 2)
-        });
-        let c0_capacity = (c0_bytes / entry_bytes(format)) as u64;
-        if c0_capacity < f {
-            return Err(IndexError::Config(format!(
-                "c0_bytes = {c0_bytes} holds fewer entries than one page ({f}); C0 must hold at least a page"
-            )));
-        }
-        let needed = c0_bytes + 2 * page_size;
-        if memory < needed {
-            return Err(IndexError::BudgetTooSmall {
-                needed,
-                given: memory,
-                what: format!("C0 of {c0_bytes} bytes and two cached pages"),
-            });
-        }
-        // Invariant: `needed` above leaves at least two pages.
-        let cache_pages = (memory - c0_bytes) / page_size;
-        let span = (page_size / device_page) as u64;
+        let (device_page, capacity, page_size, span) =
+            (g.device_page, g.capacity, g.page_size, g.span);
+        let (c0_capacity, cache_pages) = (g.buffer_entries, g.cache_pages);
         Ok(LsmTree {
             io: PageIo::new(storage, format, page_size, span, cache_pages),
             device_page,
@@ -271,11 +226,7 @@ impl LsmTree {
 
     /// Capacity of component `i` (0 = C0) in entries.
     fn capacity(&self, i: usize) -> u64 {
-        let mut c = self.c0_capacity;
-        for _ in 0..i {
-            c = c.saturating_mul(self.ratio);
-        }
-        c
+        level_capacity(self.c0_capacity, self.ratio, i)
     }
 
     /// Runs merge steps until every component is within its capacity.

@@ -138,6 +138,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         memory_budget: memory as u64,
         flush_every,
         final_flush: params.get("final_flush").map(String::as_str) == Some("true"),
+        preload_flush: params.get("preload_flush").map(String::as_str) == Some("true"),
         ..RunOptions::default()
     };
     let report =

@@ -86,12 +86,12 @@ fn fixed(workload: &'static str) -> Vec<(&'static str, &'static str)> {
         ("memory", "8388608"),
         ("workload", workload),
         ("workload.key_max", "4294967295"),
-        ("workload.preload_sorted", "true"),
+        ("preload_flush", "true"),
         ("final_flush", "true"),
     ]
 }
 
-const SETUP: &str = "4 + 4-byte entries (a type byte more in the FD-tree's and the LSM-tree's entries, docs/DEVIATIONS.md), keys uniform in [0, 2^32 - 1], 2 KB pages, an 8 MB LRU buffer per index (§III): the B+-tree (2 KB nodes) and BFTL (2 KB nodes, reservation buffer 60, C = 3) use it as an LRU node cache; the FD-tree (k = f/2 = 113) and the LSM-tree (ratio 113, the same) hold their head tree / C0 of 128 KiB in it and use the rest as an LRU page cache. Devices: the `samsung-ssd32` SSD model (3,100 random reads/s, 25 random writes/s; fd-tree.md Table I) and, as second series, `intel-extreme` (35,000 / 3,300). Each index is built by inserting the preload in ascending key order (a sorted uniform sample: one key uniform in each of N equal strata of the key range), which builds every index through its own insert path at a fraction of the simulation time of random order (the B+-tree's leaves are then about half full, since a split keeps half of each node); the measured operations follow, with uniform keys, and the final flush is charged: time per operation is everything the device did after the preload, divided by the operations. Scale: 10^5 to 10^7 entries (the paper: 10^9 at Fig. 3(c)); the headline rows read 10^7.";
+const SETUP: &str = "4 + 4-byte entries (a type byte more in the FD-tree's and the LSM-tree's entries, docs/DEVIATIONS.md), keys uniform in [0, 2^32 - 1], 2 KB pages, an 8 MB LRU buffer per index (§III): the B+-tree (2 KB nodes) and BFTL (2 KB nodes, reservation buffer 60, C = 3) use it as an LRU node cache; the FD-tree (k = f/2 = 113) and the LSM-tree (ratio 113, the same) hold their head tree / C0 of 128 KiB in it and use the rest as an LRU page cache. Devices: the `samsung-ssd32` SSD model (3,100 random reads/s, 25 random writes/s; fd-tree.md Table I) and, as second series, `intel-extreme` (35,000 / 3,300). Each index is built by inserting the preload in random key order and flushed (the setup, not measured), so the measured operations start from an index at rest; they follow with uniform keys, and the final flush is charged: time per operation is everything the device did after the preload, divided by the operations. Scale: 10^5 to 10^7 entries (the paper: 10^9 at Fig. 3(c)); the headline rows read 10^7.";
 
 fn rank(
     name: &'static str,

@@ -498,6 +498,34 @@ mod tests {
         g.map(|r| r.unwrap()).collect()
     }
 
+    /// `preload_sorted`: one key in each equal stratum of the range, so
+    /// the keys ascend and cover the range uniformly.
+    #[test]
+    fn a_sorted_preload_takes_one_key_per_stratum() {
+        let mut s = spec();
+        s.key_min = 1000;
+        s.key_max = 1000 + 99_999;
+        s.preload = 1000;
+        s.set("preload_sorted", "true").unwrap();
+        let keys: Vec<u64> = collect(s.preload_ops().unwrap())
+            .into_iter()
+            .map(|op| match op {
+                Op::Insert { key, .. } => key,
+                other => panic!("preload is inserts: {other:?}"),
+            })
+            .collect();
+        assert_eq!(keys.len(), 1000);
+        for (i, &k) in keys.iter().enumerate() {
+            let lo = 1000 + i as u64 * 100;
+            assert!((lo..lo + 100).contains(&k), "key {i} = {k}");
+        }
+        // Not the stratum's first key every time: uniform within it.
+        assert!(keys
+            .iter()
+            .enumerate()
+            .any(|(i, &k)| k != 1000 + i as u64 * 100));
+    }
+
     #[test]
     fn same_seed_same_ops_other_seed_other_ops() {
         let a = collect(spec().measured_ops().unwrap());

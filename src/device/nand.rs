@@ -298,14 +298,18 @@ impl Flash for Nand {
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);
-        match self.block(block) {
-            Some(b) if b.programs(i) > 0 => match b.slot(i) {
+        // A page with a slot has been programmed, so the program counts
+        // (another cache line) are looked at only for a page without one.
+        match self.block(block).map(|b| (b.slot(i), b)) {
+            Some((NO_SLOT, b)) if b.programs(i) > 0 => {
                 // A released page: its owner broke its promise. Zero bytes
                 // make any checksum above fail rather than invent data.
-                NO_SLOT => buf.fill(0),
-                slot => buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()]),
-            },
-            _ => buf.fill(0xFF),
+                buf.fill(0)
+            }
+            Some((NO_SLOT, _)) | None => buf.fill(0xFF),
+            Some((slot, _)) => {
+                buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()])
+            }
         }
         self.charge_read(buf.len());
         Ok(())

@@ -22,6 +22,7 @@
 //!
 //! Invariants:
 //! 1. `l2p[lba]` is the only valid physical copy of `lba`; `p2l` maps it back.
+//!    A block's `p2l` table exists exactly when its `valid` count is positive.
 //! 2. A block's `valid` count equals the number of physical pages in it that
 //!    some `l2p` entry points to.
 //! 3. At least `RESERVE_BLOCKS` free blocks exist whenever a host write asks
@@ -31,7 +32,10 @@
 //!    full device is reported as [`DeviceError::Full`], never a hang.
 //!
 //! Memory grows with what is written: the mapping tables grow to the highest
-//! LBA and the highest block used, never to the device size up front.
+//! LBA and the highest block used, never to the device size up front, and
+//! the reverse map is kept only for blocks holding valid pages (a chip that
+//! never collects garbage would otherwise keep 8 bytes for every page ever
+//! written).
 
 use std::collections::VecDeque;
 
@@ -115,7 +119,8 @@ pub struct Ftl<F: Flash> {
     blocks: u64,
     capacity: u64,
     l2p: Vec<u64>,
-    p2l: Vec<u64>,
+    /// Per block: the LBA of each page, or `UNMAPPED` (invariant 1).
+    p2l: Vec<Option<Box<[u64]>>>,
     meta: Vec<BlockMeta>,
     /// Erased blocks ready for use (blocks never used lie above `meta.len()`).
     free: VecDeque<u64>,
@@ -299,9 +304,8 @@ impl<F: Flash> Ftl<F> {
                 last_seq: 0,
             });
         }
-        let pages = (upto * self.ppb) as usize;
-        if self.p2l.len() < pages {
-            self.p2l.resize(pages, UNMAPPED);
+        if (self.p2l.len() as u64) < upto {
+            self.p2l.resize_with(upto as usize, || None);
         }
     }
 
@@ -338,8 +342,10 @@ impl<F: Flash> Ftl<F> {
             self.mapped += 1;
         }
         self.l2p[idx] = ppa;
-        self.p2l[ppa as usize] = lba;
         let block = ppa / self.ppb;
+        let ppb = self.ppb as usize;
+        self.p2l[block as usize].get_or_insert_with(|| vec![UNMAPPED; ppb].into_boxed_slice())
+            [(ppa % self.ppb) as usize] = lba;
         let m = &mut self.meta[block as usize];
         if m.state == BlockState::Sealed {
             self.sealed.reclassify(block, m.valid, m.valid + 1);
@@ -350,16 +356,27 @@ impl<F: Flash> Ftl<F> {
     }
 
     fn invalidate(&mut self, ppa: u64) {
-        self.p2l[ppa as usize] = UNMAPPED;
         let block = ppa / self.ppb;
+        if let Some(table) = self.p2l[block as usize].as_mut() {
+            table[(ppa % self.ppb) as usize] = UNMAPPED;
+        }
         let m = &mut self.meta[block as usize];
         if m.state == BlockState::Sealed {
             self.sealed.reclassify(block, m.valid, m.valid - 1);
-            m.valid -= 1;
-        } else {
-            m.valid -= 1;
+        }
+        m.valid -= 1;
+        if m.valid == 0 {
+            self.p2l[block as usize] = None;
         }
         self.flash.release(ppa);
+    }
+
+    /// The LBA whose valid copy `ppa` holds, or `UNMAPPED`.
+    fn p2l_get(&self, ppa: u64) -> u64 {
+        self.p2l
+            .get((ppa / self.ppb) as usize)
+            .and_then(|t| t.as_ref())
+            .map_or(UNMAPPED, |t| t[(ppa % self.ppb) as usize])
     }
 
     /// The next physical page to program. Host writes keep the reserve
@@ -434,7 +451,7 @@ impl<F: Flash> Ftl<F> {
         // Its own buffer: a host write holds `page_buf` while GC runs.
         let mut buf = std::mem::take(&mut self.gc_buf);
         for ppa in first..first + self.ppb {
-            let lba = self.p2l[ppa as usize];
+            let lba = self.p2l_get(ppa);
             if lba == UNMAPPED {
                 continue;
             }
@@ -521,21 +538,22 @@ impl<F: Flash> BlockDevice for Ftl<F> {
         self.check(lba, offset, data.len())?;
         self.stats.logical_writes += 1;
         self.stats.bytes_written += data.len() as u64;
+        if offset == 0 && data.len() == self.page_size {
+            // A whole page goes to the chip as it is, not through `page_buf`.
+            let ppa = self.next_page(false)?;
+            return self.program_at(ppa, lba, data);
+        }
         let mut page = std::mem::take(&mut self.page_buf);
         let result = (|| {
-            if offset == 0 && data.len() == self.page_size {
-                page.copy_from_slice(data);
+            // Read-modify-write: the chip cannot update part of a
+            // programmed page in place.
+            let old = self.l2p_get(lba);
+            if old == UNMAPPED {
+                page.fill(0);
             } else {
-                // Read-modify-write: the chip cannot update part of a
-                // programmed page in place.
-                let old = self.l2p_get(lba);
-                if old == UNMAPPED {
-                    page.fill(0);
-                } else {
-                    self.flash.read(old, 0, &mut page)?;
-                }
-                page[offset..offset + data.len()].copy_from_slice(data);
+                self.flash.read(old, 0, &mut page)?;
             }
+            page[offset..offset + data.len()].copy_from_slice(data);
             let ppa = self.next_page(false)?;
             self.program_at(ppa, lba, &page)
         })();

@@ -35,6 +35,7 @@ pub mod profile;
 pub mod ram;
 mod sealed;
 pub mod shadow;
+mod spare;
 pub mod ssd;
 
 pub use cost::CostModel;

@@ -1,10 +1,20 @@
 //! A simulated raw NAND chip ([`Flash`]): the physics every other layer is
 //! charged against (`bftl.md` §2, `buffered-bplus-tree.md` §2.1).
 //!
-//! Storage is sparse: a block costs memory only once programmed (about 21
-//! bytes of bookkeeping per page), and a page's bytes live in a reusable
-//! slab only until its block is erased or the owner calls
-//! [`Flash::release`]. A 64 GiB chip therefore costs nothing until written.
+//! Storage is sparse and sized by what is written, not by the chip:
+//!
+//! * Blocks live in a two-level directory (chunks of [`DIR_CHUNK`] blocks,
+//!   allocated when a block in them is first programmed), indexed directly,
+//!   so a page access costs no hashing. A 64 GiB chip costs nothing until
+//!   written.
+//! * A programmed block keeps, per page, its program count (1 byte), its
+//!   spare area in the compact encoding of [`super::spare`] (about 4 bytes
+//!   for an FTL's 16), and while any of its pages holds data, a slot number
+//!   (4 bytes).
+//! * Page bytes live in a slab of fixed-size chunks (no allocation per
+//!   page) only until their block is erased or the owner calls
+//!   [`Flash::release`]; freed slots are reused, so steady-state programs
+//!   allocate nothing.
 //!
 //! Invariants:
 //! 1. A byte of a page is programmed at most once between two erases of its
@@ -15,6 +25,8 @@
 //! 4. Every read, program and erase is charged to [`DeviceStats`] by the
 //!    [`CostModel`] before it returns `Ok`; a rejected operation charges
 //!    nothing.
+//! 5. A block's `resident` count is the number of its pages holding a slab
+//!    slot; its slot table exists exactly when that count is positive.
 //!
 //! Spare (out-of-band) area: `spare_size` bytes per page (at most
 //! [`MAX_SPARE`]), programmed together with the data, so it is neither
@@ -23,6 +35,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::spare::BlockSpares;
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
 /// Largest spare area a simulated page can have.
@@ -30,6 +43,10 @@ pub const MAX_SPARE: usize = 32;
 /// Largest `nop` the simulator tracks.
 pub const MAX_NOP: u8 = 8;
 const NO_SLOT: u32 = u32::MAX;
+/// Blocks per directory chunk.
+const DIR_CHUNK: usize = 1024;
+/// Bytes per slab chunk (at least one page).
+const SLAB_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Multiply-shift hashing of block numbers: the simulator's maps are keyed
 /// by small integers it chose itself, so SipHash's DoS resistance buys
@@ -56,19 +73,81 @@ impl Hasher for BlockHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BlockHasher>>;
 
-/// The pages of one block that has been programmed since its last erase.
-/// Per page: a slot in the page slab (4 bytes), its spare area and its
-/// program count; byte ranges only for partially programmed pages.
+/// The pages of one block; `Default` while the block is untouched since
+/// its last erase.
+#[derive(Default)]
 struct BlockData {
-    /// Index into `Nand::slab`, or `NO_SLOT` (erased, or released).
-    slots: Vec<u32>,
-    /// `pages_per_block × spare_size` bytes, erased = 0xFF.
-    spare: Vec<u8>,
-    /// Programs since the last erase (0 = erased).
-    programs: Vec<u8>,
-    /// Byte ranges `[start, end)` of pages programmed partially; a page with
-    /// programs but no entry was programmed whole.
-    partial: HashMap<u32, Vec<(u32, u32)>>,
+    /// Head: programs since the last erase, per page (0 = erased); then
+    /// the spare areas.
+    spares: BlockSpares,
+    /// Slab slot per page, or `NO_SLOT` (erased, or released); `None` when
+    /// no page of the block holds data (invariant 5).
+    slots: Option<Box<[u32]>>,
+    resident: u32,
+    /// Some page has byte ranges in `Nand::partial`.
+    has_partial: bool,
+}
+
+impl BlockData {
+    fn programs(&self, i: usize) -> u8 {
+        if self.spares.is_untouched() {
+            return 0;
+        }
+        self.spares.head().get(i).copied().unwrap_or(0)
+    }
+
+    fn slot(&self, i: usize) -> u32 {
+        self.slots
+            .as_ref()
+            .and_then(|s| s.get(i).copied())
+            .unwrap_or(NO_SLOT)
+    }
+}
+
+/// Page buffers in chunks of `per_chunk` pages.
+struct Slab {
+    page_size: usize,
+    per_chunk: usize,
+    chunks: Vec<Box<[u8]>>,
+    len: u32,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    fn page(&self, slot: u32) -> &[u8] {
+        let (c, i) = (
+            slot as usize / self.per_chunk,
+            slot as usize % self.per_chunk,
+        );
+        &self.chunks[c][i * self.page_size..(i + 1) * self.page_size]
+    }
+
+    fn page_mut(&mut self, slot: u32) -> &mut [u8] {
+        let (c, i) = (
+            slot as usize / self.per_chunk,
+            slot as usize % self.per_chunk,
+        );
+        &mut self.chunks[c][i * self.page_size..(i + 1) * self.page_size]
+    }
+
+    /// A slot holding an erased (0xFF) page.
+    fn fresh(&mut self) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.page_mut(i).fill(0xFF);
+            return i;
+        }
+        let i = self.len;
+        if i as usize == self.chunks.len() * self.per_chunk {
+            self.chunks
+                .push(vec![0xFFu8; self.per_chunk * self.page_size].into_boxed_slice());
+        }
+        self.len += 1;
+        i
+    }
+
+    fn resident(&self) -> usize {
+        self.len as usize - self.free.len()
+    }
 }
 
 /// A simulated NAND chip.
@@ -76,11 +155,12 @@ pub struct Nand {
     geometry: Geometry,
     cost: CostModel,
     name: String,
-    blocks: FastMap<u64, BlockData>,
-    /// Page buffers; `slab_free` lists the unused ones, so steady-state
-    /// programs allocate nothing.
-    slab: Vec<Box<[u8]>>,
-    slab_free: Vec<u32>,
+    /// Directory chunks of `DIR_CHUNK` blocks, allocated on first use.
+    dir: Vec<Option<Box<[BlockData]>>>,
+    /// Byte ranges `[start, end)` of pages programmed partially, by page; a
+    /// programmed page with no entry was programmed whole.
+    partial: FastMap<u64, Vec<(u32, u32)>>,
+    slab: Slab,
     erase_counts: FastMap<u64, u64>,
     bad: HashSet<u64>,
     stats: DeviceStats,
@@ -124,13 +204,20 @@ impl Nand {
         if g.blocks.checked_mul(g.pages_per_block as u64).is_none() {
             return Err(DeviceError::Config("too many pages to address".into()));
         }
+        let page_size = g.page_size as usize;
         Ok(Nand {
             geometry,
             cost,
             name: name.to_string(),
-            blocks: FastMap::default(),
-            slab: Vec::new(),
-            slab_free: Vec::new(),
+            dir: Vec::new(),
+            partial: FastMap::default(),
+            slab: Slab {
+                page_size,
+                per_chunk: (SLAB_CHUNK_BYTES / page_size).max(1),
+                chunks: Vec::new(),
+                len: 0,
+                free: Vec::new(),
+            },
             erase_counts: FastMap::default(),
             bad: HashSet::new(),
             stats: DeviceStats::default(),
@@ -143,7 +230,7 @@ impl Nand {
 
     /// Pages currently holding bytes in memory (for checking sparseness).
     pub fn resident_pages(&self) -> usize {
-        self.slab.len() - self.slab_free.len()
+        self.slab.resident()
     }
 
     /// Times `block` has been erased.
@@ -176,30 +263,30 @@ impl Nand {
         self.stats.energy_uj += c.uj;
     }
 
-    /// A slab slot holding an erased (0xFF) page.
-    fn fresh_slot(&mut self) -> u32 {
-        match self.slab_free.pop() {
-            Some(i) => {
-                self.slab[i as usize].fill(0xFF);
-                i
-            }
-            None => {
-                self.slab
-                    .push(vec![0xFFu8; self.geometry.page_size as usize].into_boxed_slice());
-                (self.slab.len() - 1) as u32
-            }
-        }
+    /// The block's data, if its directory chunk exists.
+    fn block(&self, block: u64) -> Option<&BlockData> {
+        let b = block as usize;
+        self.dir
+            .get(b / DIR_CHUNK)?
+            .as_ref()
+            .map(|chunk| &chunk[b % DIR_CHUNK])
     }
 
+    /// The block's data, its directory chunk allocated and its program
+    /// counts sized.
     fn block_mut(&mut self, block: u64) -> &mut BlockData {
         let ppb = self.geometry.pages_per_block as usize;
-        let spare = self.geometry.spare_size as usize;
-        self.blocks.entry(block).or_insert_with(|| BlockData {
-            slots: vec![NO_SLOT; ppb],
-            spare: vec![0xFF; ppb * spare],
-            programs: vec![0; ppb],
-            partial: HashMap::new(),
-        })
+        let b = block as usize;
+        if self.dir.len() <= b / DIR_CHUNK {
+            self.dir.resize_with(b / DIR_CHUNK + 1, || None);
+        }
+        let chunk = self.dir[b / DIR_CHUNK]
+            .get_or_insert_with(|| (0..DIR_CHUNK).map(|_| BlockData::default()).collect());
+        let data = &mut chunk[b % DIR_CHUNK];
+        if data.spares.is_untouched() {
+            data.spares = BlockSpares::new(ppb);
+        }
+        data
     }
 }
 
@@ -211,14 +298,18 @@ impl Flash for Nand {
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);
-        match self.blocks.get(&block) {
-            Some(b) if b.programs[i] > 0 => match b.slots[i] {
+        // A page with a slot has been programmed, so the program counts
+        // (another cache line) are looked at only for a page without one.
+        match self.block(block).map(|b| (b.slot(i), b)) {
+            Some((NO_SLOT, b)) if b.programs(i) > 0 => {
                 // A released page: its owner broke its promise. Zero bytes
                 // make any checksum above fail rather than invent data.
-                NO_SLOT => buf.fill(0),
-                slot => buf.copy_from_slice(&self.slab[slot as usize][offset..offset + buf.len()]),
-            },
-            _ => buf.fill(0xFF),
+                buf.fill(0)
+            }
+            Some((NO_SLOT, _)) | None => buf.fill(0xFF),
+            Some((slot, _)) => {
+                buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()])
+            }
         }
         self.charge_read(buf.len());
         Ok(())
@@ -233,38 +324,42 @@ impl Flash for Nand {
         let (start, end) = (offset as u32, (offset + data.len()) as u32);
         let whole = offset == 0 && data.len() == self.geometry.page_size as usize;
         let nop = self.geometry.nop;
-        if let Some(b) = self.blocks.get(&block) {
-            let programs = b.programs[i];
+        let mut slot = NO_SLOT;
+        if let Some(b) = self.block(block) {
+            let programs = b.programs(i);
             if programs >= nop {
                 return Err(DeviceError::NopExceeded { page, nop });
             }
+            slot = b.slot(i);
             if programs > 0 {
-                let overlaps = match b.partial.get(&(i as u32)) {
+                let overlaps = match self.partial.get(&page) {
                     // Programmed whole: every byte is taken.
                     None => true,
                     Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
                 };
-                if overlaps || b.slots[i] == NO_SLOT {
+                if overlaps || slot == NO_SLOT {
                     return Err(DeviceError::NotErased { page });
                 }
             }
         }
-        let fresh = self
-            .blocks
-            .get(&block)
-            .is_none_or(|b| b.slots[i] == NO_SLOT);
-        let slot = if fresh {
-            self.fresh_slot()
-        } else {
-            self.blocks[&block].slots[i]
-        };
-        self.slab[slot as usize][offset..offset + data.len()].copy_from_slice(data);
-        let b = self.block_mut(block);
-        b.slots[i] = slot;
-        b.programs[i] += 1;
-        if !whole {
-            b.partial.entry(i as u32).or_default().push((start, end));
+        if slot == NO_SLOT {
+            slot = self.slab.fresh();
         }
+        self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
+        if !whole {
+            self.partial.entry(page).or_default().push((start, end));
+        }
+        let ppb = self.geometry.pages_per_block as usize;
+        let b = self.block_mut(block);
+        let slots = b
+            .slots
+            .get_or_insert_with(|| vec![NO_SLOT; ppb].into_boxed_slice());
+        if slots[i] == NO_SLOT {
+            slots[i] = slot;
+            b.resident += 1;
+        }
+        b.spares.head_mut()[i] += 1;
+        b.has_partial |= !whole;
         let c = self.cost.write(data.len());
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += data.len() as u64;
@@ -275,13 +370,14 @@ impl Flash for Nand {
 
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, 0, 0)?;
-        let n = buf.len().min(self.geometry.spare_size as usize);
-        let (block, i) = self.locate(page);
         let ss = self.geometry.spare_size as usize;
-        match self.blocks.get(&block) {
-            Some(b) => buf[..n].copy_from_slice(&b.spare[i * ss..i * ss + n]),
-            None => buf[..n].fill(0xFF),
+        let n = buf.len().min(ss);
+        let (block, i) = self.locate(page);
+        let mut spare = [0xFFu8; MAX_SPARE];
+        if let Some(b) = self.block(block) {
+            b.spares.read(i, &mut spare[..ss]);
         }
+        buf[..n].copy_from_slice(&spare[..n]);
         buf[n..].fill(0xFF);
         self.charge_read(n);
         Ok(())
@@ -301,12 +397,20 @@ impl Flash for Nand {
         if self.bad.contains(&block) {
             return Err(DeviceError::BadBlock { block });
         }
+        let ppb = self.geometry.pages_per_block as usize;
         let b = self.block_mut(block);
-        let area = &mut b.spare[i * ss..i * ss + data.len()];
-        if area.iter().any(|&x| x != 0xFF) {
+        let mut spare = [0xFFu8; MAX_SPARE];
+        b.spares.read(i, &mut spare[..ss]);
+        if spare[..data.len()].iter().any(|&x| x != 0xFF) {
             return Err(DeviceError::NotErased { page });
         }
-        area.copy_from_slice(data);
+        spare[..data.len()].copy_from_slice(data);
+        b.spares.write(i, &spare[..ss]);
+        if i + 1 == ppb {
+            // The last page: an FTL fills blocks in order, so this block's
+            // record is complete.
+            b.spares.shrink();
+        }
         Ok(())
     }
 
@@ -321,9 +425,21 @@ impl Flash for Nand {
         if self.bad.contains(&block) {
             return Err(DeviceError::BadBlock { block });
         }
-        if let Some(b) = self.blocks.remove(&block) {
-            self.slab_free
-                .extend(b.slots.into_iter().filter(|&s| s != NO_SLOT));
+        let b = block as usize;
+        let taken = match self.dir.get_mut(b / DIR_CHUNK) {
+            Some(Some(chunk)) => std::mem::take(&mut chunk[b % DIR_CHUNK]),
+            _ => BlockData::default(),
+        };
+        if let Some(slots) = taken.slots {
+            self.slab
+                .free
+                .extend(slots.iter().copied().filter(|&s| s != NO_SLOT));
+        }
+        if taken.has_partial {
+            let ppb = self.geometry.pages_per_block as u64;
+            for page in block * ppb..(block + 1) * ppb {
+                self.partial.remove(&page);
+            }
         }
         let count = self.erase_counts.entry(block).or_insert(0);
         *count += 1;
@@ -345,10 +461,23 @@ impl Flash for Nand {
 
     fn release(&mut self, page: u64) {
         let (block, i) = self.locate(page);
-        if let Some(b) = self.blocks.get_mut(&block) {
-            let slot = std::mem::replace(&mut b.slots[i], NO_SLOT);
-            if slot != NO_SLOT {
-                self.slab_free.push(slot);
+        let b = block as usize;
+        let Some(Some(chunk)) = self.dir.get_mut(b / DIR_CHUNK) else {
+            return;
+        };
+        let data = &mut chunk[b % DIR_CHUNK];
+        let Some(slots) = data.slots.as_mut() else {
+            return;
+        };
+        let Some(slot) = slots.get_mut(i) else {
+            return;
+        };
+        let slot = std::mem::replace(slot, NO_SLOT);
+        if slot != NO_SLOT {
+            self.slab.free.push(slot);
+            data.resident -= 1;
+            if data.resident == 0 {
+                data.slots = None;
             }
         }
     }
@@ -479,5 +608,149 @@ mod tests {
         assert_eq!(n.resident_pages(), 1);
         n.release(g.pages() - 1);
         assert_eq!(n.resident_pages(), 0);
+    }
+
+    /// The chip's rules on plain per-page state, as the chip kept it before
+    /// its storage became compact: what every operation must agree with.
+    #[derive(Clone, Default)]
+    struct PlainPage {
+        programs: u8,
+        /// `None`: programmed whole (or never).
+        ranges: Option<Vec<(usize, usize)>>,
+        released: bool,
+        data: Vec<u8>,
+        spare: Vec<u8>,
+    }
+
+    #[derive(Debug, Clone)]
+    enum ChipOp {
+        Program(u64, usize, usize, u8),
+        ProgramSpare(u64, usize, u8),
+        Read(u64),
+        ReadSpare(u64),
+        Erase(u64),
+        Release(u64),
+    }
+
+    fn chip_op() -> impl proptest::strategy::Strategy<Value = ChipOp> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => (0u64..12, 0usize..16, 1usize..17, any::<u8>())
+                .prop_map(|(p, o, l, b)| ChipOp::Program(p, o, l.min(16 - o), b)),
+            1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::Program(p, 0, 16, b)),
+            2 => (0u64..12, 0usize..6, any::<u8>()).prop_map(|(p, l, b)| ChipOp::ProgramSpare(p, l, b)),
+            2 => (0u64..12).prop_map(ChipOp::Read),
+            2 => (0u64..12).prop_map(ChipOp::ReadSpare),
+            1 => (0u64..3).prop_map(ChipOp::Erase),
+            2 => (0u64..12).prop_map(ChipOp::Release),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_storage_behaves_as_plain_pages(ops in proptest::collection::vec(chip_op(), 0..120)) {
+            // 5 spare bytes: one partial word in the compact encoding.
+            let g = Geometry { page_size: 16, pages_per_block: 4, blocks: 3, spare_size: 5, nop: 3, endurance: 4 };
+            let mut n = Nand::new("model", g, CostModel::FREE).unwrap();
+            let fresh = PlainPage { data: vec![0xFF; 16], spare: vec![0xFF; 5], ..PlainPage::default() };
+            let mut pages = vec![fresh.clone(); 12];
+            let mut erases = [0u64; 3];
+            for op in ops {
+                match op {
+                    ChipOp::Program(page, off, len, b) => {
+                        let data: Vec<u8> = (0..len as u8).map(|i| b.wrapping_add(i)).collect();
+                        let got = n.program(page, off, &data);
+                        let p = &mut pages[page as usize];
+                        let whole = off == 0 && len == 16;
+                        let want = if erases[(page / 4) as usize] >= 4 {
+                            Err("bad")
+                        } else if p.programs >= 3 {
+                            Err("nop")
+                        } else if p.programs > 0
+                            && (p.released
+                                || p.ranges.as_ref().is_none_or(|r| whole || r.iter().any(|&(s, e)| off < e && s < off + len)))
+                        {
+                            Err("not erased")
+                        } else {
+                            p.data[off..off + len].copy_from_slice(&data);
+                            p.programs += 1;
+                            if whole {
+                                p.ranges = None;
+                            } else {
+                                p.ranges.get_or_insert_with(Vec::new).push((off, off + len));
+                            }
+                            Ok(())
+                        };
+                        let got = got.map_err(|e| match e {
+                            DeviceError::BadBlock { .. } => "bad",
+                            DeviceError::NopExceeded { .. } => "nop",
+                            DeviceError::NotErased { .. } => "not erased",
+                            _ => "other",
+                        });
+                        proptest::prop_assert_eq!(got, want);
+                    }
+                    ChipOp::ProgramSpare(page, len, b) => {
+                        let data = vec![b; len];
+                        let got = n.program_spare(page, &data).map_err(|e| match e {
+                            DeviceError::OutOfRange { .. } => "range",
+                            DeviceError::BadBlock { .. } => "bad",
+                            DeviceError::NotErased { .. } => "not erased",
+                            _ => "other",
+                        });
+                        let p = &mut pages[page as usize];
+                        let want = if len > 5 {
+                            Err("range")
+                        } else if erases[(page / 4) as usize] >= 4 {
+                            Err("bad")
+                        } else if p.spare[..len].iter().any(|&x| x != 0xFF) {
+                            Err("not erased")
+                        } else {
+                            p.spare[..len].copy_from_slice(&data);
+                            Ok(())
+                        };
+                        proptest::prop_assert_eq!(got, want);
+                    }
+                    ChipOp::Read(page) => {
+                        let mut buf = [0u8; 16];
+                        n.read(page, 0, &mut buf).unwrap();
+                        let p = &pages[page as usize];
+                        let want = if p.programs == 0 {
+                            vec![0xFF; 16]
+                        } else if p.released {
+                            vec![0; 16]
+                        } else {
+                            p.data.clone()
+                        };
+                        proptest::prop_assert_eq!(buf.to_vec(), want);
+                    }
+                    ChipOp::ReadSpare(page) => {
+                        let mut buf = [0u8; 7];
+                        n.read_spare(page, &mut buf).unwrap();
+                        let mut want = pages[page as usize].spare.clone();
+                        want.extend([0xFF, 0xFF]);
+                        proptest::prop_assert_eq!(buf.to_vec(), want);
+                    }
+                    ChipOp::Erase(block) => {
+                        let got = n.erase(block).is_ok();
+                        proptest::prop_assert_eq!(got, erases[block as usize] < 4);
+                        if got {
+                            erases[block as usize] += 1;
+                            for p in &mut pages[(block * 4) as usize..(block * 4 + 4) as usize] {
+                                *p = fresh.clone();
+                            }
+                        }
+                    }
+                    ChipOp::Release(page) => {
+                        n.release(page);
+                        let p = &mut pages[page as usize];
+                        if p.programs > 0 {
+                            p.released = true;
+                        }
+                    }
+                }
+                let resident = pages.iter().filter(|p| p.programs > 0 && !p.released).count();
+                proptest::prop_assert_eq!(n.resident_pages(), resident);
+            }
+        }
     }
 }

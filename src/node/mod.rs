@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod codec;
+pub(crate) mod crc;
 pub mod delta;
 pub mod log_store;
 pub mod page;

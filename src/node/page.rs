@@ -83,7 +83,7 @@ pub fn seal(frame: &mut [u8], kind: PageKind, payload_len: usize) {
 /// The checksum covers every header byte but itself, and the payload.
 fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
     let head = crc32c::crc32c_append(crc32c::crc32c(&frame[0..8]), &frame[12..16]);
-    crc32c::crc32c_append(head, &frame[FRAME_HEADER..FRAME_HEADER + payload_len])
+    super::crc::crc32c_append(head, &frame[FRAME_HEADER..FRAME_HEADER + payload_len])
 }
 
 /// Checks a frame read back from `page`; `Ok(None)` when it is empty.

@@ -27,7 +27,7 @@ pub mod report;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -234,7 +234,9 @@ pub fn run(
     }
     let after_preload = index.storage().stats();
 
-    let mut accums: BTreeMap<OpKind, Accum> = BTreeMap::new();
+    // By `OpKind as usize` (declaration order, which is also `OpKind`'s
+    // `Ord`, so reports list kinds as an ordered map would).
+    let mut accums: [Option<Accum>; OpKind::ALL.len()] = Default::default();
     let mut flushes = Accum::new();
     let mut before = after_preload;
     for (op, measured_ops) in ops.zip(1u64..) {
@@ -242,9 +244,8 @@ pub fn run(
         op_number += 1;
         checker.apply(index, op, op_number, results.as_deref_mut())?;
         let after = index.storage().stats();
-        accums
-            .entry(op.kind())
-            .or_insert_with(Accum::new)
+        accums[op.kind() as usize]
+            .get_or_insert_with(Accum::new)
             .add(&after.delta(&before));
         before = after;
         if options
@@ -273,15 +274,13 @@ pub fn run(
         workload: options.workload.clone(),
         seed: options.seed,
         verified: options.verify,
-        ops: accums
-            .iter()
+        ops: kinds(&accums)
             .map(|(k, a)| (k.name().to_string(), a.count))
             .collect(),
         preload_ops,
         device_stats: DeviceReport::new(&end.delta(&start_stats), wear),
         preload: DeviceReport::new(&after_preload.delta(&start_stats), None),
-        by_op: accums
-            .iter()
+        by_op: kinds(&accums)
             .map(|(k, a)| (k.name().to_string(), a.cost()))
             .chain(flush_cost.map(|c| ("flush".to_string(), c)))
             .collect(),
@@ -299,6 +298,14 @@ pub fn run(
             0.0
         },
     })
+}
+
+/// The kinds that ran, in `OpKind` order, with their accumulators.
+fn kinds(accums: &[Option<Accum>]) -> impl Iterator<Item = (OpKind, &Accum)> {
+    OpKind::ALL
+        .iter()
+        .zip(accums)
+        .filter_map(|(k, a)| a.as_ref().map(|a| (*k, a)))
 }
 
 /// Flushes `index` after operation `after_op`, charging the device work

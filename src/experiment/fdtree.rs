@@ -344,6 +344,14 @@ const SMALL_BUFFER: [(&str, &str, &str); 4] = [
     ("FD-tree, W-Update, 1 MiB buffer", "fdtree", "w-update"),
 ];
 
+/// The variant that moves fig3c's LSM-tree misses: a size ratio of 10
+/// (more components, one more leaf to read a search) instead of the
+/// FD-tree's k.
+const LSM_RATIO_10: [(&str, &str); 2] = [
+    ("LSM-tree, ratio 10, W-Search", "w-search"),
+    ("LSM-tree, ratio 10, W-Update", "w-update"),
+];
+
 /// The variant that moves fig3c's BFTL miss: compaction at C = 8 instead
 /// of 3, so a node's units are rewritten whole less often.
 const BFTL_C8: &str = "BFTL, C = 8, W-Update";
@@ -362,6 +370,17 @@ pub(super) fn fdtree_fig3c() -> Experiment {
             params.extend([("set.node_bytes", "2048"), ("set.cache", "lru")]);
         }
         series.push(Series { name, params });
+    }
+    for (name, workload) in LSM_RATIO_10 {
+        series.push(Series {
+            name,
+            params: vec![
+                ("device", "samsung-ssd32"),
+                ("workload", workload),
+                ("index", "lsm"),
+                ("set.ratio", "10"),
+            ],
+        });
     }
     series.push(Series {
         name: BFTL_C8,
@@ -399,12 +418,14 @@ pub(super) fn fdtree_fig3c() -> Experiment {
             ratio("W-Update: LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7, SRC),
             ratio("W-Update: BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9, SRC),
             ratio("with BFTL at C = 8: W-Update BFTL / FD-tree time", BFTL_C8, "FD-tree, W-Update", 4.9, SRC),
+            ratio("with the LSM-tree at ratio 10: W-Search LSM-tree / FD-tree time", LSM_RATIO_10[0].0, "FD-tree, W-Search", 2.3, SRC),
+            ratio("with the LSM-tree at ratio 10: W-Update LSM-tree / FD-tree time", LSM_RATIO_10[1].0, "FD-tree, W-Update", 1.7, SRC),
             ratio("with a 1 MiB buffer: W-Search B+-tree / FD-tree time", SMALL_BUFFER[0].0, SMALL_BUFFER[1].0, 15.8, SRC),
             ratio("with a 1 MiB buffer: W-Update B+-tree / FD-tree time", SMALL_BUFFER[2].0, SMALL_BUFFER[3].0, 61.4, SRC),
             below("Intel, W-Search: FD-tree / B+-tree time", "FD-tree, W-Search, Intel", "B+-tree, W-Search, Intel", SRC),
             below("Intel, W-Update: FD-tree / B+-tree time", "FD-tree, W-Update, Intel", "B+-tree, W-Update, Intel", SRC),
         ],
-        notes: "",
+        notes: "Scale: 10^5 to 10^7 entries (the paper: 10^9), each measured over a fifth of its size in requests (2 M at 10^7); the three sizes are the scaling panel and the headline rows read 10^7. Every direction holds at 10^7, on both devices: on the Samsung model the FD-tree is 105x faster than the B+-tree, 114x than BFTL and 1.06x than the LSM-tree on W-Update, and 23x, 25x and 1.18x on W-Search (the issue's checks: at least 10x the B+-tree and faster than BFTL and within 2x of the LSM-tree on W-Update, faster than the B+-tree and the LSM-tree on W-Search). The B+-tree pays one random write (40 ms at 25 writes a second) whenever a request evicts a dirty leaf: 0.76 page writes a W-Update request, 0.20 a W-Search request, and a W-Search search waits behind them (8 ms on average). Its ratios to the FD-tree are larger than the paper's because the 8 MB buffer holds every B+-tree node above the leaves of a 10^7-entry index (0.95 page reads a search); with a 1 MiB buffer, about 1% of the index where the paper's 8 MB is 0.1% of 8 GB, W-Search comes to 17.0x (published 15.8) and W-Update to 88x (61.4), within 1.5x. BFTL's ratios are far larger than the paper's: with C = 3 and 2 KB nodes a node whose sector list passes C is rewritten whole, and almost every commit of 10^7 entries' worth of nodes reaches such nodes, so BFTL writes 0.83 random pages a W-Update request, more than the B+-tree; with C = 8 it writes 0.26 and the ratio falls from 114 to 39. The paper gives neither its BFTL's node size nor C, and its ratios (B+-tree / BFTL = 12.5 on W-Update) imply about one random write per twelve requests. The LSM-tree comes closer to the FD-tree than the paper's 2.3x and 1.7x: at 10^7 entries it has two disk components (C1 holds up to 1.6 M entries) and a search reads 1.6 pages against the FD-tree's 1.4; at 10^9 it would search one more component. With a size ratio of 10 (more components at the same size: 'LSM-tree, ratio 10') the variant rows show how far that moves it.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

@@ -109,6 +109,31 @@ fn the_final_flush_is_charged_as_its_own_row() {
     );
 }
 
+/// `preload_flush`: what the preload left buffered is written before the
+/// measured phase and charged to the preload, so a measured phase of
+/// searches starts from an index at rest and writes nothing.
+#[test]
+fn a_preload_flush_leaves_the_measured_phase_at_rest() {
+    let spec = preset::build("mbtree", &[], Some(3_000), Some(0), 5).unwrap();
+    let searches = |preload_flush: bool| {
+        // A write-back cache of 20 KB holds dirty nodes after the preload.
+        let mut t = btree("cache=lru");
+        let opts = RunOptions {
+            quiet: true,
+            preload_flush,
+            ..RunOptions::default()
+        };
+        let mut pre = spec.preload_ops().unwrap();
+        let mut measured = ops((0..3_000u64).map(|k| Op::Search { key: k * 997 }).collect());
+        run(t.as_mut(), &mut pre, &mut measured, &opts, None).unwrap()
+    };
+    let dirty = searches(false);
+    assert!(dirty.by_op["search"].page_writes > 0, "evicted dirty nodes");
+    let at_rest = searches(true);
+    assert_eq!(at_rest.by_op["search"].page_writes, 0);
+    assert!(at_rest.preload.physical_writes > dirty.preload.physical_writes);
+}
+
 /// An index that silently drops every third insert.
 struct Lossy {
     inner: Box<dyn Index>,

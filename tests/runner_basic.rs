@@ -134,6 +134,50 @@ fn a_preload_flush_leaves_the_measured_phase_at_rest() {
     assert!(at_rest.preload.physical_writes > dirty.preload.physical_writes);
 }
 
+/// `bulk_load`: a sorted preload builds each index through its loader, the
+/// oracle learns the preload, and the measured mix (searches, deletes and
+/// updates of preloaded entries) is verified; every loader writes fewer
+/// pages than inserting the preload in random order. A preload out
+/// of order is refused with the loader's error.
+#[test]
+fn a_bulk_loaded_preload_is_verified() {
+    for index in ["btree", "bftl", "fdtree", "lsm"] {
+        let build = |sorted: bool, bulk: bool| {
+            let set = [("preload_sorted".to_string(), sorted.to_string())];
+            let spec = preset::build("w-update", &set, Some(20_000), Some(3_000), 3).unwrap();
+            let mut t = registry::create(index, ftl(), 1 << 16, Params::default()).unwrap();
+            let opts = RunOptions {
+                verify: true,
+                quiet: true,
+                bulk_load: bulk,
+                ..RunOptions::default()
+            };
+            let mut ahead = spec.preload_ops().unwrap();
+            ahead.by_ref().for_each(drop);
+            let mut measured = ahead.continue_with(&spec).unwrap();
+            let mut pre = spec.preload_ops().unwrap();
+            run(t.as_mut(), &mut pre, &mut measured, &opts, None)
+        };
+        let loaded = build(true, true).unwrap();
+        assert_eq!(loaded.preload_ops, 20_000, "{index}");
+        assert!(loaded.ops.values().sum::<u64>() == 3_000, "{index}");
+        let inserted = build(false, false).unwrap();
+        assert!(
+            loaded.preload.physical_writes < inserted.preload.physical_writes,
+            "{index}: loaded {} writes, inserted {}",
+            loaded.preload.physical_writes,
+            inserted.preload.physical_writes
+        );
+        match build(false, true) {
+            Err(RunError::BulkLoad { .. }) => {}
+            other => panic!(
+                "{index}: an unsorted preload gave {:?}",
+                other.map(|r| r.preload_ops)
+            ),
+        }
+    }
+}
+
 /// An index that silently drops every third insert.
 struct Lossy {
     inner: Box<dyn Index>,

@@ -139,6 +139,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         flush_every,
         final_flush: params.get("final_flush").map(String::as_str) == Some("true"),
         preload_flush: params.get("preload_flush").map(String::as_str) == Some("true"),
+        bulk_load: params.get("bulk_load").map(String::as_str) == Some("true"),
         ..RunOptions::default()
     };
     let report =

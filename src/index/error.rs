@@ -32,6 +32,9 @@ pub enum IndexError {
     },
     /// Opening found no index of this kind on the storage.
     NoIndex(String),
+    /// A bulk load was given entries out of order, or an index that is
+    /// not empty.
+    BulkLoad(String),
     /// Opening was given a parameter that contradicts what the image's
     /// superblock records.
     Mismatch {
@@ -58,6 +61,7 @@ impl fmt::Display for IndexError {
                 "memory budget of {given} bytes is too small: at least {needed} bytes are needed ({what})"
             ),
             IndexError::NoIndex(m) => write!(f, "no index found: {m}"),
+            IndexError::BulkLoad(m) => write!(f, "bulk load: {m}"),
             IndexError::Mismatch {
                 parameter,
                 image,

@@ -19,6 +19,7 @@
 
 pub mod bftl;
 pub mod btree;
+mod bulk;
 pub mod delta;
 mod entry;
 mod error;
@@ -80,6 +81,20 @@ pub trait Index {
     /// Replaces `out` with the entries whose key is in `lo..=hi`, in
     /// (key, value) order.
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()>;
+    /// Builds the index from `entries`, which must come in strictly
+    /// ascending (key, value) order, into an index that holds nothing:
+    /// the preload of a large index, written bottom-up in one sequential
+    /// pass where the index has a bulk loader (the B+-tree and BFTL, the
+    /// FD-tree, the LSM-tree), inserted one by one otherwise. Nothing is
+    /// durable until the next `flush`; an input out of order is an
+    /// [`IndexError::BulkLoad`] and leaves the index empty ([`bulk`]).
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        let mut input = bulk::BulkInput::new(self.format(), entries);
+        for (key, value) in input.by_ref() {
+            self.insert(key, value)?;
+        }
+        input.finish().map(drop)
+    }
     /// Makes everything buffered durable on the storage and syncs it.
     fn flush(&mut self) -> Result<()>;
     /// Bytes held in RAM between operations (caches, buffers, tables), at

@@ -65,6 +65,11 @@ pub enum RunError {
     },
     /// Writing printed results failed.
     Output(std::io::Error),
+    /// Building the index from the preload with `Index::bulk_load`
+    /// (`RunOptions::bulk_load`) failed.
+    BulkLoad {
+        source: IndexError,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -89,6 +94,7 @@ impl fmt::Display for RunError {
                 "wrong answer at operation {op_number} (`{op}`): expected {expected}, got {got}"
             ),
             RunError::Output(e) => write!(f, "writing results: {e}"),
+            RunError::BulkLoad { source } => write!(f, "bulk-loading the preload: {source}"),
         }
     }
 }
@@ -100,6 +106,7 @@ impl std::error::Error for RunError {
             RunError::Workload(e) => Some(e),
             RunError::Flush { source, .. } => Some(source),
             RunError::Output(e) => Some(e),
+            RunError::BulkLoad { source } => Some(source),
             RunError::Mismatch { .. } => None,
         }
     }
@@ -131,6 +138,10 @@ pub struct RunOptions {
     /// the measured operations): the measured phase starts from an index
     /// at rest, as a paper that measures an existing index does.
     pub preload_flush: bool,
+    /// Build the index from the preload with [`Index::bulk_load`] instead
+    /// of inserting it operation by operation: the preload must be inserts
+    /// in ascending order (`preload_sorted=true` generates them so).
+    pub bulk_load: bool,
     /// Flush the index after every N measured operations, charged to the
     /// `flush` row (the preload is setup and is not interrupted).
     pub flush_every: Option<u64>,
@@ -218,13 +229,19 @@ pub fn run(
     let mut results = results;
 
     let mut preload_ops = 0u64;
-    for op in preload {
-        let op = op?;
-        op_number += 1;
-        preload_ops += 1;
-        checker.apply(index, op, op_number, None)?;
+    if options.bulk_load {
+        preload_ops = bulk_load(index, preload, checker.oracle.as_mut())?;
+        op_number = preload_ops;
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
-        progress.tick(op_number);
+    } else {
+        for op in preload {
+            let op = op?;
+            op_number += 1;
+            preload_ops += 1;
+            checker.apply(index, op, op_number, None)?;
+            memory_peak = memory_peak.max(index.memory_bytes() as u64);
+            progress.tick(op_number);
+        }
     }
     if options.preload_flush {
         index.flush().map_err(|source| RunError::Flush {
@@ -428,6 +445,71 @@ impl Checker {
         }
         Ok(())
     }
+}
+
+/// The preload's inserts as the (key, value) pairs of a bulk load, entered
+/// in the oracle as they pass; the first operation that is not an insert
+/// (or fails to generate) ends them and is kept as the run's error.
+struct PreloadPairs<'a> {
+    ops: &'a mut dyn Iterator<Item = Result<Op, WorkloadError>>,
+    oracle: Option<&'a mut BTreeSet<(u64, u64)>>,
+    taken: u64,
+    failure: Option<RunError>,
+}
+
+impl Iterator for PreloadPairs<'_> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        if self.failure.is_some() {
+            return None;
+        }
+        match self.ops.next()? {
+            Ok(Op::Insert { key, value }) => {
+                self.taken += 1;
+                if let Some(o) = self.oracle.as_deref_mut() {
+                    o.insert((key, value));
+                }
+                Some((key, value))
+            }
+            Ok(op) => {
+                self.failure = Some(RunError::Workload(WorkloadError::Config(format!(
+                    "a bulk-loaded preload holds only inserts, but its operation {} is `{op}`",
+                    self.taken + 1
+                ))));
+                None
+            }
+            Err(e) => {
+                self.failure = Some(e.into());
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ops.size_hint()
+    }
+}
+
+/// Builds `index` from the preload with [`Index::bulk_load`]; returns the
+/// number of entries.
+fn bulk_load(
+    index: &mut dyn Index,
+    preload: &mut dyn Iterator<Item = Result<Op, WorkloadError>>,
+    oracle: Option<&mut BTreeSet<(u64, u64)>>,
+) -> Result<u64, RunError> {
+    let mut pairs = PreloadPairs {
+        ops: preload,
+        oracle,
+        taken: 0,
+        failure: None,
+    };
+    let loaded = index.bulk_load(&mut pairs);
+    if let Some(f) = pairs.failure {
+        return Err(f);
+    }
+    loaded.map_err(|source| RunError::BulkLoad { source })?;
+    Ok(pairs.taken)
 }
 
 /// Runs a synthetic workload on `index`: its preload, then its measured

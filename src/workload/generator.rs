@@ -561,6 +561,17 @@ impl Iterator for Generator {
         };
         Some(Ok(op))
     }
+
+    /// Exact while no searches follow (a bulk load sizes the index from
+    /// it); after a replay's searches are counted only as they come.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.remaining).unwrap_or(usize::MAX);
+        if self.replay.is_some() {
+            (n, None)
+        } else {
+            (n, Some(n))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -51,9 +51,26 @@ pub fn check(
     storage: impl Fn() -> Storage,
     ops: &[ModelOp],
 ) -> Result<(), TestCaseError> {
+    check_loaded(name, set, memory, storage, &BTreeSet::new(), ops)
+}
+
+/// [`check`] on an index first built from `preload` with `bulk_load`.
+pub fn check_loaded(
+    name: &str,
+    set: &[&str],
+    memory: usize,
+    storage: impl Fn() -> Storage,
+    preload: &BTreeSet<(u64, u64)>,
+    ops: &[ModelOp],
+) -> Result<(), TestCaseError> {
     let mut index: Box<dyn Index> = registry::create(name, storage(), memory, params(set))
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let mut model: BTreeSet<(u64, u64)> = BTreeSet::new();
+    if !preload.is_empty() {
+        index
+            .bulk_load(&mut preload.iter().copied())
+            .map_err(|e| TestCaseError::fail(format!("bulk load: {e}")))?;
+    }
+    let mut model: BTreeSet<(u64, u64)> = preload.clone();
     let mut values = Vec::new();
     let mut entries = Vec::new();
     for (i, op) in ops.iter().enumerate() {
@@ -148,10 +165,21 @@ pub fn check_on_file(
     memory: usize,
     ops: &[ModelOp],
 ) -> Result<(), TestCaseError> {
+    check_loaded_on_file(name, set, memory, &BTreeSet::new(), ops)
+}
+
+/// [`check_on_file`] on an index first built from `preload` by `bulk_load`.
+pub fn check_loaded_on_file(
+    name: &str,
+    set: &[&str],
+    memory: usize,
+    preload: &BTreeSet<(u64, u64)>,
+    ops: &[ModelOp],
+) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
     let path = dir.path().join(format!("{name}.db"));
     let storage = || Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
-    check(name, set, memory, storage, ops)
+    check_loaded(name, set, memory, storage, preload, ops)
 }
 
 /// 3,000 inserts, a reopen, 2,500 deletes of them, a range and a reopen:

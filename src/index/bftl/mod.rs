@@ -344,6 +344,12 @@ impl Index for Bftl {
         Ok(())
     }
 
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        // The tree refuses a load unless it is empty; so must the buffer.
+        crate::index::bulk::require_empty(self.reservation_buffer.is_empty(), self.name)?;
+        self.tree.bulk_load(entries)
+    }
+
     fn flush(&mut self) -> Result<()> {
         self.flush_reservation_buffer()?;
         self.tree.flush()

@@ -50,6 +50,7 @@
 //! longer than the nodes ever allocated (`next id`) is a loop, reported as
 //! `Corrupt`.
 
+mod bulk;
 mod open;
 
 pub use open::BTreeOptions;
@@ -664,6 +665,10 @@ impl Index for BTree {
         out.clear();
         let max = self.layout.format.max_key();
         self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.bulk_load_sorted(entries)
     }
 
     fn flush(&mut self) -> Result<()> {

@@ -59,6 +59,7 @@
 //!    the level below, the last as the run's last-fence.
 //! 3. After a merge cascade every level is within its capacity.
 
+mod bulk;
 mod merge;
 mod run;
 mod superblock;
@@ -580,6 +581,10 @@ impl Index for FdTree {
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.format.check(key, value)?;
         self.add_to_head(key, value, 1)
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.bulk_load_sorted(entries)
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {

@@ -58,6 +58,7 @@
 //! 2. For every pair, its versions in C0, C1, … are newest first.
 //! 3. A component's `entries` is the number of entries its segments hold.
 
+mod bulk;
 mod meta;
 mod tree;
 
@@ -807,6 +808,10 @@ impl Index for LsmTree {
         self.c0_dirty = true;
         self.dirty = true;
         self.maintain()
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.bulk_load_sorted(entries)
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {

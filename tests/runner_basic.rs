@@ -178,6 +178,76 @@ fn a_bulk_loaded_preload_is_verified() {
     }
 }
 
+/// A bulk-loaded preload leaves the FD-tree's upper levels half full and
+/// the LSM-tree's upper components at capacity (their steady state), with
+/// the rest in the bottom level, and no entry lost.
+#[test]
+fn a_bulk_loaded_preload_starts_from_the_steady_state() {
+    let spec = preset::build(
+        "insert-uniform",
+        &[("preload_sorted".to_string(), "true".to_string())],
+        Some(200_000),
+        Some(0),
+        4,
+    )
+    .unwrap();
+    let opts = RunOptions {
+        verify: true,
+        quiet: true,
+        bulk_load: true,
+        ..RunOptions::default()
+    };
+    let big = || {
+        DeviceSpec::parse("slc-small", &[("blocks".into(), "8192".into())])
+            .unwrap()
+            .build()
+            .unwrap()
+    };
+    // ‖L0‖ = 4096 / 9 = 455 entries, k = 8: L1 holds up to 3,640, L2 29,120,
+    // L3 232,960, so 200,000 entries have L3 at the bottom.
+    let set = Params::parse(["head_bytes=4096", "k=8"]).unwrap();
+    let mut fd = registry::create("fdtree", big(), 1 << 16, set).unwrap();
+    let r = run(
+        fd.as_mut(),
+        &mut spec.preload_ops().unwrap(),
+        &mut std::iter::empty(),
+        &opts,
+        None,
+    )
+    .unwrap();
+    let st = &r.index_stats;
+    assert_eq!(st.get("levels"), Some(4.0));
+    let half = |cap: f64| cap / 2.0;
+    let l1 = st.get("level1_entries").unwrap();
+    let l2 = st.get("level2_entries").unwrap();
+    // What the inserts leave above the bottom, fences included, is within
+    // a head's worth of half of each level.
+    assert!(
+        (l1 + l2 + st.get("head_entries").unwrap() - half(455.0 + 3640.0 + 29120.0)).abs()
+            < 5_000.0,
+        "{st:?}"
+    );
+    assert!(st.get("level3_entries").unwrap() > 150_000.0, "{st:?}");
+
+    let set = Params::parse(["c0_bytes=4096", "ratio=8"]).unwrap();
+    let mut lsm = registry::create("lsm", big(), 1 << 16, set).unwrap();
+    let r = run(
+        lsm.as_mut(),
+        &mut spec.preload_ops().unwrap(),
+        &mut std::iter::empty(),
+        &opts,
+        None,
+    )
+    .unwrap();
+    let st = &r.index_stats;
+    assert_eq!(st.get("components"), Some(4.0));
+    // C1 and C2 at (about) their capacities of 3,640 and 29,120.
+    let c1 = st.get("c1_entries").unwrap();
+    let c2 = st.get("c2_entries").unwrap();
+    assert!(c1 > 2_000.0 && c1 <= 3_640.0 + 455.0, "{st:?}");
+    assert!(c2 > 20_000.0 && c2 <= 29_120.0 + 3_640.0, "{st:?}");
+}
+
 /// An index that silently drops every third insert.
 struct Lossy {
     inner: Box<dyn Index>,

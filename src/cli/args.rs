@@ -178,6 +178,11 @@ pub struct RunArgs {
     /// creating one.
     #[arg(long)]
     pub open: bool,
+    /// Build the index from the preload with its bulk loader (the preload
+    /// is generated in key order) and flush it, as setup, before the
+    /// measured operations: how an index of 10^8 entries is built.
+    #[arg(long, conflicts_with = "open")]
+    pub bulk_load: bool,
     /// Write every device request the index makes to FILE as a DiskSim
     /// ASCII trace (time in ms, device, 512-byte sector, sectors, 1 read /
     /// 0 write).

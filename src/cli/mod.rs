@@ -211,7 +211,13 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
     Ok(())
 }
 
-fn run_cmd(a: RunArgs) -> CliResult<()> {
+fn run_cmd(mut a: RunArgs) -> CliResult<()> {
+    if a.bulk_load {
+        if a.workload.trace.is_some() {
+            return Err("--bulk-load builds the index from a generated preload; a trace gives its operations one by one".into());
+        }
+        a.workload.workload_set.push("preload_sorted=true".into());
+    }
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
     let fill = sizing::check_fill(a.fill)?;
@@ -228,6 +234,8 @@ fn run_cmd(a: RunArgs) -> CliResult<()> {
         // later runs (`--open`).
         final_flush: true,
         flush_every: a.flush_every,
+        bulk_load: a.bulk_load,
+        preload_flush: a.bulk_load,
         ..RunOptions::default()
     };
     let report = execute(index.as_mut(), &a.workload, options, None)

@@ -95,6 +95,18 @@ pub trait Index {
         }
         input.finish().map(drop)
     }
+    /// Of an index of `entries` entries built by this index's own
+    /// inserts, how many its levels above the bottom one hold on average
+    /// (the FD-tree's levels fill and empty, half full on average; the
+    /// LSM-tree's rolling merges hold each component at its capacity). A
+    /// preload that is bulk-loaded inserts these one by one after loading
+    /// the rest, so the measured work starts from the index's steady state
+    /// rather than from a tree whose upper levels are empty. 0 for indexes
+    /// without levels.
+    fn upper_levels_entries(&self, entries: u64) -> u64 {
+        let _ = entries;
+        0
+    }
     /// Makes everything buffered durable on the storage and syncs it.
     fn flush(&mut self) -> Result<()>;
     /// Bytes held in RAM between operations (caches, buffers, tables), at

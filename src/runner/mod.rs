@@ -34,6 +34,9 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::DeviceStats;
 use crate::index::{Index, IndexError};
@@ -230,7 +233,7 @@ pub fn run(
 
     let mut preload_ops = 0u64;
     if options.bulk_load {
-        preload_ops = bulk_load(index, preload, checker.oracle.as_mut())?;
+        preload_ops = bulk_load(index, preload, checker.oracle.as_mut(), options.seed)?;
         op_number = preload_ops;
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
     } else {
@@ -449,59 +452,92 @@ impl Checker {
 
 /// The preload's inserts as the (key, value) pairs of a bulk load, entered
 /// in the oracle as they pass; the first operation that is not an insert
-/// (or fails to generate) ends them and is kept as the run's error.
+/// (or fails to generate) ends them and is kept as the run's error. Every
+/// `total / upper`-th pair (exactly `upper` of them, spread evenly over the
+/// key space) is set aside instead, for the index's upper levels.
 struct PreloadPairs<'a> {
     ops: &'a mut dyn Iterator<Item = Result<Op, WorkloadError>>,
     oracle: Option<&'a mut BTreeSet<(u64, u64)>>,
+    total: u64,
+    upper: u64,
     taken: u64,
+    set_aside: Vec<(u64, u64)>,
     failure: Option<RunError>,
+}
+
+impl PreloadPairs<'_> {
+    /// Whether pair `i` (0-based) goes to the upper levels.
+    fn aside(&self, i: u64) -> bool {
+        let (i, u, n) = (i as u128, self.upper as u128, self.total.max(1) as u128);
+        (i + 1) * u / n > i * u / n
+    }
 }
 
 impl Iterator for PreloadPairs<'_> {
     type Item = (u64, u64);
 
     fn next(&mut self) -> Option<(u64, u64)> {
-        if self.failure.is_some() {
-            return None;
-        }
-        match self.ops.next()? {
-            Ok(Op::Insert { key, value }) => {
-                self.taken += 1;
-                if let Some(o) = self.oracle.as_deref_mut() {
-                    o.insert((key, value));
+        while self.failure.is_none() {
+            match self.ops.next()? {
+                Ok(Op::Insert { key, value }) => {
+                    let aside = self.aside(self.taken);
+                    self.taken += 1;
+                    if let Some(o) = self.oracle.as_deref_mut() {
+                        o.insert((key, value));
+                    }
+                    if aside {
+                        self.set_aside.push((key, value));
+                    } else {
+                        return Some((key, value));
+                    }
                 }
-                Some((key, value))
-            }
-            Ok(op) => {
-                self.failure = Some(RunError::Workload(WorkloadError::Config(format!(
-                    "a bulk-loaded preload holds only inserts, but its operation {} is `{op}`",
-                    self.taken + 1
-                ))));
-                None
-            }
-            Err(e) => {
-                self.failure = Some(e.into());
-                None
+                Ok(op) => {
+                    self.failure = Some(RunError::Workload(WorkloadError::Config(format!(
+                        "a bulk-loaded preload holds only inserts, but its operation {} is `{op}`",
+                        self.taken + 1
+                    ))));
+                }
+                Err(e) => self.failure = Some(e.into()),
             }
         }
+        None
     }
 
+    /// Exact when the preload's is: what remains, less what is still to
+    /// be set aside.
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ops.size_hint()
+        match self.ops.size_hint() {
+            (lo, Some(hi)) if lo == hi => {
+                let left_aside = (self.upper as usize).saturating_sub(self.set_aside.len());
+                let n = lo.saturating_sub(left_aside);
+                (n, Some(n))
+            }
+            _ => (0, None),
+        }
     }
 }
 
-/// Builds `index` from the preload with [`Index::bulk_load`]; returns the
-/// number of entries.
+/// Builds `index` from the preload: [`Index::bulk_load`] for all but the
+/// entries its upper levels hold in steady state
+/// ([`Index::upper_levels_entries`]), which are then inserted in random
+/// order. Returns the number of entries.
 fn bulk_load(
     index: &mut dyn Index,
     preload: &mut dyn Iterator<Item = Result<Op, WorkloadError>>,
     oracle: Option<&mut BTreeSet<(u64, u64)>>,
+    seed: u64,
 ) -> Result<u64, RunError> {
+    let total = match preload.size_hint() {
+        (lo, Some(hi)) if lo == hi => hi as u64,
+        _ => 0,
+    };
     let mut pairs = PreloadPairs {
         ops: preload,
         oracle,
+        total,
+        upper: index.upper_levels_entries(total).min(total),
         taken: 0,
+        set_aside: Vec::new(),
         failure: None,
     };
     let loaded = index.bulk_load(&mut pairs);
@@ -509,6 +545,17 @@ fn bulk_load(
         return Err(f);
     }
     loaded.map_err(|source| RunError::BulkLoad { source })?;
+    let mut upper = pairs.set_aside;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xB01C_10AD);
+    upper.shuffle(&mut rng);
+    let loaded_ops = pairs.taken - upper.len() as u64;
+    for (i, (key, value)) in upper.into_iter().enumerate() {
+        index.insert(key, value).map_err(|source| RunError::Index {
+            op_number: loaded_ops + i as u64 + 1,
+            op: Op::Insert { key, value },
+            source,
+        })?;
+    }
     Ok(pairs.taken)
 }
 
@@ -539,7 +586,10 @@ pub fn run_workload(
     let mut ahead = spec.preload_ops()?.with_max_value(format.max_value());
     ahead.by_ref().for_each(drop);
     let mut measured = ahead.continue_with(spec)?;
-    let mut pre = spec.preload_ops()?.with_max_value(format.max_value());
+    let mut pre = spec
+        .preload_ops()?
+        .with_max_value(format.max_value())
+        .counting_live();
     run(index, &mut pre, &mut measured, &options, results)
 }
 

@@ -256,6 +256,9 @@ impl WorkloadSpec {
             g.dist = KeyDist::Stratified(self.preload.max(1));
         }
         g.search_after = false;
+        if let Live::Entries(v) = &mut g.live {
+            v.reserve(usize::try_from(self.preload).unwrap_or(0));
+        }
         Ok(g)
     }
 
@@ -398,6 +401,15 @@ impl Generator {
         }
     }
 
+    /// This generator keeping only the number of its live entries: for a
+    /// preload whose operations are consumed while a second generator
+    /// keeps the entries for the measured phase (`run_workload`), so a
+    /// 10^8-entry preload holds its live set once.
+    pub fn counting_live(mut self) -> Self {
+        self.live = Live::Count(self.live.len());
+        self
+    }
+
     /// Values wrap below `max` (the entry format's largest value).
     pub fn with_max_value(mut self, max: u64) -> Self {
         self.max_value = max;
@@ -416,6 +428,12 @@ impl Generator {
         }
         g.live = match (g.live, self.live) {
             (Live::Count(_), live) => Live::Count(live.len()),
+            (Live::Entries(_), Live::Entries(mut v)) => {
+                // The measured phase adds at most one entry an operation;
+                // reserving it once avoids doubling a 10^8-entry vector.
+                v.reserve(usize::try_from(spec.ops).unwrap_or(0));
+                Live::Entries(v)
+            }
             (Live::Entries(_), live) => live,
         };
         g.next_ascending = self.next_ascending;

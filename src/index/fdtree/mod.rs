@@ -587,6 +587,10 @@ impl Index for FdTree {
         self.bulk_load_sorted(entries)
     }
 
+    fn upper_levels_entries(&self, entries: u64) -> u64 {
+        self.upper_levels_half_full(entries)
+    }
+
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format.check(key, value)?;
         self.search(key, key)?;

@@ -17,6 +17,26 @@ use crate::index::bulk::{require_empty, BulkInput};
 use crate::index::{IndexError, Result};
 
 impl LsmTree {
+    /// The bottom component of an LSM-tree of `n` entries: the fewest
+    /// components whose bottom capacity holds them.
+    fn bottom_component(&self, n: u64) -> usize {
+        let mut bottom = 1;
+        while self.capacity(bottom) < n {
+            bottom += 1;
+        }
+        bottom
+    }
+
+    /// The capacity of every component above the bottom one, C0 included:
+    /// rolling merges run whenever a component passes its capacity, so in
+    /// steady state each stays at it.
+    pub(super) fn upper_components_full(&self, n: u64) -> u64 {
+        (0..self.bottom_component(n))
+            .map(|i| self.capacity(i))
+            .sum::<u64>()
+            .min(n)
+    }
+
     pub(super) fn bulk_load_sorted(
         &mut self,
         entries: &mut dyn Iterator<Item = (u64, u64)>,
@@ -28,10 +48,7 @@ impl LsmTree {
         if n == 0 {
             return input.finish().map(drop);
         }
-        let mut bottom = 1;
-        while self.capacity(bottom) < n {
-            bottom += 1;
-        }
+        let bottom = self.bottom_component(n);
         let per = self.io.per_page as u64;
         let span = self.io.span;
         let leaf_pages = n.div_ceil(per);

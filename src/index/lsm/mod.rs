@@ -814,6 +814,10 @@ impl Index for LsmTree {
         self.bulk_load_sorted(entries)
     }
 
+    fn upper_levels_entries(&self, entries: u64) -> u64 {
+        self.upper_components_full(entries)
+    }
+
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.io.format.check(key, value)?;
         self.collect(key, key)?;

@@ -205,17 +205,15 @@ fn a_bulk_loaded_preload_starts_from_the_steady_state() {
     };
     // ‖L0‖ = 4096 / 9 = 455 entries, k = 8: L1 holds up to 3,640, L2 29,120,
     // L3 232,960, so 200,000 entries have L3 at the bottom.
-    let set = Params::parse(["head_bytes=4096", "k=8"]).unwrap();
-    let mut fd = registry::create("fdtree", big(), 1 << 16, set).unwrap();
-    let r = run(
-        fd.as_mut(),
-        &mut spec.preload_ops().unwrap(),
-        &mut std::iter::empty(),
-        &opts,
-        None,
-    )
-    .unwrap();
-    let st = &r.index_stats;
+    let load = |index: &str, set: [&str; 2]| {
+        let set = Params::parse(set).unwrap();
+        let mut t = registry::create(index, big(), 1 << 16, set).unwrap();
+        let mut pre = spec.preload_ops().unwrap();
+        run(t.as_mut(), &mut pre, &mut std::iter::empty(), &opts, None)
+            .unwrap()
+            .index_stats
+    };
+    let st = &load("fdtree", ["head_bytes=4096", "k=8"]);
     assert_eq!(st.get("levels"), Some(4.0));
     let half = |cap: f64| cap / 2.0;
     let l1 = st.get("level1_entries").unwrap();
@@ -229,17 +227,7 @@ fn a_bulk_loaded_preload_starts_from_the_steady_state() {
     );
     assert!(st.get("level3_entries").unwrap() > 150_000.0, "{st:?}");
 
-    let set = Params::parse(["c0_bytes=4096", "ratio=8"]).unwrap();
-    let mut lsm = registry::create("lsm", big(), 1 << 16, set).unwrap();
-    let r = run(
-        lsm.as_mut(),
-        &mut spec.preload_ops().unwrap(),
-        &mut std::iter::empty(),
-        &opts,
-        None,
-    )
-    .unwrap();
-    let st = &r.index_stats;
+    let st = &load("lsm", ["c0_bytes=4096", "ratio=8"]);
     assert_eq!(st.get("components"), Some(4.0));
     // C1 and C2 at (about) their capacities of 3,640 and 29,120.
     let c1 = st.get("c1_entries").unwrap();

@@ -32,6 +32,7 @@ fn every_index() -> Vec<Series> {
         one("FlashDB", "flashdb"),
         one("Consolidation", "consolidation"),
         one("FD-tree", "fdtree"),
+        one("LSM-tree", "lsm"),
         one("IPL", "ipl"),
     ]
 }

@@ -294,6 +294,26 @@ pub(crate) fn level_capacity(base: u64, ratio: u64, i: usize) -> u64 {
     (0..i).fold(base, |c, _| c.saturating_mul(ratio))
 }
 
+/// The bottom level of a leveled index (level 0 of `base` entries, each
+/// level below `ratio` times the one above) holding `n` entries: the
+/// fewest levels whose bottom capacity holds them (at least level 1).
+pub(crate) fn bottom_level(base: u64, ratio: u64, n: u64) -> usize {
+    let mut bottom = 1;
+    while level_capacity(base, ratio, bottom) < n {
+        bottom += 1;
+    }
+    bottom
+}
+
+/// The capacities of the levels above that bottom level, level 0
+/// included, summed, each divided by `divisor` (at most `n`).
+pub(crate) fn capacity_above_bottom(base: u64, ratio: u64, n: u64, divisor: u64) -> u64 {
+    (0..bottom_level(base, ratio, n))
+        .map(|i| level_capacity(base, ratio, i) / divisor.max(1))
+        .sum::<u64>()
+        .min(n)
+}
+
 /// First-fit extents of LBAs for runs: runs are contiguous, so a merge
 /// writes sequentially.
 #[derive(Clone, Debug, Default)]

@@ -12,28 +12,15 @@
 
 use super::{FdTree, Kind, RunMeta, RunWriter};
 use crate::index::bulk::{require_empty, BulkInput};
-use crate::index::run_page::Entry;
+use crate::index::run_page::{bottom_level, capacity_above_bottom, Entry};
 use crate::index::Result;
 
 impl FdTree {
-    /// The bottom level of an FD-tree of `n` entries: the fewest levels
-    /// whose bottom capacity holds them.
-    fn bottom_level(&self, n: u64) -> usize {
-        let mut bottom = 1;
-        while self.capacity(bottom) < n {
-            bottom += 1;
-        }
-        bottom
-    }
-
     /// Half the capacity of every level above the bottom one, the head
     /// included: each fills from empty to its capacity and is then merged
     /// into the level below (§II-C), so over a merge cycle it holds half.
     pub(super) fn upper_levels_half_full(&self, n: u64) -> u64 {
-        (0..self.bottom_level(n))
-            .map(|i| self.capacity(i) / 2)
-            .sum::<u64>()
-            .min(n)
+        capacity_above_bottom(self.head_capacity, self.k, n, 2)
     }
 
     pub(super) fn bulk_load_sorted(
@@ -46,7 +33,7 @@ impl FdTree {
         if n == 0 {
             return input.finish().map(drop);
         }
-        let bottom = self.bottom_level(n);
+        let bottom = bottom_level(self.head_capacity, self.k, n);
         let (format, page_size, span) = (self.format, self.page_size, self.span);
         let reserve = RunWriter::pages_for(format, page_size, n) * span;
         let start = self.extents.alloc(reserve)?;

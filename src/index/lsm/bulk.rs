@@ -11,30 +11,17 @@
 //! page is written; a failed load releases them and installs nothing.
 
 use super::meta::Segment;
-use super::tree::Tree;
-use super::{entry, Component, LsmTree, DIR_SLACK};
+use super::{entry, Component, LsmTree};
 use crate::index::bulk::{require_empty, BulkInput};
+use crate::index::run_page::{bottom_level, capacity_above_bottom};
 use crate::index::{IndexError, Result};
 
 impl LsmTree {
-    /// The bottom component of an LSM-tree of `n` entries: the fewest
-    /// components whose bottom capacity holds them.
-    fn bottom_component(&self, n: u64) -> usize {
-        let mut bottom = 1;
-        while self.capacity(bottom) < n {
-            bottom += 1;
-        }
-        bottom
-    }
-
     /// The capacity of every component above the bottom one, C0 included:
     /// rolling merges run whenever a component passes its capacity, so in
     /// steady state each stays at it.
     pub(super) fn upper_components_full(&self, n: u64) -> u64 {
-        (0..self.bottom_component(n))
-            .map(|i| self.capacity(i))
-            .sum::<u64>()
-            .min(n)
+        capacity_above_bottom(self.c0_capacity, self.ratio, n, 1)
     }
 
     pub(super) fn bulk_load_sorted(
@@ -48,20 +35,13 @@ impl LsmTree {
         if n == 0 {
             return input.finish().map(drop);
         }
-        let bottom = self.bottom_component(n);
+        let bottom = bottom_level(self.c0_capacity, self.ratio, n);
         let per = self.io.per_page as u64;
         let span = self.io.span;
         let leaf_pages = n.div_ceil(per);
         let leaf_start = self.extents.alloc(leaf_pages * span)?;
-        let dir_pages = leaf_pages / (per - 1) + DIR_SLACK;
-        let dir_start = match self.extents.alloc(dir_pages * span) {
-            Ok(s) => s,
-            Err(e) => {
-                self.extents.release(leaf_start, leaf_pages * span);
-                return Err(e);
-            }
-        };
-        let mut tree = Tree::building((leaf_start, leaf_pages), (dir_start, dir_pages));
+        let mut tree = self.with_directory((leaf_start, leaf_pages))?;
+        let (dir_start, dir_pages) = (tree.dir_start, tree.dir_reserved);
         let mut last = None;
         let mut written = Ok(());
         for pair in input.by_ref() {

@@ -441,26 +441,32 @@ impl LsmTree {
         let per = self.io.per_page as u64;
         let want = (src + self.disk[dst].entries) * 5 / 4;
         let leaf_pages = want.div_ceil(per).max(2);
-        let span = self.io.span;
-        let (leaf_start, leaf_pages) = self.alloc_up_to(leaf_pages)?;
-        let dir_pages = leaf_pages / (per - 1) + DIR_SLACK;
-        let dir_start = match self.extents.alloc(dir_pages * span) {
-            Ok(s) => s,
-            Err(e) => {
-                self.extents.release(leaf_start, leaf_pages * span);
-                return Err(e);
-            }
-        };
+        let leaves = self.alloc_up_to(leaf_pages)?;
+        let tree = self.with_directory(leaves)?;
         let id = self.next_tree;
         self.next_tree += 1;
-        self.trees.insert(
-            id,
-            Tree::building((leaf_start, leaf_pages), (dir_start, dir_pages)),
-        );
+        self.trees.insert(id, tree);
         if let Some(p) = self.disk[dst].pass.as_mut() {
             p.builder = Some(id);
         }
         Ok(id)
+    }
+
+    /// A tree to build in the leaf extent `(start, pages)` and a directory
+    /// extent sized for it; on failure the leaf extent is given back.
+    fn with_directory(&mut self, (leaf_start, leaf_pages): (u64, u64)) -> Result<Tree> {
+        let span = self.io.span;
+        let dir_pages = leaf_pages / (self.io.per_page as u64 - 1) + DIR_SLACK;
+        match self.extents.alloc(dir_pages * span) {
+            Ok(dir_start) => Ok(Tree::building(
+                (leaf_start, leaf_pages),
+                (dir_start, dir_pages),
+            )),
+            Err(e) => {
+                self.extents.release(leaf_start, leaf_pages * span);
+                Err(e)
+            }
+        }
     }
 
     /// An extent of `pages` run pages, or the largest power-of-two share
@@ -640,11 +646,9 @@ impl LsmTree {
         let pages = (self.c0.len() as u64).div_ceil(per);
         let span = self.io.span;
         let leaf_start = self.extents.alloc(pages * span)?;
-        let dir_pages = pages / (per - 1) + DIR_SLACK;
-        let dir_start = self.extents.alloc(dir_pages * span)?;
+        let mut t = self.with_directory((leaf_start, pages))?;
         let id = self.next_tree;
         self.next_tree += 1;
-        let mut t = Tree::building((leaf_start, pages), (dir_start, dir_pages));
         for (&p, &present) in &self.c0 {
             self.io.push(&mut t, entry(p, present))?;
         }

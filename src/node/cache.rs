@@ -353,6 +353,24 @@ impl NodeCache {
         }
     }
 
+    /// Whether [`Self::after_update_miss`] would keep an updated node of
+    /// `level` (so a caller that updated it as an image must decode it).
+    pub fn keeps_update_miss(&self, level: u8) -> bool {
+        if self.capacity == 0 {
+            return false;
+        }
+        match self.policy {
+            CachePolicy::None => false,
+            CachePolicy::Lru | CachePolicy::WriteThroughLru => true,
+            CachePolicy::ModifiedLru => {
+                self.index.len() < self.capacity
+                    || self
+                        .victim()
+                        .is_none_or(|(victim_level, _)| level >= victim_level)
+            }
+        }
+    }
+
     /// Drops a node (freed by a merge) without writing it.
     pub fn discard(&mut self, id: NodeId) -> Option<Node> {
         let i = *self.index.get(&id)?;

@@ -72,6 +72,7 @@ impl Hasher for BlockHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BlockHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<BlockHasher>>;
 
 /// The pages of one block; `Default` while the block is untouched since
 /// its last erase.
@@ -162,7 +163,9 @@ pub struct Nand {
     partial: FastMap<u64, Vec<(u32, u32)>>,
     slab: Slab,
     erase_counts: FastMap<u64, u64>,
-    bad: HashSet<u64>,
+    /// Worn-out blocks; looked up on every program, so empty is checked
+    /// first and the hash is the cheap one.
+    bad: FastSet<u64>,
     stats: DeviceStats,
 }
 
@@ -219,7 +222,7 @@ impl Nand {
                 free: Vec::new(),
             },
             erase_counts: FastMap::default(),
-            bad: HashSet::new(),
+            bad: FastSet::default(),
             stats: DeviceStats::default(),
         })
     }
@@ -318,7 +321,7 @@ impl Flash for Nand {
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.check_page(page, offset, data.len())?;
         let (block, i) = self.locate(page);
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let (start, end) = (offset as u32, (offset + data.len()) as u32);
@@ -394,7 +397,7 @@ impl Flash for Nand {
             });
         }
         let (block, i) = self.locate(page);
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let ppb = self.geometry.pages_per_block as usize;
@@ -422,7 +425,7 @@ impl Flash for Nand {
                 limit: self.geometry.blocks,
             });
         }
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let b = block as usize;
@@ -456,7 +459,7 @@ impl Flash for Nand {
     }
 
     fn is_bad(&self, block: u64) -> bool {
-        self.bad.contains(&block)
+        !self.bad.is_empty() && self.bad.contains(&block)
     }
 
     fn release(&mut self, page: u64) {

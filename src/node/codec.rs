@@ -267,7 +267,8 @@ impl NodeLayout {
     /// Checks the frame and header of an image read from `page` (as a
     /// decode would, short of the entry order): its level and count.
     pub fn image_header(&self, image: &[u8], page: u64) -> Result<(u8, usize), IndexError> {
-        self.image_payload(image, page).map(|(_, level, count)| (level, count))
+        self.image_payload(image, page)
+            .map(|(_, level, count)| (level, count))
     }
 
     /// Whether the entries (leaf) or separators (internal node) of an image
@@ -326,7 +327,8 @@ impl NodeLayout {
             }
         }
         let c = NODE_HEADER + lo * CHILD_BYTES;
-        let child = u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
+        let child =
+            u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
         (lo, child)
     }
 
@@ -360,13 +362,7 @@ impl NodeLayout {
     /// room for one more, and seals it: the bytes [`Self::encode`] writes
     /// for the decoded leaf with the entry inserted (the reserved bytes and
     /// everything past the entries zeroed as it zeroes them).
-    pub fn image_leaf_insert(
-        &self,
-        image: &mut [u8],
-        count: usize,
-        pos: usize,
-        entry: (u64, u64),
-    ) {
+    pub fn image_leaf_insert(&self, image: &mut [u8], count: usize, pos: usize, entry: (u64, u64)) {
         let f = self.format;
         let e = f.entry_bytes();
         let kb = f.key_bytes as usize;

@@ -26,8 +26,6 @@
 //!    (its level's for `mlru`, list 0 for `lru`); freed slab slots are on
 //!    no list.
 
-use crate::device::nand::FastMap;
-
 use super::codec::{Node, NodeId, NodeLayout};
 
 /// Which cache policy.
@@ -70,6 +68,59 @@ impl CachePolicy {
 }
 
 const NIL: u32 = u32::MAX;
+/// Node ids per chunk of the id index.
+const ID_CHUNK: usize = 4096;
+
+/// Node id → slot, indexed directly: ids are dense from 0 in every tree,
+/// and the cache looked one up three to five times an operation (a hash
+/// each). Chunks of ids are allocated on first use, so memory follows the
+/// ids seen, not the largest possible.
+#[derive(Default)]
+struct IdIndex {
+    chunks: Vec<Option<Box<[u32]>>>,
+    len: usize,
+}
+
+impl IdIndex {
+    fn get(&self, id: NodeId) -> Option<u32> {
+        let id = id as usize;
+        match self.chunks.get(id / ID_CHUNK) {
+            Some(Some(c)) if c[id % ID_CHUNK] != NIL => Some(c[id % ID_CHUNK]),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, id: NodeId, slot: u32) {
+        let id = id as usize;
+        if self.chunks.len() <= id / ID_CHUNK {
+            self.chunks.resize_with(id / ID_CHUNK + 1, || None);
+        }
+        let c = self.chunks[id / ID_CHUNK]
+            .get_or_insert_with(|| vec![NIL; ID_CHUNK].into_boxed_slice());
+        if c[id % ID_CHUNK] == NIL {
+            self.len += 1;
+        }
+        c[id % ID_CHUNK] = slot;
+    }
+
+    fn remove(&mut self, id: NodeId) {
+        let id = id as usize;
+        if let Some(Some(c)) = self.chunks.get_mut(id / ID_CHUNK) {
+            if c[id % ID_CHUNK] != NIL {
+                c[id % ID_CHUNK] = NIL;
+                self.len -= 1;
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
 
 struct Slot {
     id: NodeId,
@@ -104,7 +155,7 @@ pub struct NodeCache {
     capacity: usize,
     slab: Vec<Slot>,
     free_slots: Vec<u32>,
-    index: FastMap<NodeId, u32>,
+    index: IdIndex,
     /// Per list: (newest, oldest) slot, or NIL.
     lists: Vec<(u32, u32)>,
     /// How to decode the images of encoded slots (set by the first one).
@@ -126,7 +177,7 @@ impl NodeCache {
             capacity,
             slab: Vec::new(),
             free_slots: Vec::new(),
-            index: FastMap::default(),
+            index: IdIndex::default(),
             lists: Vec::new(),
             layout: None,
             hits: 0,
@@ -168,7 +219,7 @@ impl NodeCache {
         self.unlink(i);
         self.free_slots.push(i);
         let s = &mut self.slab[i as usize];
-        self.index.remove(&s.id);
+        self.index.remove(s.id);
         s.encoded = false;
         (s.id, std::mem::take(&mut s.node), s.dirty)
     }
@@ -198,7 +249,7 @@ impl NodeCache {
     /// Takes a node out for use; give it back with `after_read` or
     /// `after_update_hit`. Counts a hit or miss.
     pub fn take(&mut self, id: NodeId) -> Option<(Node, bool)> {
-        match self.index.get(&id).copied() {
+        match self.index.get(id) {
             Some(i) if self.decoded(i) => {
                 self.hits += 1;
                 let (_, node, dirty) = self.remove_slot(i);
@@ -216,7 +267,7 @@ impl NodeCache {
     /// a cached node, without moving the node out and back (searches call
     /// this once per level, so it is on the hot path).
     pub fn touch(&mut self, id: NodeId) -> Option<&Node> {
-        let i = *self.index.get(&id)?;
+        let i = self.index.get(id)?;
         if !self.decoded(i) {
             return None;
         }
@@ -462,7 +513,7 @@ impl NodeCache {
 
     /// Drops a node (freed by a merge) without writing it.
     pub fn discard(&mut self, id: NodeId) -> Option<Node> {
-        let i = *self.index.get(&id)?;
+        let i = self.index.get(id)?;
         Some(self.remove_slot(i).1)
     }
 
@@ -472,7 +523,7 @@ impl NodeCache {
         self.slab
             .iter_mut()
             .enumerate()
-            .filter(move |(i, s)| s.dirty && index.get(&s.id) == Some(&(*i as u32)))
+            .filter(move |(i, s)| s.dirty && index.get(s.id) == Some(*i as u32))
             .map(|(_, s)| {
                 s.dirty = false;
                 (s.id, &s.node)
@@ -481,7 +532,7 @@ impl NodeCache {
 
     /// Whether node `id` is cached.
     pub fn contains(&self, id: NodeId) -> bool {
-        self.index.contains_key(&id)
+        self.index.get(id).is_some()
     }
 }
 

@@ -96,7 +96,7 @@ impl EntryFormat {
 
 fn pack_4_4(b: &[u8]) -> u64 {
     let w = get_uint(&b[..8], 8);
-    (w << 32) | (w >> 32)
+    w.rotate_left(32)
 }
 
 fn max_for(width: u8) -> u64 {

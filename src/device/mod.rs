@@ -35,6 +35,7 @@ pub mod profile;
 pub mod ram;
 mod sealed;
 pub mod shadow;
+mod slot_table;
 mod spare;
 pub mod ssd;
 

@@ -10,7 +10,8 @@
 //! * A programmed block keeps, per page, its program count (1 byte), its
 //!   spare area in the compact encoding of [`super::spare`] (about 4 bytes
 //!   for an FTL's 16), and while any of its pages holds data, a slot number
-//!   (4 bytes).
+//!   (4 bytes, in [`super::slot_table`], where a read finds it without
+//!   touching the block's other records).
 //! * Page bytes live in a slab of fixed-size chunks (no allocation per
 //!   page) only until their block is erased or the owner calls
 //!   [`Flash::release`]; freed slots are reused, so steady-state programs
@@ -25,8 +26,8 @@
 //! 4. Every read, program and erase is charged to [`DeviceStats`] by the
 //!    [`CostModel`] before it returns `Ok`; a rejected operation charges
 //!    nothing.
-//! 5. A block's `resident` count is the number of its pages holding a slab
-//!    slot; its slot table exists exactly when that count is positive.
+//! 5. A block has a slot table exactly while one of its pages holds a slab
+//!    slot ([`super::slot_table`]).
 //!
 //! Spare (out-of-band) area: `spare_size` bytes per page (at most
 //! [`MAX_SPARE`]), programmed together with the data, so it is neither
@@ -35,6 +36,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::slot_table::{SlotTables, NO_SLOT};
 use super::spare::BlockSpares;
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
@@ -42,7 +44,6 @@ use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Re
 pub const MAX_SPARE: usize = 32;
 /// Largest `nop` the simulator tracks.
 pub const MAX_NOP: u8 = 8;
-const NO_SLOT: u32 = u32::MAX;
 /// Blocks per directory chunk.
 const DIR_CHUNK: usize = 1024;
 /// Bytes per slab chunk (at least one page).
@@ -72,6 +73,7 @@ impl Hasher for BlockHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BlockHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<BlockHasher>>;
 
 /// The pages of one block; `Default` while the block is untouched since
 /// its last erase.
@@ -80,10 +82,6 @@ struct BlockData {
     /// Head: programs since the last erase, per page (0 = erased); then
     /// the spare areas.
     spares: BlockSpares,
-    /// Slab slot per page, or `NO_SLOT` (erased, or released); `None` when
-    /// no page of the block holds data (invariant 5).
-    slots: Option<Box<[u32]>>,
-    resident: u32,
     /// Some page has byte ranges in `Nand::partial`.
     has_partial: bool,
 }
@@ -94,13 +92,6 @@ impl BlockData {
             return 0;
         }
         self.spares.head().get(i).copied().unwrap_or(0)
-    }
-
-    fn slot(&self, i: usize) -> u32 {
-        self.slots
-            .as_ref()
-            .and_then(|s| s.get(i).copied())
-            .unwrap_or(NO_SLOT)
     }
 }
 
@@ -161,8 +152,12 @@ pub struct Nand {
     /// programmed page with no entry was programmed whole.
     partial: FastMap<u64, Vec<(u32, u32)>>,
     slab: Slab,
+    /// Each page's slab slot.
+    slots: SlotTables,
     erase_counts: FastMap<u64, u64>,
-    bad: HashSet<u64>,
+    /// Worn-out blocks; looked up on every program, so empty is checked
+    /// first and the hash is the cheap one.
+    bad: FastSet<u64>,
     stats: DeviceStats,
 }
 
@@ -218,8 +213,9 @@ impl Nand {
                 len: 0,
                 free: Vec::new(),
             },
+            slots: SlotTables::new(g.pages_per_block as usize),
             erase_counts: FastMap::default(),
-            bad: HashSet::new(),
+            bad: FastSet::default(),
             stats: DeviceStats::default(),
         })
     }
@@ -298,18 +294,16 @@ impl Flash for Nand {
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);
-        // A page with a slot has been programmed, so the program counts
-        // (another cache line) are looked at only for a page without one.
-        match self.block(block).map(|b| (b.slot(i), b)) {
-            Some((NO_SLOT, b)) if b.programs(i) > 0 => {
+        // A page with a slot has been programmed, so the block's record
+        // (another cache miss) is looked at only for a page without one.
+        match self.slots.get(block, i) {
+            NO_SLOT if self.block(block).is_some_and(|b| b.programs(i) > 0) => {
                 // A released page: its owner broke its promise. Zero bytes
                 // make any checksum above fail rather than invent data.
                 buf.fill(0)
             }
-            Some((NO_SLOT, _)) | None => buf.fill(0xFF),
-            Some((slot, _)) => {
-                buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()])
-            }
+            NO_SLOT => buf.fill(0xFF),
+            slot => buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()]),
         }
         self.charge_read(buf.len());
         Ok(())
@@ -318,7 +312,7 @@ impl Flash for Nand {
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.check_page(page, offset, data.len())?;
         let (block, i) = self.locate(page);
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let (start, end) = (offset as u32, (offset + data.len()) as u32);
@@ -330,7 +324,7 @@ impl Flash for Nand {
             if programs >= nop {
                 return Err(DeviceError::NopExceeded { page, nop });
             }
-            slot = b.slot(i);
+            slot = self.slots.get(block, i);
             if programs > 0 {
                 let overlaps = match self.partial.get(&page) {
                     // Programmed whole: every byte is taken.
@@ -349,15 +343,8 @@ impl Flash for Nand {
         if !whole {
             self.partial.entry(page).or_default().push((start, end));
         }
-        let ppb = self.geometry.pages_per_block as usize;
+        self.slots.set(block, i, slot);
         let b = self.block_mut(block);
-        let slots = b
-            .slots
-            .get_or_insert_with(|| vec![NO_SLOT; ppb].into_boxed_slice());
-        if slots[i] == NO_SLOT {
-            slots[i] = slot;
-            b.resident += 1;
-        }
         b.spares.head_mut()[i] += 1;
         b.has_partial |= !whole;
         let c = self.cost.write(data.len());
@@ -394,7 +381,7 @@ impl Flash for Nand {
             });
         }
         let (block, i) = self.locate(page);
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let ppb = self.geometry.pages_per_block as usize;
@@ -422,7 +409,7 @@ impl Flash for Nand {
                 limit: self.geometry.blocks,
             });
         }
-        if self.bad.contains(&block) {
+        if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let b = block as usize;
@@ -430,11 +417,7 @@ impl Flash for Nand {
             Some(Some(chunk)) => std::mem::take(&mut chunk[b % DIR_CHUNK]),
             _ => BlockData::default(),
         };
-        if let Some(slots) = taken.slots {
-            self.slab
-                .free
-                .extend(slots.iter().copied().filter(|&s| s != NO_SLOT));
-        }
+        self.slots.take_all(block, &mut self.slab.free);
         if taken.has_partial {
             let ppb = self.geometry.pages_per_block as u64;
             for page in block * ppb..(block + 1) * ppb {
@@ -456,29 +439,14 @@ impl Flash for Nand {
     }
 
     fn is_bad(&self, block: u64) -> bool {
-        self.bad.contains(&block)
+        !self.bad.is_empty() && self.bad.contains(&block)
     }
 
     fn release(&mut self, page: u64) {
         let (block, i) = self.locate(page);
-        let b = block as usize;
-        let Some(Some(chunk)) = self.dir.get_mut(b / DIR_CHUNK) else {
-            return;
-        };
-        let data = &mut chunk[b % DIR_CHUNK];
-        let Some(slots) = data.slots.as_mut() else {
-            return;
-        };
-        let Some(slot) = slots.get_mut(i) else {
-            return;
-        };
-        let slot = std::mem::replace(slot, NO_SLOT);
+        let slot = self.slots.take(block, i);
         if slot != NO_SLOT {
             self.slab.free.push(slot);
-            data.resident -= 1;
-            if data.resident == 0 {
-                data.slots = None;
-            }
         }
     }
 

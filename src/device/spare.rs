@@ -43,11 +43,16 @@ pub(crate) struct BlockSpares {
 
 fn words_of(spare: &[u8], out: &mut [u64; MAX_WORDS]) -> usize {
     let n = spare.len().div_ceil(8);
-    for (j, w) in out.iter_mut().enumerate().take(n) {
+    let mut words = spare.chunks_exact(8);
+    for (w, c) in out.iter_mut().zip(words.by_ref()) {
+        // A fixed 8-byte copy: a variable-length one is a `memcpy` call.
+        *w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    }
+    let part = words.remainder();
+    if !part.is_empty() {
         let mut b = [0u8; 8];
-        let part = &spare[j * 8..spare.len().min(j * 8 + 8)];
         b[..part.len()].copy_from_slice(part);
-        *w = u64::from_le_bytes(b);
+        out[spare.len() / 8] = u64::from_le_bytes(b);
     }
     n
 }
@@ -57,12 +62,16 @@ fn erased_words(spare_size: usize, out: &mut [u64; MAX_WORDS]) -> usize {
     words_of(&ff[..spare_size], out)
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// Writes `v` as a varint at `out[at..]` (room for 10 bytes); returns the
+/// end.
+fn put_varint(out: &mut [u8; MAX_WORDS * 10], mut at: usize, mut v: u64) -> usize {
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        out[at] = v as u8 | 0x80;
+        at += 1;
         v >>= 7;
     }
-    out.push(v as u8);
+    out[at] = v as u8;
+    at + 1
 }
 
 /// The varint at `*at`, advancing `*at`; 0 past the end (never for bytes
@@ -128,18 +137,25 @@ impl BlockSpares {
     }
 
     fn append(&mut self, words: &[u64], base: &[u64]) {
-        // Grown a record at a time, not doubled: blocks are many and long
-        // lived, and glibc cannot reuse the halves doubling leaves behind.
-        self.bytes.reserve_exact(words.len() * 10);
+        // The record is built on the stack and added in one copy.
+        let mut record = [0u8; MAX_WORDS * 10];
+        let mut len = 0;
         if self.pages == 0 {
             for &w in words {
-                put_varint(&mut self.bytes, w);
+                len = put_varint(&mut record, len, w);
             }
         } else {
             for (&w, &b) in words.iter().zip(base) {
-                put_varint(&mut self.bytes, zigzag(w.wrapping_sub(b)));
+                len = put_varint(&mut record, len, zigzag(w.wrapping_sub(b)));
             }
         }
+        // Grown by a few records at a time, not doubled: blocks are many
+        // and long lived, and glibc cannot reuse the halves doubling leaves
+        // behind. (A record at a time reallocated on nearly every append.)
+        if self.bytes.capacity() - self.bytes.len() < len {
+            self.bytes.reserve_exact(len * 4);
+        }
+        self.bytes.extend_from_slice(&record[..len]);
         self.pages += 1;
     }
 
@@ -193,8 +209,10 @@ impl BlockSpares {
         let n = words_of(spare, &mut words);
         let mut base = [0u64; MAX_WORDS];
         let mut erased = [0u64; MAX_WORDS];
-        erased_words(ss, &mut erased);
         if i >= self.pages as usize {
+            if i > self.pages as usize {
+                erased_words(ss, &mut erased);
+            }
             if self.pages > 0 {
                 self.decode(0, n, &mut base);
             } else if i > 0 {

@@ -86,6 +86,17 @@ impl EntryFormat {
     pub fn read_value(&self, bytes: &[u8]) -> u64 {
         get_uint(bytes, self.value_bytes)
     }
+
+    /// For 4 + 4-byte entries: a map from an entry's 8 bytes to one integer
+    /// ordered as the (key, value) pairs are (the key in the high half).
+    pub fn packed(&self) -> Option<fn(&[u8]) -> u64> {
+        (self.key_bytes == 4 && self.value_bytes == 4).then_some(pack_4_4 as fn(&[u8]) -> u64)
+    }
+}
+
+fn pack_4_4(b: &[u8]) -> u64 {
+    let w = get_uint(&b[..8], 8);
+    w.rotate_left(32)
 }
 
 fn max_for(width: u8) -> u64 {

@@ -26,9 +26,7 @@
 //!    (its level's for `mlru`, list 0 for `lru`); freed slab slots are on
 //!    no list.
 
-use crate::device::nand::FastMap;
-
-use super::codec::{Node, NodeId};
+use super::codec::{Node, NodeId, NodeLayout};
 
 /// Which cache policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,10 +68,67 @@ impl CachePolicy {
 }
 
 const NIL: u32 = u32::MAX;
+/// Node ids per chunk of the id index.
+const ID_CHUNK: usize = 4096;
+
+/// Node id → slot, indexed directly: ids are dense from 0 in every tree,
+/// and the cache looked one up three to five times an operation (a hash
+/// each). Chunks of ids are allocated on first use, so memory follows the
+/// ids seen, not the largest possible.
+#[derive(Default)]
+struct IdIndex {
+    chunks: Vec<Option<Box<[u32]>>>,
+    len: usize,
+}
+
+impl IdIndex {
+    fn get(&self, id: NodeId) -> Option<u32> {
+        let id = id as usize;
+        match self.chunks.get(id / ID_CHUNK) {
+            Some(Some(c)) if c[id % ID_CHUNK] != NIL => Some(c[id % ID_CHUNK]),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, id: NodeId, slot: u32) {
+        let id = id as usize;
+        if self.chunks.len() <= id / ID_CHUNK {
+            self.chunks.resize_with(id / ID_CHUNK + 1, || None);
+        }
+        let c = self.chunks[id / ID_CHUNK]
+            .get_or_insert_with(|| vec![NIL; ID_CHUNK].into_boxed_slice());
+        if c[id % ID_CHUNK] == NIL {
+            self.len += 1;
+        }
+        c[id % ID_CHUNK] = slot;
+    }
+
+    fn remove(&mut self, id: NodeId) {
+        let id = id as usize;
+        if let Some(Some(c)) = self.chunks.get_mut(id / ID_CHUNK) {
+            if c[id % ID_CHUNK] != NIL {
+                c[id % ID_CHUNK] = NIL;
+                self.len -= 1;
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
 
 struct Slot {
     id: NodeId,
     node: Node,
+    /// The node's sealed image, when it was admitted as one and not
+    /// decoded since (`node` is empty then; such a node is clean).
+    image: Vec<u8>,
+    encoded: bool,
     dirty: bool,
     /// The recency list the slot is on: the node level for `mlru`, 0 for
     /// `lru` (which ignores levels).
@@ -100,9 +155,11 @@ pub struct NodeCache {
     capacity: usize,
     slab: Vec<Slot>,
     free_slots: Vec<u32>,
-    index: FastMap<NodeId, u32>,
+    index: IdIndex,
     /// Per list: (newest, oldest) slot, or NIL.
     lists: Vec<(u32, u32)>,
+    /// How to decode the images of encoded slots (set by the first one).
+    layout: Option<NodeLayout>,
     pub hits: u64,
     pub misses: u64,
 }
@@ -120,8 +177,9 @@ impl NodeCache {
             capacity,
             slab: Vec::new(),
             free_slots: Vec::new(),
-            index: FastMap::default(),
+            index: IdIndex::default(),
             lists: Vec::new(),
+            layout: None,
             hits: 0,
             misses: 0,
         }
@@ -155,25 +213,49 @@ impl NodeCache {
         }
     }
 
-    /// Removes slot `i` from the cache and hands back its contents.
+    /// Removes slot `i` from the cache and hands back its contents (an
+    /// encoded node comes back empty: it is clean and was never decoded).
     fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
         self.unlink(i);
         self.free_slots.push(i);
         let s = &mut self.slab[i as usize];
-        self.index.remove(&s.id);
+        self.index.remove(s.id);
+        s.encoded = false;
         (s.id, std::mem::take(&mut s.node), s.dirty)
+    }
+
+    /// Decodes slot `i` in place if it holds an image; false when that
+    /// fails (never for an image this cache was given sealed by the layout;
+    /// the slot is then dropped, as if it had not been cached).
+    fn decoded(&mut self, i: u32) -> bool {
+        let s = &mut self.slab[i as usize];
+        if !s.encoded {
+            return true;
+        }
+        let ok = match &self.layout {
+            Some(layout) => layout
+                .decode_checked(&s.image, s.id as u64, &mut s.node)
+                .is_ok(),
+            None => false,
+        };
+        if ok {
+            s.encoded = false;
+        } else {
+            self.remove_slot(i);
+        }
+        ok
     }
 
     /// Takes a node out for use; give it back with `after_read` or
     /// `after_update_hit`. Counts a hit or miss.
     pub fn take(&mut self, id: NodeId) -> Option<(Node, bool)> {
-        match self.index.get(&id) {
-            Some(&i) => {
+        match self.index.get(id) {
+            Some(i) if self.decoded(i) => {
                 self.hits += 1;
                 let (_, node, dirty) = self.remove_slot(i);
                 Some((node, dirty))
             }
-            None => {
+            _ => {
                 self.misses += 1;
                 None
             }
@@ -185,7 +267,10 @@ impl NodeCache {
     /// a cached node, without moving the node out and back (searches call
     /// this once per level, so it is on the hot path).
     pub fn touch(&mut self, id: NodeId) -> Option<&Node> {
-        let i = *self.index.get(&id)?;
+        let i = self.index.get(id)?;
+        if !self.decoded(i) {
+            return None;
+        }
         self.hits += 1;
         self.unlink(i);
         self.link_newest(i);
@@ -210,33 +295,57 @@ impl NodeCache {
 
     /// Puts a node on the newest end of its list.
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
+        let level = node.level;
+        let i = self.place(id, level, dirty);
+        self.slab[i as usize].node = node;
+    }
+
+    /// Puts node `id` of `level`, given as its sealed image, on the newest
+    /// end of its list, clean.
+    fn insert_image(&mut self, id: NodeId, level: u8, image: &[u8]) {
+        let i = self.place(id, level, false);
+        let s = &mut self.slab[i as usize];
+        s.image.clear();
+        s.image.extend_from_slice(image);
+        s.encoded = true;
+    }
+
+    /// A slot for node `id` (a freed one first, as before images: the slot
+    /// order is the order `dirty_nodes` writes in), linked newest; its
+    /// node and image are the caller's to fill (the node is empty).
+    fn place(&mut self, id: NodeId, level: u8, dirty: bool) -> u32 {
         let list = match self.policy {
-            CachePolicy::ModifiedLru => node.level,
+            CachePolicy::ModifiedLru => level,
             _ => 0,
         };
         if self.lists.len() <= list as usize {
             self.lists.resize(list as usize + 1, (NIL, NIL));
         }
-        let slot = Slot {
-            id,
-            node,
-            dirty,
-            list,
-            newer: NIL,
-            older: NIL,
-        };
         let i = match self.free_slots.pop() {
-            Some(i) => {
-                self.slab[i as usize] = slot;
-                i
-            }
+            Some(i) => i,
             None => {
-                self.slab.push(slot);
+                self.slab.push(Slot {
+                    id,
+                    node: Node::default(),
+                    image: Vec::new(),
+                    encoded: false,
+                    dirty,
+                    list,
+                    newer: NIL,
+                    older: NIL,
+                });
                 (self.slab.len() - 1) as u32
             }
         };
+        let s = &mut self.slab[i as usize];
+        s.id = id;
+        s.node = Node::default();
+        s.encoded = false;
+        s.dirty = dirty;
+        s.list = list;
         self.link_newest(i);
         self.index.insert(id, i);
+        i
     }
 
     /// The eviction victim: the oldest node of the lowest non-empty list.
@@ -251,8 +360,12 @@ impl NodeCache {
     fn evict_to(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
         while !self.index.is_empty() && self.index.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
+            let encoded = self.slab[i as usize].encoded;
             let (id, node, dirty) = self.remove_slot(i);
-            out.push(Evicted { id, node, dirty });
+            if !encoded {
+                // An encoded victim is clean: nothing to write or recycle.
+                out.push(Evicted { id, node, dirty });
+            }
         }
     }
 
@@ -353,9 +466,54 @@ impl NodeCache {
         }
     }
 
+    /// Whether [`Self::after_update_miss`] would keep an updated node of
+    /// `level` (so a caller that updated it as an image must decode it).
+    pub fn keeps_update_miss(&self, level: u8) -> bool {
+        if self.capacity == 0 {
+            return false;
+        }
+        match self.policy {
+            CachePolicy::None => false,
+            CachePolicy::Lru | CachePolicy::WriteThroughLru => true,
+            CachePolicy::ModifiedLru => {
+                self.index.len() < self.capacity
+                    || self
+                        .victim()
+                        .is_none_or(|(victim_level, _)| level >= victim_level)
+            }
+        }
+    }
+
+    /// [`Self::after_update_miss`] for a node given as its sealed image
+    /// (`layout` decodes it if it is ever read from the cache), for the
+    /// policies that write such a node at once and keep it clean (`mlru`,
+    /// `none`): `true` when done (kept or refused), `false` for the
+    /// others, which need the decoded node.
+    pub fn after_update_miss_image(
+        &mut self,
+        id: NodeId,
+        level: u8,
+        image: &[u8],
+        layout: &NodeLayout,
+        evicted: &mut Vec<Evicted>,
+    ) -> bool {
+        match self.policy {
+            CachePolicy::None => true,
+            CachePolicy::ModifiedLru => {
+                if self.keeps_update_miss(level) {
+                    self.layout = Some(*layout);
+                    self.evict_to(1, evicted);
+                    self.insert_image(id, level, image);
+                }
+                true
+            }
+            CachePolicy::Lru | CachePolicy::WriteThroughLru => self.capacity == 0,
+        }
+    }
+
     /// Drops a node (freed by a merge) without writing it.
     pub fn discard(&mut self, id: NodeId) -> Option<Node> {
-        let i = *self.index.get(&id)?;
+        let i = self.index.get(id)?;
         Some(self.remove_slot(i).1)
     }
 
@@ -365,7 +523,7 @@ impl NodeCache {
         self.slab
             .iter_mut()
             .enumerate()
-            .filter(move |(i, s)| s.dirty && index.get(&s.id) == Some(&(*i as u32)))
+            .filter(move |(i, s)| s.dirty && index.get(s.id) == Some(*i as u32))
             .map(|(_, s)| {
                 s.dirty = false;
                 (s.id, &s.node)
@@ -374,7 +532,7 @@ impl NodeCache {
 
     /// Whether node `id` is cached.
     pub fn contains(&self, id: NodeId) -> bool {
-        self.index.contains_key(&id)
+        self.index.get(id).is_some()
     }
 }
 

@@ -82,8 +82,15 @@ pub fn seal(frame: &mut [u8], kind: PageKind, payload_len: usize) {
 
 /// The checksum covers every header byte but itself, and the payload.
 fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
-    let head = crc32c::crc32c_append(crc32c::crc32c(&frame[0..8]), &frame[12..16]);
-    super::crc::crc32c_append(head, &frame[FRAME_HEADER..FRAME_HEADER + payload_len])
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&frame[0..8]);
+    let mut reserved = [0u8; 4];
+    reserved.copy_from_slice(&frame[12..16]);
+    super::crc::crc32c_frame(
+        &head,
+        &reserved,
+        &frame[FRAME_HEADER..FRAME_HEADER + payload_len],
+    )
 }
 
 /// Checks a frame read back from `page`; `Ok(None)` when it is empty.

@@ -176,9 +176,32 @@ pub trait NodeStore {
     fn read_image(&mut self, _id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
         Ok(None)
     }
+    /// Reads node `id`'s encoded image into `buf` (resized to the node's
+    /// bytes), checked by nothing yet, and returns the page it came from;
+    /// `None` when the store keeps nodes in another form or holds this one
+    /// decoded. A descent that may need a node again after its children
+    /// (an insert whose child splits) keeps one image per level this way.
+    fn read_image_into(
+        &mut self,
+        _id: NodeId,
+        _buf: &mut Vec<u8>,
+    ) -> Result<Option<u64>, IndexError> {
+        Ok(None)
+    }
     /// Writes node `id`; `change` says what changed since its last write.
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange)
         -> Result<(), IndexError>;
+    /// Writes node `id` given as the sealed image [`NodeLayout::encode`]
+    /// writes for it (`node_bytes` long), as `write_node` would; `false`,
+    /// having written nothing, when the store needs the decoded node.
+    fn write_image(
+        &mut self,
+        _id: NodeId,
+        _image: &[u8],
+        _change: NodeChange,
+    ) -> Result<bool, IndexError> {
+        Ok(false)
+    }
     /// A fresh node id.
     fn allocate(&mut self) -> Result<NodeId, IndexError>;
     /// Whether `n` more nodes can be allocated (no I/O).
@@ -377,6 +400,15 @@ impl PageNodeStore {
 
     /// Reads node `id`'s image into `self.image`; returns its first LBA.
     fn load_image(&mut self, id: NodeId) -> Result<u64, IndexError> {
+        let mut image = std::mem::take(&mut self.image);
+        let result = self.load_into(id, &mut image);
+        self.image = image;
+        result
+    }
+
+    /// Reads node `id`'s image into `image` (at least `node_pages` pages
+    /// long when a node spans pages); returns its first LBA.
+    fn load_into(&mut self, id: NodeId, image: &mut [u8]) -> Result<u64, IndexError> {
         if id >= self.ids.next_id {
             return Err(IndexError::Corrupt {
                 page: self.lba(id),
@@ -388,23 +420,33 @@ impl PageNodeStore {
         }
         let lba = self.lba(id);
         let (ps, nb) = (self.page_size, self.layout.node_bytes);
-        let mut image = std::mem::take(&mut self.image);
-        let mut result = Ok(());
         if nb <= ps {
-            result = self.dev().read(lba, 0, &mut image[..nb]);
+            self.dev().read(lba, 0, &mut image[..nb])?;
         } else {
             for i in 0..self.node_pages as usize {
-                result = self
-                    .dev()
-                    .read(lba + i as u64, 0, &mut image[i * ps..(i + 1) * ps]);
-                if result.is_err() {
-                    break;
-                }
+                self.dev()
+                    .read(lba + i as u64, 0, &mut image[i * ps..(i + 1) * ps])?;
+            }
+        }
+        Ok(lba)
+    }
+
+    /// Writes `self.image` (node `id`'s image, zero-padded to whole pages).
+    fn store_image(&mut self, id: NodeId) -> Result<(), IndexError> {
+        let lba = self.lba(id);
+        let ps = self.page_size;
+        let image = std::mem::take(&mut self.image);
+        let mut result = Ok(());
+        for i in 0..self.node_pages as usize {
+            result = self
+                .dev()
+                .write(lba + i as u64, 0, &image[i * ps..(i + 1) * ps]);
+            if result.is_err() {
+                break;
             }
         }
         self.image = image;
-        result?;
-        Ok(lba)
+        Ok(result?)
     }
 }
 
@@ -434,6 +476,20 @@ impl NodeStore for PageNodeStore {
         Ok(Some((&self.image[..self.layout.node_bytes], lba)))
     }
 
+    fn read_image_into(
+        &mut self,
+        id: NodeId,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<u64>, IndexError> {
+        if self.hot.levels() > 0 || self.node_pages > 1 {
+            // `read_node` keeps the top levels decoded as it reads them;
+            // nodes spanning pages are read page by page there.
+            return Ok(None);
+        }
+        buf.resize(self.layout.node_bytes, 0);
+        Ok(Some(self.load_into(id, buf)?))
+    }
+
     fn write_node(
         &mut self,
         id: NodeId,
@@ -441,22 +497,35 @@ impl NodeStore for PageNodeStore {
         _change: NodeChange,
     ) -> Result<(), IndexError> {
         self.hot.remember(id, node);
-        let lba = self.lba(id);
-        let ps = self.page_size;
         let mut image = std::mem::take(&mut self.image);
         self.layout.encode(node, &mut image);
         image[self.layout.node_bytes..].fill(0);
-        let mut result = Ok(());
-        for i in 0..self.node_pages as usize {
-            result = self
-                .dev()
-                .write(lba + i as u64, 0, &image[i * ps..(i + 1) * ps]);
-            if result.is_err() {
-                break;
-            }
-        }
         self.image = image;
-        Ok(result?)
+        self.store_image(id)
+    }
+
+    fn write_image(
+        &mut self,
+        id: NodeId,
+        image: &[u8],
+        _change: NodeChange,
+    ) -> Result<bool, IndexError> {
+        let nb = self.layout.node_bytes;
+        if self.hot.levels() > 0 || image.len() != nb {
+            // The top levels keep decoded copies of what is written.
+            return Ok(false);
+        }
+        if nb == self.page_size {
+            // One whole page: straight to the device, as `store_image`
+            // would send it.
+            let lba = self.lba(id);
+            self.dev().write(lba, 0, image)?;
+            return Ok(true);
+        }
+        self.image[..nb].copy_from_slice(image);
+        self.image[nb..].fill(0);
+        self.store_image(id)?;
+        Ok(true)
     }
 
     fn allocate(&mut self) -> Result<NodeId, IndexError> {

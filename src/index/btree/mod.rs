@@ -51,7 +51,10 @@
 //! `Corrupt`.
 
 mod bulk;
+mod image;
 mod open;
+
+use image::ByImage;
 
 pub use open::BTreeOptions;
 
@@ -97,6 +100,8 @@ pub struct BTree {
     meta: TreeMeta,
     budget: usize,
     pool: Vec<Node>,
+    /// One node image per level, for inserts that descend through images.
+    images: Vec<Vec<u8>>,
     evicted: Vec<Evicted>,
     scratch_entries: Vec<(u64, u64)>,
     scratch_children: Vec<NodeId>,
@@ -243,7 +248,25 @@ impl BTree {
     // ---- insert ----------------------------------------------------------
 
     fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
-        let (mut node, cached, dirty) = self.fetch(id)?;
+        let (node, cached, dirty) = match self.insert_by_image(id, level, entry)? {
+            ByImage::Done(ins) => return Ok(ins),
+            ByImage::Decoded(node) => (node, false, false),
+            ByImage::Unavailable => self.fetch(id)?,
+        };
+        self.insert_into_node(id, level, entry, node, cached, dirty)
+    }
+
+    /// `insert_into` once node `id` is in hand (taken from the cache, or
+    /// read: `cached`, `dirty` as `fetch` says).
+    fn insert_into_node(
+        &mut self,
+        id: NodeId,
+        level: u8,
+        entry: (u64, u64),
+        mut node: Node,
+        cached: bool,
+        dirty: bool,
+    ) -> Result<Ins> {
         // Levels bound the recursion even if a child names an ancestor.
         if let Err(e) = expect_level(&node, id, id as u64, level) {
             self.release(id, node, cached, dirty)?;
@@ -281,14 +304,27 @@ impl BTree {
         let slot = node.child_slot(entry);
         let child = node.children[slot];
         let below = self.insert_into(child, level - 1, entry);
-        let (below, mut node) = self.keep_on_error(below, id, node, cached, dirty)?;
-        let (sep, new_child) = match below {
-            Ins::Split(sep, new_child) => (sep, new_child),
+        let (below, node) = self.keep_on_error(below, id, node, cached, dirty)?;
+        match below {
+            Ins::Split(sep, new_child) => self.absorb_split(id, node, cached, slot, sep, new_child),
             other => {
                 self.release(id, node, cached, dirty)?;
-                return Ok(other);
+                Ok(other)
             }
-        };
+        }
+    }
+
+    /// Adds the separator and new child a split below `slot` sends up to
+    /// the internal node `id`, splitting it in turn when it overflows.
+    fn absorb_split(
+        &mut self,
+        id: NodeId,
+        mut node: Node,
+        cached: bool,
+        slot: usize,
+        sep: (u64, u64),
+        new_child: NodeId,
+    ) -> Result<Ins> {
         node.entries.insert(slot, sep);
         node.children.insert(slot + 1, new_child);
         if node.children.len() <= self.layout.fanout {

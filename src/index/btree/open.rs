@@ -290,6 +290,7 @@ impl BTree {
             meta,
             budget,
             pool: Vec::new(),
+            images: Vec::new(),
             evicted: Vec::new(),
             scratch_entries: Vec::new(),
             scratch_children: Vec::new(),

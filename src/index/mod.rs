@@ -95,15 +95,15 @@ pub trait Index {
         }
         input.finish().map(drop)
     }
-    /// Of an index of `entries` entries built by this index's own
-    /// inserts, how many its levels above the bottom one hold on average
-    /// (the FD-tree's levels fill and empty, half full on average; the
-    /// LSM-tree's rolling merges hold each component at its capacity). A
-    /// preload that is bulk-loaded inserts these one by one after loading
-    /// the rest, so the measured work starts from the index's steady state
-    /// rather than from a tree whose upper levels are empty. 0 for indexes
-    /// without levels.
-    fn upper_levels_entries(&self, entries: u64) -> u64 {
+    /// Of an index of `entries` entries, how many a bulk-loaded preload
+    /// inserts one by one after loading the rest, so that the measured work
+    /// starts from the state the index's own inserts leave rather than from
+    /// a freshly loaded one: the FD-tree's upper levels half full (each
+    /// fills and empties), the LSM-tree's upper components at capacity
+    /// (rolling merges hold them there), BFTL's nodes spread over sectors
+    /// as its commits spread them (C inserts a leaf). 0 for an index whose
+    /// loaded state is its steady state (the B+-tree, at ln 2 fill).
+    fn steady_state_inserts(&self, entries: u64) -> u64 {
         let _ = entries;
         0
     }

@@ -454,7 +454,7 @@ impl Checker {
 /// in the oracle as they pass; the first operation that is not an insert
 /// (or fails to generate) ends them and is kept as the run's error. Every
 /// `total / upper`-th pair (exactly `upper` of them, spread evenly over the
-/// key space) is set aside instead, for the index's upper levels.
+/// key space) is set aside instead, to be inserted after the load.
 struct PreloadPairs<'a> {
     ops: &'a mut dyn Iterator<Item = Result<Op, WorkloadError>>,
     oracle: Option<&'a mut BTreeSet<(u64, u64)>>,
@@ -518,8 +518,8 @@ impl Iterator for PreloadPairs<'_> {
 }
 
 /// Builds `index` from the preload: [`Index::bulk_load`] for all but the
-/// entries its upper levels hold in steady state
-/// ([`Index::upper_levels_entries`]), which are then inserted in random
+/// entries that bring it to its steady state
+/// ([`Index::steady_state_inserts`]), which are then inserted in random
 /// order. Returns the number of entries.
 fn bulk_load(
     index: &mut dyn Index,
@@ -535,7 +535,7 @@ fn bulk_load(
         ops: preload,
         oracle,
         total,
-        upper: index.upper_levels_entries(total).min(total),
+        upper: index.steady_state_inserts(total).min(total),
         taken: 0,
         set_aside: Vec::new(),
         failure: None,

@@ -350,6 +350,15 @@ impl Index for Bftl {
         self.tree.bulk_load(entries)
     }
 
+    /// C inserts a leaf: a bulk-loaded node lies in one or two adjacent
+    /// sectors, where BFTL's commits spread a node's units over up to C
+    /// sectors scattered over the device (§3.3); about C random inserts
+    /// a leaf bring the node translation table to that state.
+    fn steady_state_inserts(&self, entries: u64) -> u64 {
+        let c = self.tree.stats().get("compaction_c").unwrap_or(0.0) as u64;
+        (c * self.tree.bulk_leaves(entries)).min(entries)
+    }
+
     fn flush(&mut self) -> Result<()> {
         self.flush_reservation_buffer()?;
         self.tree.flush()

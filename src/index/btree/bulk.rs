@@ -106,6 +106,11 @@ impl BTree {
         Ok(())
     }
 
+    /// The leaves a bulk load of `n` entries writes.
+    pub(crate) fn bulk_leaves(&self, n: u64) -> u64 {
+        self.plans(n).first().map_or(0, |p| p.nodes)
+    }
+
     fn plans(&self, n: u64) -> Vec<Plan> {
         let leaf_cap = self.layout.leaf_capacity as u64;
         let fanout = self.layout.fanout as u64;

@@ -587,7 +587,7 @@ impl Index for FdTree {
         self.bulk_load_sorted(entries)
     }
 
-    fn upper_levels_entries(&self, entries: u64) -> u64 {
+    fn steady_state_inserts(&self, entries: u64) -> u64 {
         self.upper_levels_half_full(entries)
     }
 

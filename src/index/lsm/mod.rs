@@ -818,7 +818,7 @@ impl Index for LsmTree {
         self.bulk_load_sorted(entries)
     }
 
-    fn upper_levels_entries(&self, entries: u64) -> u64 {
+    fn steady_state_inserts(&self, entries: u64) -> u64 {
         self.upper_components_full(entries)
     }
 

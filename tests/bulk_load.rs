@@ -151,3 +151,32 @@ fn keys_out_of_range_are_refused() {
         );
     }
 }
+
+/// The durability contract holds through a bulk load: power cut at write
+/// after write of the loader, its flush and the workload after it, every
+/// reopen finds a state the contract allows (`runner::crash`).
+#[test]
+fn crashes_during_and_after_a_bulk_load_keep_the_contract() {
+    use flashix::runner::crash::{crash_test, CrashConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let file = format!("file:{}", dir.path().join("bulk.db").display());
+    for index in ["btree", "bftl", "fdtree", "lsm"] {
+        for (device, scenarios) in [("slc-small", 60), (file.as_str(), 20)] {
+            let mut device = DeviceSpec::parse(device, &[("blocks".into(), "512".into())]).unwrap();
+            device.atomic = true;
+            let c = CrashConfig {
+                index: index.into(),
+                params: vec![],
+                memory: 16 << 10,
+                device,
+                ops: 200,
+                keys: 4000,
+                flush_every: 40,
+                seed: 11,
+                bulk_load: 1500,
+            };
+            let s = crash_test(&c, scenarios).unwrap();
+            assert_eq!(s.failures(), 0, "{index}: {s:?}");
+        }
+    }
+}

@@ -39,6 +39,7 @@ fn config(
         keys: (ops as u64 / 2).max(1),
         flush_every,
         seed,
+        bulk_load: 0,
     }
 }
 

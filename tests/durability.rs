@@ -24,6 +24,7 @@ fn config(index: &str, device: &str, sets: &[(&str, &str)], seed: u64) -> CrashC
         keys: 300,
         flush_every: 40,
         seed,
+        bulk_load: 0,
     }
 }
 

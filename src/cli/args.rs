@@ -78,6 +78,10 @@ pub struct CrashtestArgs {
     pub memory: String,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Bulk-load N entries (`Index::bulk_load`) and flush them before the
+    /// workload, so cuts fall in the loader's writes too.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub bulk_load: u64,
 }
 
 #[derive(Debug, Args)]

@@ -66,6 +66,7 @@ impl Plan {
             keys: (a.ops as u64 / 2).max(1),
             flush_every: a.flush_every,
             seed: a.seed,
+            bulk_load: a.bulk_load,
         })
     }
 }

@@ -50,6 +50,12 @@ pub enum CrashOp {
     Insert(u64, u64),
     Delete(u64, u64),
     Update(u64, u64, u64),
+    /// `Index::bulk_load` of `count` entries (key `i · stride`, value 0)
+    /// into the empty index.
+    BulkLoad {
+        count: u64,
+        stride: u64,
+    },
     Flush,
 }
 
@@ -68,6 +74,9 @@ impl CrashOp {
                     state.insert((k, new));
                 }
             }
+            CrashOp::BulkLoad { count, stride } => {
+                state.extend((0..count).map(|i| (i * stride, 0)));
+            }
             CrashOp::Flush => {}
         }
     }
@@ -78,6 +87,9 @@ impl CrashOp {
             CrashOp::Insert(k, v) => index.insert(k, v),
             CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
             CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+            CrashOp::BulkLoad { count, stride } => {
+                index.bulk_load(&mut (0..count).map(|i| (i * stride, 0)))
+            }
             CrashOp::Flush => index.flush(),
         }
     }
@@ -99,6 +111,9 @@ pub struct CrashConfig {
     pub keys: u64,
     pub flush_every: usize,
     pub seed: u64,
+    /// Entries bulk-loaded (`Index::bulk_load`) and flushed before the
+    /// workload; its deletes and updates reach them too. 0: none.
+    pub bulk_load: u64,
 }
 
 /// What one scenario found.
@@ -110,12 +125,22 @@ pub enum Verdict {
     Panicked(String),
 }
 
-/// The seeded workload: inserts (60%), deletes and updates of live entries
-/// (20% each), a flush after every `flush_every` data operations.
+/// The seeded workload: a bulk load and a flush when `bulk_load` asks,
+/// then inserts (60%), deletes and updates of live entries (20% each), a
+/// flush after every `flush_every` data operations.
 pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let mut live: Vec<(u64, u64)> = Vec::new();
-    let mut ops = Vec::with_capacity(c.ops + c.ops / c.flush_every.max(1) + 1);
+    let mut ops = Vec::with_capacity(c.ops + c.ops / c.flush_every.max(1) + 3);
+    if let Some(stride) = c.keys.checked_div(c.bulk_load) {
+        let stride = stride.max(1);
+        ops.push(CrashOp::BulkLoad {
+            count: c.bulk_load,
+            stride,
+        });
+        ops.push(CrashOp::Flush);
+        live.extend((0..c.bulk_load).map(|i| (i * stride, 0)));
+    }
     // Values are the operation's number from 1: unique, so an entry names
     // the operation that wrote it.
     for (i, next_value) in (0..c.ops).zip(1u64..) {
@@ -503,6 +528,7 @@ mod tests {
             keys: 50,
             flush_every: 10,
             seed: 3,
+            bulk_load: 0,
         };
         let a = workload(&c);
         assert_eq!(a, workload(&c));

@@ -143,7 +143,9 @@ pub struct RunOptions {
     pub preload_flush: bool,
     /// Build the index from the preload with [`Index::bulk_load`] instead
     /// of inserting it operation by operation: the preload must be inserts
-    /// in ascending order (`preload_sorted=true` generates them so).
+    /// in ascending order (`preload_sorted=true` generates them so). The
+    /// [`Index::steady_state_inserts`] share of it, spread evenly over the
+    /// keys, is inserted after the load in random order.
     pub bulk_load: bool,
     /// Flush the index after every N measured operations, charged to the
     /// `flush` row (the preload is setup and is not interrupted).
@@ -466,7 +468,7 @@ struct PreloadPairs<'a> {
 }
 
 impl PreloadPairs<'_> {
-    /// Whether pair `i` (0-based) goes to the upper levels.
+    /// Whether pair `i` (0-based) is set aside.
     fn aside(&self, i: u64) -> bool {
         let (i, u, n) = (i as u128, self.upper as u128, self.total.max(1) as u128);
         (i + 1) * u / n > i * u / n

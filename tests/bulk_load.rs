@@ -180,3 +180,22 @@ fn crashes_during_and_after_a_bulk_load_keep_the_contract() {
         }
     }
 }
+
+/// A load larger than the device fails with the device's own error (not
+/// a complaint about the input), and nothing is installed.
+#[test]
+fn a_load_that_fills_the_device_says_so() {
+    for name in ["btree", "bftl", "fdtree", "lsm"] {
+        let small = DeviceSpec::parse("slc-small", &[("blocks".into(), "24".into())])
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut index = registry::create(name, small, 1 << 14, Params::default()).unwrap();
+        let mut entries = (0..200_000u64).map(|k| (k, 0));
+        let err = index.bulk_load(&mut entries).unwrap_err();
+        assert!(matches!(err, IndexError::Device(_)), "{name}: {err}");
+        let mut all = Vec::new();
+        index.range(0, u64::MAX, &mut all).unwrap();
+        assert!(all.is_empty(), "{name}");
+    }
+}

@@ -76,6 +76,12 @@ impl<'a> BulkInput<'a> {
         }
     }
 
+    /// The bad entry that stopped iteration, if one did (taken out, so
+    /// `finish` then reports only an early end).
+    pub(crate) fn take_error(&mut self) -> Option<IndexError> {
+        self.error.take()
+    }
+
     fn check(&mut self, e: (u64, u64)) -> Result<()> {
         self.format.check(e.0, e.1)?;
         if let Some(last) = self.last.filter(|&l| l >= e) {

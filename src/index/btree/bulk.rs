@@ -90,11 +90,15 @@ impl BTree {
         for l in levels {
             self.recycle(l.node);
         }
-        // The input's own error (an entry out of order) explains an early
-        // end better than the levels left unfinished.
-        let taken = input.finish()?;
+        // A bad entry explains an early end better than the levels it left
+        // unfinished; a device error explains it better than the input
+        // cut short.
+        if let Some(e) = input.take_error() {
+            return Err(e);
+        }
         let root = built?;
         batch?;
+        let taken = input.finish()?;
         let old_root = self.meta.root;
         if let Some(n) = self.cache.discard(old_root) {
             self.recycle(n);

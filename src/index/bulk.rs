@@ -57,6 +57,19 @@ impl<'a> BulkInput<'a> {
         }
     }
 
+    /// The input of a loader into an index that must be `empty` (`name`
+    /// for the error): `None` when there is nothing to load.
+    pub(crate) fn start(
+        empty: bool,
+        name: &str,
+        format: EntryFormat,
+        entries: &'a mut dyn Iterator<Item = (u64, u64)>,
+    ) -> Result<Option<Self>> {
+        require_empty(empty, name)?;
+        let input = BulkInput::new(format, entries);
+        Ok((input.expected() > 0).then_some(input))
+    }
+
     /// The number of entries the input holds (at most; fewer only when it
     /// ends early with an error).
     pub(crate) fn expected(&self) -> u64 {

@@ -18,7 +18,7 @@
 //! place (the nodes it wrote are unreferenced).
 
 use super::BTree;
-use crate::index::bulk::{require_empty, BulkInput};
+use crate::index::bulk::BulkInput;
 use crate::index::Result;
 use crate::node::{Node, NodeChange, NodeId};
 
@@ -76,12 +76,12 @@ impl BTree {
         &mut self,
         entries: &mut dyn Iterator<Item = (u64, u64)>,
     ) -> Result<()> {
-        require_empty(self.meta.entries == 0 && self.meta.height <= 1, self.name)?;
-        let mut input = BulkInput::new(self.layout.format, entries);
+        let empty = self.meta.entries == 0 && self.meta.height <= 1;
+        let Some(mut input) = BulkInput::start(empty, self.name, self.layout.format, entries)?
+        else {
+            return Ok(());
+        };
         let n = input.expected();
-        if n == 0 {
-            return input.finish().map(drop);
-        }
         let mut levels = self.plan_levels(n);
         let height = levels.len();
         self.store.begin_batch();

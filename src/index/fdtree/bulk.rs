@@ -11,28 +11,20 @@
 //! is written; a failed load releases it and installs nothing.
 
 use super::{FdTree, Kind, RunMeta, RunWriter};
-use crate::index::bulk::{require_empty, BulkInput};
-use crate::index::run_page::{bottom_level, capacity_above_bottom, Entry};
+use crate::index::bulk::BulkInput;
+use crate::index::run_page::{bottom_level, Entry};
 use crate::index::Result;
 
 impl FdTree {
-    /// Half the capacity of every level above the bottom one, the head
-    /// included: each fills from empty to its capacity and is then merged
-    /// into the level below (§II-C), so over a merge cycle it holds half.
-    pub(super) fn upper_levels_half_full(&self, n: u64) -> u64 {
-        capacity_above_bottom(self.head_capacity, self.k, n, 2)
-    }
-
     pub(super) fn bulk_load_sorted(
         &mut self,
         entries: &mut dyn Iterator<Item = (u64, u64)>,
     ) -> Result<()> {
-        require_empty(self.head.is_empty() && self.levels.is_empty(), super::NAME)?;
-        let mut input = BulkInput::new(self.format, entries);
+        let empty = self.head.is_empty() && self.levels.is_empty();
+        let Some(mut input) = BulkInput::start(empty, super::NAME, self.format, entries)? else {
+            return Ok(());
+        };
         let n = input.expected();
-        if n == 0 {
-            return input.finish().map(drop);
-        }
         let bottom = bottom_level(self.head_capacity, self.k, n);
         let (format, page_size, span) = (self.format, self.page_size, self.span);
         let reserve = RunWriter::pages_for(format, page_size, n) * span;

@@ -70,7 +70,7 @@ use std::rc::Rc;
 use crate::device::{BlockDevice, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
-use crate::index::run_page::{level_capacity, Geometry};
+use crate::index::run_page::{capacity_above_bottom, level_capacity, Geometry};
 use merge::{emit, fences_for, merge_into, Item, RunReader, Source};
 use run::{entry_bytes, per_page, Entry, Extents, Kind, Page, PageCache, RunMeta, RunWriter};
 use superblock::Superblock;
@@ -587,8 +587,11 @@ impl Index for FdTree {
         self.bulk_load_sorted(entries)
     }
 
+    /// Half the capacity of every level above the bottom one, the head
+    /// included: each fills from empty to its capacity and is then merged
+    /// into the level below (§II-C), so over a merge cycle it holds half.
     fn steady_state_inserts(&self, entries: u64) -> u64 {
-        self.upper_levels_half_full(entries)
+        capacity_above_bottom(self.head_capacity, self.k, entries, 2)
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {

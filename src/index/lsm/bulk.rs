@@ -12,29 +12,20 @@
 
 use super::meta::Segment;
 use super::{entry, Component, LsmTree};
-use crate::index::bulk::{require_empty, BulkInput};
-use crate::index::run_page::{bottom_level, capacity_above_bottom};
+use crate::index::bulk::BulkInput;
+use crate::index::run_page::bottom_level;
 use crate::index::{IndexError, Result};
 
 impl LsmTree {
-    /// The capacity of every component above the bottom one, C0 included:
-    /// rolling merges run whenever a component passes its capacity, so in
-    /// steady state each stays at it.
-    pub(super) fn upper_components_full(&self, n: u64) -> u64 {
-        capacity_above_bottom(self.c0_capacity, self.ratio, n, 1)
-    }
-
     pub(super) fn bulk_load_sorted(
         &mut self,
         entries: &mut dyn Iterator<Item = (u64, u64)>,
     ) -> Result<()> {
         let empty = self.c0.is_empty() && self.disk.iter().all(|c| c.segments.is_empty());
-        require_empty(empty, super::NAME)?;
-        let mut input = BulkInput::new(self.io.format, entries);
+        let Some(mut input) = BulkInput::start(empty, super::NAME, self.io.format, entries)? else {
+            return Ok(());
+        };
         let n = input.expected();
-        if n == 0 {
-            return input.finish().map(drop);
-        }
         let bottom = bottom_level(self.c0_capacity, self.ratio, n);
         let per = self.io.per_page as u64;
         let span = self.io.span;

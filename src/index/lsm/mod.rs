@@ -66,7 +66,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 
 use crate::device::Storage;
-use crate::index::run_page::{entry_bytes, level_capacity, Entry, Extents, Geometry, Kind};
+use crate::index::run_page::{
+    capacity_above_bottom, entry_bytes, level_capacity, Entry, Extents, Geometry, Kind,
+};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
 use meta::{ComponentState, Segment, State, Superblock, TreeState};
@@ -818,8 +820,11 @@ impl Index for LsmTree {
         self.bulk_load_sorted(entries)
     }
 
+    /// The capacity of every component above the bottom one, C0 included:
+    /// rolling merges run whenever a component passes its capacity, so in
+    /// steady state each stays at it.
     fn steady_state_inserts(&self, entries: u64) -> u64 {
-        self.upper_components_full(entries)
+        capacity_above_bottom(self.c0_capacity, self.ratio, entries, 1)
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {

@@ -173,6 +173,23 @@ fn node_log_power_cuts_in_a_row_on_one_chip() {
     );
 }
 
+#[test]
+fn latree_power_cuts_in_a_row_on_one_chip() {
+    // Buffers are scratch after a cut (flush empties them into the tree),
+    // and their partitions are erased before reuse; the node log switches
+    // halves within a session.
+    power_cuts_in_a_row(
+        "latree",
+        &[
+            "fanout=6",
+            "log_blocks=2",
+            "partition_blocks=1",
+            "max_buffer_bytes=200",
+        ],
+        &[("blocks", "16")],
+    );
+}
+
 /// Chains of sessions on one chip, each cut at a random write: every
 /// reopen holds the last flush's state and a prefix of what followed.
 fn power_cuts_in_a_row(index: &str, set: &[&str], device_sets: &[(&str, &str)]) {

@@ -24,6 +24,7 @@ pub mod delta;
 mod entry;
 mod error;
 pub mod fdtree;
+pub mod latree;
 pub mod lsm;
 pub mod mbtree;
 mod params;

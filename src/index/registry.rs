@@ -8,6 +8,7 @@ use super::bftl::Bftl;
 use super::btree::BTree;
 use super::delta;
 use super::fdtree::FdTree;
+use super::latree::LaTree;
 use super::lsm::LsmTree;
 use super::mbtree::MbTree;
 use super::{Index, IndexError, Params, Result};
@@ -64,6 +65,11 @@ pub fn list() -> Vec<IndexInfo> {
             params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
+            name: super::latree::NAME,
+            description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (buffered-bplus-tree.md §4-5)",
+            params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
             name: delta::IPL,
             description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
             params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=4|8, value_bytes=4|8",
@@ -91,6 +97,7 @@ pub fn create(
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
         super::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
         super::lsm::NAME => Ok(Box::new(LsmTree::create(storage, memory, params)?)),
+        super::latree::NAME => Ok(Box::new(LaTree::create(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
@@ -127,6 +134,7 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
         super::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
         super::lsm::NAME => Ok(Box::new(LsmTree::open(storage, memory, params)?)),
+        super::latree::NAME => Ok(Box::new(LaTree::open(storage, memory, params)?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,

@@ -717,6 +717,18 @@ impl NodeStore for LogNodeStore {
         &self.storage
     }
 
+    fn storage_mut(&mut self) -> Option<&mut Storage> {
+        Some(&mut self.storage)
+    }
+
+    fn spare_blocks(&self) -> Option<std::ops::Range<u64>> {
+        let end = match &self.storage {
+            Storage::Raw(f) => f.geometry().blocks,
+            Storage::Pages(_) => return None,
+        };
+        Some(FIRST_BLOCK + 2 * self.log_blocks..end)
+    }
+
     fn into_storage(self: Box<Self>) -> Storage {
         self.storage
     }

@@ -49,6 +49,9 @@ pub enum PageKind {
     NodePage = 7,
     /// A page of an FD-tree sorted run.
     RunPage = 8,
+    /// A page of a Buffered-B+ tree buffer: the owning node's id, then
+    /// buffer entries.
+    BufferPage = 9,
 }
 
 impl PageKind {
@@ -62,6 +65,7 @@ impl PageKind {
             6 => Some(PageKind::LeafPage),
             7 => Some(PageKind::NodePage),
             8 => Some(PageKind::RunPage),
+            9 => Some(PageKind::BufferPage),
             _ => None,
         }
     }

@@ -228,6 +228,25 @@ pub trait NodeStore {
     /// Flash space occupied by live nodes and metadata.
     fn flash_bytes_used(&self) -> u64;
     fn storage(&self) -> &Storage;
+    /// The storage, for an index that keeps more than nodes on it (the
+    /// Buffered-B+ tree's buffers) in space the store does not use; `None`
+    /// from stores that do not share their storage.
+    fn storage_mut(&mut self) -> Option<&mut Storage> {
+        None
+    }
+    /// The first logical page of node slot `id`, for an index that keeps
+    /// other pages in slots it allocates from the store (the Buffered-B+
+    /// tree's buffer pages on a logical-page device); `None` from stores
+    /// without fixed slots.
+    fn slot_lba(&self, _id: NodeId) -> Option<u64> {
+        None
+    }
+    /// The erase blocks of a raw chip the store leaves unused (after a node
+    /// log's halves), for an index that keeps more than nodes on the chip;
+    /// `None` from stores on logical pages.
+    fn spare_blocks(&self) -> Option<std::ops::Range<u64>> {
+        None
+    }
     fn into_storage(self: Box<Self>) -> Storage;
     /// Adds the store's own counters to the index's stats.
     fn report(&self, _stats: &mut crate::index::IndexStats) {}
@@ -608,6 +627,14 @@ impl NodeStore for PageNodeStore {
 
     fn storage(&self) -> &Storage {
         &self.storage
+    }
+
+    fn storage_mut(&mut self) -> Option<&mut Storage> {
+        Some(&mut self.storage)
+    }
+
+    fn slot_lba(&self, id: NodeId) -> Option<u64> {
+        Some(self.lba(id))
     }
 
     fn into_storage(self: Box<Self>) -> Storage {

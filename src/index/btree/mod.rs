@@ -84,6 +84,39 @@ enum Del {
     Underflow(Node, bool),
 }
 
+/// A change of the tree's shape, recorded for an index that keeps state
+/// per node above the leaves (the Buffered-B+ tree's buffers, which must
+/// follow their subtree roots through splits, merges, redistributions and
+/// root changes). Levels count from the leaves (0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeChange {
+    /// `left` at `level` split; `right` (new) holds the entries from `sep`.
+    Split {
+        level: u8,
+        left: NodeId,
+        right: NodeId,
+        sep: (u64, u64),
+    },
+    /// `right` at `level` was merged into its left sibling `left` and freed.
+    Merge {
+        level: u8,
+        left: NodeId,
+        right: NodeId,
+    },
+    /// Siblings `left` and `right` at `level` redistributed their entries;
+    /// `right` now starts at `sep`.
+    Redistribute {
+        level: u8,
+        left: NodeId,
+        right: NodeId,
+        sep: (u64, u64),
+    },
+    /// The root `old` split and `new`, one level up, became the root.
+    Grow { old: NodeId, new: NodeId },
+    /// The root `old` was left with one child, `new`, which became the root.
+    Collapse { old: NodeId, new: NodeId },
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
     splits: u64,
@@ -106,6 +139,8 @@ pub struct BTree {
     scratch_entries: Vec<(u64, u64)>,
     scratch_children: Vec<NodeId>,
     counters: Counters,
+    /// Shape changes since the last [`BTree::take_shapes`], when recorded.
+    shapes: Option<Vec<ShapeChange>>,
 }
 
 impl BTree {
@@ -132,6 +167,76 @@ impl BTree {
 
     pub fn is_empty(&self) -> bool {
         self.meta.entries == 0
+    }
+
+    /// The root's id and level (the leaves are level 0).
+    pub fn root(&self) -> (NodeId, u8) {
+        (self.meta.root, self.meta.height.saturating_sub(1))
+    }
+
+    /// Starts (or stops) recording [`ShapeChange`]s.
+    pub fn record_shapes(&mut self, on: bool) {
+        self.shapes = on.then(Vec::new);
+    }
+
+    /// Moves the shape changes recorded since the last call into `out`.
+    pub fn take_shapes(&mut self, out: &mut Vec<ShapeChange>) {
+        if let Some(shapes) = &mut self.shapes {
+            out.append(shapes);
+        }
+    }
+
+    /// The child of internal node `id` (at `level` > 0) whose subtree holds
+    /// `entry`, read through the cache like a search step.
+    pub fn child_toward(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<NodeId> {
+        let (node, cached, dirty) = self.fetch(id)?;
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
+        if node.is_leaf() {
+            self.release(id, node, cached, dirty)?;
+            return Err(leaf_above_leaf_level(id));
+        }
+        let child = node.children[node.child_slot(entry)];
+        self.release(id, node, cached, dirty)?;
+        Ok(child)
+    }
+
+    /// Appends to `out` the children of internal node `id` (at `level` >
+    /// 0) whose subtrees may hold keys in `lo..=hi`.
+    pub fn children_within(
+        &mut self,
+        id: NodeId,
+        level: u8,
+        lo: u64,
+        hi: u64,
+        out: &mut Vec<NodeId>,
+    ) -> Result<()> {
+        let (node, cached, dirty) = self.fetch(id)?;
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
+        if node.is_leaf() {
+            self.release(id, node, cached, dirty)?;
+            return Err(leaf_above_leaf_level(id));
+        }
+        let first = node.child_slot((lo, 0));
+        let last = node.child_slot((hi, u64::MAX));
+        out.extend_from_slice(&node.children[first..=last]);
+        self.release(id, node, cached, dirty)
+    }
+
+    /// The node store (an index that keeps more than nodes on the same
+    /// storage reaches the device through it).
+    pub fn store_mut(&mut self) -> &mut dyn NodeStore {
+        self.store.as_mut()
+    }
+
+    /// The node store, read-only.
+    pub fn store(&self) -> &dyn NodeStore {
+        self.store.as_ref()
     }
 
     // ---- node plumbing -------------------------------------------------
@@ -348,6 +453,14 @@ impl BTree {
         sep: (u64, u64),
     ) -> Result<Ins> {
         self.counters.splits += 1;
+        if let Some(shapes) = &mut self.shapes {
+            shapes.push(ShapeChange::Split {
+                level: left.1.level,
+                left: left.0,
+                right: right.0,
+                sep,
+            });
+        }
         self.commit(left.0, left.1, left.2, NodeChange::Rewrite)?;
         self.commit(right.0, right.1, false, NodeChange::Rewrite)?;
         Ok(Ins::Split(sep, right.0))
@@ -366,6 +479,13 @@ impl BTree {
         parent.entries.remove(left_slot);
         parent.children.remove(left_slot + 1);
         self.counters.merges += 1;
+        if let Some(shapes) = &mut self.shapes {
+            shapes.push(ShapeChange::Merge {
+                level: left.1.level,
+                left: left.0,
+                right: right.0,
+            });
+        }
         self.commit(left.0, left.1, left.2, NodeChange::Rewrite)?;
         self.recycle(right.1);
         self.discard(right.0)
@@ -512,6 +632,14 @@ impl BTree {
             self.scratch_children = kids;
         }
         self.counters.redistributions += 1;
+        if let Some(shapes) = &mut self.shapes {
+            shapes.push(ShapeChange::Redistribute {
+                level: left.level,
+                left: left_id,
+                right: right_id,
+                sep: parent.entries[left_slot],
+            });
+        }
         self.commit(left_id, left, l_cached, NodeChange::Rewrite)?;
         self.commit(right_id, right, r_cached, NodeChange::Rewrite)
     }
@@ -658,6 +786,12 @@ impl Index for BTree {
                 root.children.push(new_id);
                 root.entries.push(sep);
                 self.commit(root_id, root, false, NodeChange::Rewrite)?;
+                if let Some(shapes) = &mut self.shapes {
+                    shapes.push(ShapeChange::Grow {
+                        old: self.meta.root,
+                        new: root_id,
+                    });
+                }
                 self.meta.root = root_id;
                 self.meta.height += 1;
             }
@@ -681,6 +815,12 @@ impl Index for BTree {
                     let child = node.children[0];
                     self.recycle(node);
                     self.discard(root)?;
+                    if let Some(shapes) = &mut self.shapes {
+                        shapes.push(ShapeChange::Collapse {
+                            old: root,
+                            new: child,
+                        });
+                    }
                     self.meta.root = child;
                     self.meta.height -= 1;
                 } else {

@@ -295,6 +295,7 @@ impl BTree {
             scratch_entries: Vec::new(),
             scratch_children: Vec::new(),
             counters: Counters::default(),
+            shapes: None,
         }
     }
 

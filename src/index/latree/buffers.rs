@@ -1,0 +1,871 @@
+//! The Buffered-B+ tree's buffers (`buffered-bplus-tree.md` §5.2 "Buffer
+//! layout on flash" and §5.3 "Memory Allocation"): one buffer per subtree
+//! root, its pages on flash written log-like, its tail page in the
+//! **buffer pool** in RAM.
+//!
+//! * **Buffer entries** are `key | value | op` (the entry format's widths
+//!   and one byte: 1 insert, 2 delete). A buffer's entries are in arrival
+//!   order; an emptying sorts them stably by (key, value), so for any pair
+//!   the order of its entries in any buffer is the order of the operations
+//!   (the tree needs no timestamps).
+//! * **Pages.** A buffer page is a checksummed frame
+//!   ([`crate::node::page`], kind `BufferPage`) whose payload is the owning
+//!   node's id (`u32`) and the entries. The directory keeps each page's
+//!   entry count, so a read fetches the frame header and exactly the bytes
+//!   the entries fill: one access, whose cost on a byte-level chip is the
+//!   fixed cost plus those bytes. (The paper reads the count from the page
+//!   first and then the entries; see `docs/DEVIATIONS.md`.)
+//! * **On a raw chip** each buffer owns a **partition** of `partition_blocks`
+//!   erase blocks (default 2, "a couple of erase blocks") taken from the
+//!   blocks the node log leaves free; its pages are programmed in order, each
+//!   once, with just the bytes it holds. When an emptying has read a buffer,
+//!   its partitions are erased and returned. A buffer whose partition fills
+//!   takes another and is emptied at the next safe point ("the buffer can
+//!   also be emptied and erased when the partition becomes full").
+//! * **On a logical-page device** a buffer page takes a slot of the node
+//!   store (a fresh node id), written whole so an FTL never merges it, and
+//!   freed (trimmed) when the buffer is emptied.
+//! * **Buffer pool**: page-sized frames holding each buffer's tail page,
+//!   within `pool_bytes`. A new tail page, or a buffer loaded for emptying,
+//!   that does not fit evicts the frame holding the most entries ("highest
+//!   packed"), which is written to flash.
+//!
+//! Buffers are never part of the durable state: `flush` empties every
+//! buffer into the tree first (`super`), so after a crash the buffer space
+//! holds nothing anyone reads, and a partition is erased before it is used
+//! again (the first use of a partition after create or open erases it).
+//!
+//! Invariants:
+//! 1. A buffer's entries are its flash pages in `pages` order, then its
+//!    tail frame's entries.
+//! 2. Every frame belongs to exactly one buffer and is its `tail`.
+//! 3. On a raw chip a partition is in the free list, or held by exactly
+//!    one buffer, never both; a free partition is erased or marked unclean.
+
+use std::collections::HashMap;
+
+use crate::device::{CostModel, Storage};
+use crate::index::{EntryFormat, IndexError, Result};
+use crate::node::page::{self, PageKind, FRAME_HEADER};
+use crate::node::{NodeId, NodeStore};
+
+/// Bytes of the owning node's id at the start of a page's payload.
+const OWNER_BYTES: usize = 4;
+
+/// What a buffer entry does to its pair when it reaches the leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Insert,
+    Delete,
+}
+
+/// One buffer entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elem {
+    pub key: u64,
+    pub value: u64,
+    pub op: Op,
+}
+
+impl Elem {
+    pub fn pair(&self) -> (u64, u64) {
+        (self.key, self.value)
+    }
+}
+
+/// A buffer page on flash: its address (a physical page on a raw chip, a
+/// node-store slot otherwise) and how many entries it holds.
+#[derive(Clone, Copy, Debug)]
+struct FlashPage {
+    addr: u64,
+    count: u16,
+    /// The node whose buffer wrote it (named in the page; a buffer that
+    /// moved to a new root keeps its pages).
+    writer: NodeId,
+}
+
+/// Where buffer pages live.
+enum Space {
+    Raw {
+        first_block: u64,
+        partition_blocks: u64,
+        pages_per_block: u64,
+        /// Partitions not held by a buffer.
+        free: Vec<u64>,
+        /// Whether each partition is known to be erased.
+        clean: Vec<bool>,
+        partitions: u64,
+    },
+    Slots,
+}
+
+/// The state a buffer keeps besides its entries; the caller's (the
+/// adaptive policy's counters).
+pub trait BufferState: Default {
+    /// Bytes of RAM the state takes (reported, not budgeted).
+    fn bytes(&self) -> usize;
+}
+
+/// One subtree root's buffer.
+pub struct Buffer<S> {
+    /// The level of the node it belongs to.
+    pub level: u8,
+    pages: Vec<FlashPage>,
+    /// Raw chip: partitions held, pages used in the last one.
+    partitions: Vec<u64>,
+    used_in_last: u64,
+    flash_entries: u64,
+    tail: Option<usize>,
+    /// Queued for emptying (too large, or its partition filled).
+    pub overfull: bool,
+    pub state: S,
+}
+
+impl<S: BufferState> Buffer<S> {
+    fn new(level: u8) -> Self {
+        Buffer {
+            level,
+            pages: Vec::new(),
+            partitions: Vec::new(),
+            used_in_last: 0,
+            flash_entries: 0,
+            tail: None,
+            overfull: false,
+            state: S::default(),
+        }
+    }
+
+    /// Entries on flash (what a lookup must read).
+    pub fn flash_entries(&self) -> u64 {
+        self.flash_entries
+    }
+
+    /// Flash pages it holds.
+    pub fn flash_pages(&self) -> usize {
+        self.pages.len()
+    }
+}
+
+struct Frame {
+    owner: NodeId,
+    count: usize,
+    bytes: Vec<u8>,
+}
+
+/// Counters for the report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BufferCounters {
+    pub pages_written: u64,
+    pub entries_written: u64,
+    pub pages_read: u64,
+    pub pool_evictions: u64,
+    pub partitions_taken: u64,
+    pub partition_erases: u64,
+}
+
+/// Every buffer, the space their pages use and the pool of tail pages.
+pub struct Buffers<S> {
+    format: EntryFormat,
+    elem_bytes: usize,
+    page_size: usize,
+    /// Entries a page holds.
+    per_page: usize,
+    space: Space,
+    dir: HashMap<NodeId, Buffer<S>>,
+    frames: Vec<Option<Frame>>,
+    /// Page buffers of dropped frames, for reuse.
+    spare_bytes: Vec<Vec<u8>>,
+    frames_in_use: usize,
+    pool_bytes: usize,
+    /// Bytes of a buffer loaded for emptying still in RAM.
+    loading_bytes: usize,
+    read_buf: Vec<u8>,
+    pub counters: BufferCounters,
+}
+
+impl<S: BufferState> Buffers<S> {
+    /// Buffers for entries of `format` on the node store's storage, with a
+    /// pool of `pool_bytes`; `partition_blocks` applies to raw chips.
+    pub fn new(
+        store: &dyn NodeStore,
+        format: EntryFormat,
+        pool_bytes: usize,
+        partition_blocks: u64,
+    ) -> Result<Self> {
+        let storage = store.storage();
+        let page_size = storage.page_size();
+        let elem_bytes = format.key_bytes as usize + format.value_bytes as usize + 1;
+        let per_page = page_size.saturating_sub(FRAME_HEADER + OWNER_BYTES) / elem_bytes;
+        if per_page == 0 {
+            return Err(IndexError::Config(format!(
+                "a {page_size}-byte page holds no {elem_bytes}-byte buffer entry"
+            )));
+        }
+        let per_page = per_page.min(u16::MAX as usize);
+        if pool_bytes < page_size {
+            return Err(IndexError::BudgetTooSmall {
+                needed: page_size,
+                given: pool_bytes,
+                what: "the buffer pool's share: one tail page".into(),
+            });
+        }
+        let space = match storage {
+            Storage::Raw(chip) => {
+                let g = chip.geometry();
+                let blocks = store.spare_blocks().ok_or_else(|| {
+                    IndexError::Config("the node store leaves no blocks for buffers".into())
+                })?;
+                if partition_blocks == 0 {
+                    return Err(IndexError::Config(
+                        "partition_blocks must be at least 1".into(),
+                    ));
+                }
+                let partitions = (blocks.end - blocks.start) / partition_blocks;
+                if partitions == 0 {
+                    return Err(IndexError::Config(format!(
+                        "no room for a {partition_blocks}-block buffer partition: the node log \
+                         leaves blocks {}..{} (set a smaller log_blocks or partition_blocks)",
+                        blocks.start, blocks.end
+                    )));
+                }
+                Space::Raw {
+                    first_block: blocks.start,
+                    partition_blocks,
+                    pages_per_block: g.pages_per_block as u64,
+                    free: (0..partitions).rev().collect(),
+                    clean: vec![false; partitions as usize],
+                    partitions,
+                }
+            }
+            Storage::Pages(_) => {
+                if store.slot_lba(0).is_none() {
+                    return Err(IndexError::Config(
+                        "the node store has no slots for buffer pages".into(),
+                    ));
+                }
+                Space::Slots
+            }
+        };
+        Ok(Buffers {
+            format,
+            elem_bytes,
+            page_size,
+            per_page,
+            space,
+            dir: HashMap::new(),
+            frames: Vec::new(),
+            spare_bytes: Vec::new(),
+            frames_in_use: 0,
+            pool_bytes,
+            loading_bytes: 0,
+            read_buf: vec![0u8; page_size],
+            counters: BufferCounters::default(),
+        })
+    }
+
+    /// Bytes of one buffer entry on flash.
+    pub fn elem_bytes(&self) -> usize {
+        self.elem_bytes
+    }
+
+    /// Entries a buffer page holds.
+    pub fn per_page(&self) -> usize {
+        self.per_page
+    }
+
+    pub fn get(&self, id: NodeId) -> Option<&Buffer<S>> {
+        self.dir.get(&id)
+    }
+
+    pub fn get_mut(&mut self, id: NodeId) -> Option<&mut Buffer<S>> {
+        self.dir.get_mut(&id)
+    }
+
+    /// Entries in buffer `id` (0 without one).
+    pub fn entries(&self, id: NodeId) -> u64 {
+        self.dir.get(&id).map_or(0, |b| self.entries_of(b))
+    }
+
+    fn entries_of(&self, b: &Buffer<S>) -> u64 {
+        b.flash_entries + b.tail.map_or(0, |f| self.frame(f).count as u64)
+    }
+
+    fn frame(&self, f: usize) -> &Frame {
+        // Invariant 2: a buffer's tail names a live frame.
+        self.frames[f].as_ref().expect("a tail names a live frame")
+    }
+
+    /// The buffers, as (node, level, entries).
+    pub fn all(&self) -> impl Iterator<Item = (NodeId, u8, u64)> + '_ {
+        self.dir
+            .iter()
+            .map(|(&id, b)| (id, b.level, self.entries_of(b)))
+    }
+
+    /// Buffers queued for emptying, highest level first.
+    pub fn overfull(&self) -> Option<NodeId> {
+        self.dir
+            .iter()
+            .filter(|(_, b)| b.overfull)
+            .max_by_key(|(&id, b)| (b.level, std::cmp::Reverse(id)))
+            .map(|(&id, _)| id)
+    }
+
+    /// Buffered entries in all.
+    pub fn total_entries(&self) -> u64 {
+        self.dir.values().map(|b| self.entries_of(b)).sum()
+    }
+
+    /// Partitions not held by any buffer; `None` where pages take node
+    /// slots (no partitions to run out of).
+    pub fn free_partitions(&self) -> Option<u64> {
+        match &self.space {
+            Space::Raw { free, .. } => Some(free.len() as u64),
+            Space::Slots => None,
+        }
+    }
+
+    /// Buffers whose tail page would need a partition if evicted now.
+    pub fn frames_without_partition(&self) -> u64 {
+        self.dir
+            .values()
+            .filter(|b| b.tail.is_some() && b.partitions.is_empty())
+            .count() as u64
+    }
+
+    /// Whether buffer `id` holds a partition.
+    pub fn holds_partition(&self, id: NodeId) -> bool {
+        self.dir.get(&id).is_some_and(|b| !b.partitions.is_empty())
+    }
+
+    /// Flash bytes buffer pages hold on a raw chip (on logical pages they
+    /// are node-store slots, which the store counts).
+    pub fn flash_bytes(&self) -> u64 {
+        match self.space {
+            Space::Raw { .. } => {
+                self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_size as u64
+            }
+            Space::Slots => 0,
+        }
+    }
+
+    /// RAM of the pool's frames (in the memory figure).
+    pub fn pool_memory(&self) -> usize {
+        self.frames_in_use * self.page_size
+    }
+
+    /// RAM of the directory: per buffer its node, level and counts, per
+    /// flash page its place and count, and the policy's state (reported
+    /// beside the node table, not in the memory figure).
+    pub fn directory_bytes(&self) -> (usize, usize) {
+        let table = self.dir.values().map(|b| 16 + 6 * b.pages.len()).sum();
+        let state = self.dir.values().map(|b| b.state.bytes()).sum();
+        (table, state)
+    }
+
+    /// Appends `e` to buffer `id` (created at `level` if it has none);
+    /// returns the buffer's entries.
+    pub fn append(
+        &mut self,
+        store: &mut dyn NodeStore,
+        id: NodeId,
+        level: u8,
+        e: Elem,
+    ) -> Result<u64> {
+        let tail = self.dir.get(&id).and_then(|b| b.tail);
+        let frame = match tail {
+            Some(f) if self.frame(f).count < self.per_page => f,
+            full => {
+                if let Some(f) = full {
+                    // A new tail page: the full one goes to flash.
+                    self.write_frame(store, f)?;
+                }
+                self.make_room(store, self.page_size)?;
+                let f = self.new_frame(id);
+                self.dir
+                    .entry(id)
+                    .or_insert_with(|| Buffer::new(level))
+                    .tail = Some(f);
+                f
+            }
+        };
+        let elem_bytes = self.elem_bytes;
+        let kb = self.format.key_bytes as usize;
+        let vb = self.format.value_bytes as usize;
+        // Invariant 2: `frame` is live.
+        let fr = self.frames[frame].as_mut().expect("live frame");
+        let at = FRAME_HEADER + OWNER_BYTES + fr.count * elem_bytes;
+        let slot = &mut fr.bytes[at..at + elem_bytes];
+        slot[..kb].copy_from_slice(&e.key.to_le_bytes()[..kb]);
+        slot[kb..kb + vb].copy_from_slice(&e.value.to_le_bytes()[..vb]);
+        slot[kb + vb] = match e.op {
+            Op::Insert => 1,
+            Op::Delete => 2,
+        };
+        fr.count += 1;
+        self.loading_bytes = self.loading_bytes.saturating_sub(elem_bytes);
+        Ok(self.entries(id))
+    }
+
+    fn new_frame(&mut self, owner: NodeId) -> usize {
+        let bytes = self
+            .spare_bytes
+            .pop()
+            .unwrap_or_else(|| vec![0u8; self.page_size]);
+        let frame = Some(Frame {
+            owner,
+            count: 0,
+            bytes,
+        });
+        self.frames_in_use += 1;
+        match self.frames.iter().position(|f| f.is_none()) {
+            Some(i) => {
+                self.frames[i] = frame;
+                i
+            }
+            None => {
+                self.frames.push(frame);
+                self.frames.len() - 1
+            }
+        }
+    }
+
+    fn drop_frame(&mut self, f: usize) {
+        if let Some(fr) = self.frames[f].take() {
+            self.frames_in_use -= 1;
+            self.spare_bytes.push(fr.bytes);
+        }
+    }
+
+    /// Evicts the most packed frames until `extra` more bytes fit the pool
+    /// beside a buffer being loaded. With nothing left to evict the pool
+    /// runs over for the moment (the loaded buffer shrinks as it goes).
+    fn make_room(&mut self, store: &mut dyn NodeStore, extra: usize) -> Result<()> {
+        while self.frames_in_use * self.page_size + self.loading_bytes + extra > self.pool_bytes {
+            let victim = self
+                .frames
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| f.as_ref().map(|f| (i, f.count)))
+                .max_by_key(|&(i, count)| (count, std::cmp::Reverse(i)));
+            let Some((f, _)) = victim else {
+                return Ok(());
+            };
+            self.counters.pool_evictions += 1;
+            self.write_frame(store, f)?;
+        }
+        Ok(())
+    }
+
+    /// Writes frame `f` as its owner's next flash page and frees it.
+    fn write_frame(&mut self, store: &mut dyn NodeStore, f: usize) -> Result<()> {
+        let (owner, count) = {
+            let fr = self.frame(f);
+            (fr.owner, fr.count)
+        };
+        let payload = OWNER_BYTES + count * self.elem_bytes;
+        let len = FRAME_HEADER + payload;
+        let addr = self.next_page(store, owner)?;
+        {
+            // Invariant 2: `f` is live.
+            let fr = self.frames[f].as_mut().expect("live frame");
+            fr.bytes[FRAME_HEADER..FRAME_HEADER + OWNER_BYTES]
+                .copy_from_slice(&owner.to_le_bytes());
+            page::seal(&mut fr.bytes, PageKind::BufferPage, payload);
+        }
+        let raw = matches!(self.space, Space::Raw { .. });
+        let at = if raw { addr } else { store_lba(store, addr)? };
+        let fr = self.frames[f].as_mut().expect("live frame");
+        match store.storage_mut() {
+            Some(Storage::Raw(chip)) if raw => chip.program(at, 0, &fr.bytes[..len])?,
+            Some(Storage::Pages(dev)) if !raw => {
+                // Whole pages, so that an FTL never merges old bytes in.
+                fr.bytes[len..].fill(0);
+                dev.write(at, 0, &fr.bytes)?
+            }
+            _ => return Err(disagree()),
+        }
+        self.counters.pages_written += 1;
+        self.counters.entries_written += count as u64;
+        // Invariant 2: the frame's owner has a buffer.
+        let b = self
+            .dir
+            .get_mut(&owner)
+            .expect("a frame's owner has a buffer");
+        b.pages.push(FlashPage {
+            addr,
+            count: count as u16,
+            writer: owner,
+        });
+        b.flash_entries += count as u64;
+        b.tail = None;
+        self.drop_frame(f);
+        Ok(())
+    }
+
+    /// The address the next page of buffer `owner` goes to.
+    fn next_page(&mut self, store: &mut dyn NodeStore, owner: NodeId) -> Result<u64> {
+        match &mut self.space {
+            Space::Raw {
+                first_block,
+                partition_blocks,
+                pages_per_block,
+                free,
+                clean,
+                partitions,
+            } => {
+                let per_partition = *partition_blocks * *pages_per_block;
+                let b = self
+                    .dir
+                    .get_mut(&owner)
+                    .expect("a frame's owner has a buffer");
+                if b.partitions.is_empty() || b.used_in_last == per_partition {
+                    let Some(p) = free.pop() else {
+                        return Err(IndexError::Device(crate::device::DeviceError::Full {
+                            detail: format!(
+                                "all {partitions} buffer partitions of {partition_blocks} blocks are \
+                                 held by buffers (a larger chip, or smaller log_blocks or \
+                                 partition_blocks, makes more)"
+                            ),
+                        }));
+                    };
+                    let first = *first_block + p * *partition_blocks;
+                    if !clean[p as usize] {
+                        let Some(Storage::Raw(chip)) = store.storage_mut() else {
+                            return Err(disagree());
+                        };
+                        for blk in first..first + *partition_blocks {
+                            chip.erase(blk)?;
+                        }
+                        self.counters.partition_erases += 1;
+                    }
+                    clean[p as usize] = false;
+                    self.counters.partitions_taken += 1;
+                    if !b.partitions.is_empty() {
+                        // The partition filled: empty at the next safe point.
+                        b.overfull = true;
+                    }
+                    b.partitions.push(p);
+                    b.used_in_last = 0;
+                }
+                // Invariant: the branch above left a partition with room.
+                let p = *b.partitions.last().expect("a partition");
+                let page =
+                    (*first_block + p * *partition_blocks) * *pages_per_block + b.used_in_last;
+                b.used_in_last += 1;
+                Ok(page)
+            }
+            Space::Slots => {
+                let id = store.allocate()?;
+                store
+                    .slot_lba(id)
+                    .map(|_| id as u64)
+                    .ok_or_else(|| IndexError::Config("the node store has no slots".into()))
+            }
+        }
+    }
+
+    /// Reads buffer page `p`, passing each entry to `f`.
+    fn read_page(
+        &mut self,
+        store: &mut dyn NodeStore,
+        p: FlashPage,
+        mut f: impl FnMut(Elem),
+    ) -> Result<()> {
+        let payload = OWNER_BYTES + p.count as usize * self.elem_bytes;
+        let len = FRAME_HEADER + payload;
+        let raw = matches!(self.space, Space::Raw { .. });
+        let at = if raw {
+            p.addr
+        } else {
+            store_lba(store, p.addr)?
+        };
+        let mut buf = std::mem::take(&mut self.read_buf);
+        let read = match store.storage_mut() {
+            Some(Storage::Raw(chip)) if raw => chip.read(at, 0, &mut buf[..len]),
+            Some(Storage::Pages(dev)) if !raw => dev.read(at, 0, &mut buf[..len]),
+            _ => {
+                self.read_buf = buf;
+                return Err(disagree());
+            }
+        };
+        if let Err(e) = read {
+            self.read_buf = buf;
+            return Err(e.into());
+        }
+        self.counters.pages_read += 1;
+        let result = decode_page(
+            &buf[..len],
+            at,
+            p.writer,
+            p.count as usize,
+            self.format,
+            &mut f,
+        );
+        self.read_buf = buf;
+        result
+    }
+
+    /// Passes every entry of buffer `id` in order (invariant 1) to `f`,
+    /// reading its flash pages; entries of the tail page cost nothing.
+    pub fn scan(
+        &mut self,
+        store: &mut dyn NodeStore,
+        id: NodeId,
+        mut f: impl FnMut(Elem),
+    ) -> Result<()> {
+        let Some(b) = self.dir.get(&id) else {
+            return Ok(());
+        };
+        let pages = b.pages.clone();
+        let tail = b.tail;
+        for p in pages {
+            self.read_page(store, p, &mut f)?;
+        }
+        if let Some(t) = tail {
+            let fr = self.frame(t);
+            decode_entries(
+                &fr.bytes[FRAME_HEADER + OWNER_BYTES..],
+                fr.count,
+                self.format,
+                &mut f,
+            );
+        }
+        Ok(())
+    }
+
+    /// Takes buffer `id` out: its entries in order are appended to `out`
+    /// (read from flash), its frame and space are freed; returns the level
+    /// and the policy state. Room is made in the pool for what is loaded,
+    /// which stays counted until appended elsewhere ([`Buffers::append`]).
+    pub fn take(
+        &mut self,
+        store: &mut dyn NodeStore,
+        id: NodeId,
+        out: &mut Vec<Elem>,
+    ) -> Result<Option<(u8, S)>> {
+        let Some(b) = self.dir.get(&id) else {
+            return Ok(None);
+        };
+        let flash_bytes = b.flash_entries as usize * self.elem_bytes;
+        let start = out.len();
+        // The tail's entries come last (invariant 1) but leave the pool first.
+        let mut tail_elems = Vec::new();
+        if let Some(t) = b.tail {
+            let fr = self.frame(t);
+            decode_entries(
+                &fr.bytes[FRAME_HEADER + OWNER_BYTES..],
+                fr.count,
+                self.format,
+                &mut |e| tail_elems.push(e),
+            );
+            self.drop_frame(t);
+            if let Some(b) = self.dir.get_mut(&id) {
+                b.tail = None;
+            }
+        }
+        self.loading_bytes += flash_bytes + tail_elems.len() * self.elem_bytes;
+        self.make_room(store, 0)?;
+        self.scan(store, id, |e| out.push(e))?;
+        out.extend(tail_elems);
+        debug_assert!(out.len() >= start);
+        // Invariant: checked present above, and nothing between removes it.
+        let b = self.dir.remove(&id).expect("present");
+        self.release(store, &b)?;
+        Ok(Some((b.level, b.state)))
+    }
+
+    /// Forgets what a loaded buffer still holds in RAM (an emptying that
+    /// applied its entries to the tree rather than to other buffers).
+    pub fn loaded_consumed(&mut self, elems: usize) {
+        self.loading_bytes = self.loading_bytes.saturating_sub(elems * self.elem_bytes);
+    }
+
+    /// Frees the space of a buffer taken out of the directory.
+    fn release(&mut self, store: &mut dyn NodeStore, b: &Buffer<S>) -> Result<()> {
+        match &mut self.space {
+            Space::Raw {
+                first_block,
+                partition_blocks,
+                free,
+                clean,
+                ..
+            } => {
+                for &p in &b.partitions {
+                    let first = *first_block + p * *partition_blocks;
+                    let Some(Storage::Raw(chip)) = store.storage_mut() else {
+                        return Err(disagree());
+                    };
+                    let mut erased = Ok(());
+                    for blk in first..first + *partition_blocks {
+                        erased = erased.and(chip.erase(blk));
+                    }
+                    self.counters.partition_erases += 1;
+                    clean[p as usize] = erased.is_ok();
+                    free.push(p);
+                    erased?;
+                }
+            }
+            Space::Slots => {
+                for p in &b.pages {
+                    store.free(p.addr as NodeId)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves buffer `from` to node `to` (which has none), now at `level`:
+    /// a root's buffer following the root. Its pages stay where they are
+    /// (the directory remembers who wrote each).
+    pub fn rename(&mut self, from: NodeId, to: NodeId, level: u8) {
+        if let Some(mut b) = self.dir.remove(&from) {
+            debug_assert!(!self.dir.contains_key(&to));
+            b.level = level;
+            if let Some(t) = b.tail {
+                if let Some(fr) = self.frames[t].as_mut() {
+                    fr.owner = to;
+                }
+            }
+            self.dir.insert(to, b);
+        }
+    }
+}
+
+fn disagree() -> IndexError {
+    IndexError::Config("the buffer space does not match the storage".into())
+}
+
+fn store_lba(store: &dyn NodeStore, id: u64) -> Result<u64> {
+    store
+        .slot_lba(id as NodeId)
+        .ok_or_else(|| IndexError::Config("the node store has no slots".into()))
+}
+
+/// Checks a buffer page read from `addr` and passes its `count` entries on.
+fn decode_page(
+    frame: &[u8],
+    addr: u64,
+    owner: NodeId,
+    count: usize,
+    format: EntryFormat,
+    f: &mut impl FnMut(Elem),
+) -> Result<()> {
+    let corrupt = |detail: String| IndexError::Corrupt { page: addr, detail };
+    let payload = page::open(frame, PageKind::BufferPage, addr)?
+        .ok_or_else(|| corrupt("a buffer page reads empty".into()))?;
+    let elem = format.key_bytes as usize + format.value_bytes as usize + 1;
+    if payload.len() != OWNER_BYTES + count * elem {
+        return Err(corrupt(format!(
+            "a buffer page holds {} bytes where {count} entries take {}",
+            payload.len(),
+            OWNER_BYTES + count * elem
+        )));
+    }
+    let named = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
+    if named != owner {
+        return Err(corrupt(format!(
+            "a page of node {owner}'s buffer names node {named}"
+        )));
+    }
+    let mut bad = None;
+    decode_entries(&payload[OWNER_BYTES..], count, format, &mut |e| {
+        if format.check(e.key, e.value).is_err() && bad.is_none() {
+            bad = Some(e);
+        }
+        f(e)
+    });
+    if let Some(e) = bad {
+        return Err(corrupt(format!(
+            "a buffer entry ({}, {}) is out of range",
+            e.key, e.value
+        )));
+    }
+    Ok(())
+}
+
+/// Decodes `count` entries; an unknown op byte reads as a delete only if 2,
+/// and anything else as an insert would be a wrong answer, so the frame's
+/// checksum (checked first for flash pages) is what guards it.
+fn decode_entries(bytes: &[u8], count: usize, format: EntryFormat, f: &mut impl FnMut(Elem)) {
+    let kb = format.key_bytes as usize;
+    let vb = format.value_bytes as usize;
+    let elem = kb + vb + 1;
+    for i in 0..count {
+        let s = &bytes[i * elem..(i + 1) * elem];
+        let mut k = [0u8; 8];
+        let mut v = [0u8; 8];
+        k[..kb].copy_from_slice(&s[..kb]);
+        v[..vb].copy_from_slice(&s[kb..kb + vb]);
+        f(Elem {
+            key: u64::from_le_bytes(k),
+            value: u64::from_le_bytes(v),
+            op: if s[kb + vb] == 2 {
+                Op::Delete
+            } else {
+                Op::Insert
+            },
+        });
+    }
+}
+
+/// Costs of buffer and node I/O in the device's cost metric (energy where
+/// the chip gives it, else time, else one per page), for the adaptive
+/// policies (`super::adapt`).
+#[derive(Clone, Copy, Debug)]
+pub struct IoCosts {
+    pub read_fixed: f64,
+    pub read_per_byte: f64,
+    pub write_fixed: f64,
+    pub write_per_byte: f64,
+    /// Whether a write costs a whole page whatever it holds (an FTL, a
+    /// file), rather than the bytes programmed (a raw chip).
+    pub whole_page_writes: bool,
+    pub page_size: usize,
+}
+
+impl IoCosts {
+    pub fn of(storage: &Storage) -> Self {
+        let raw = matches!(storage, Storage::Raw(_));
+        let page_size = storage.page_size();
+        let c = storage.info().cost.unwrap_or(CostModel::FREE);
+        let (rf, rb, wf, wb) = if c.write_uj > 0.0 || c.write_uj_per_byte > 0.0 {
+            (
+                c.read_uj,
+                c.read_uj_per_byte,
+                c.write_uj,
+                c.write_uj_per_byte,
+            )
+        } else if c.write_us > 0.0 || c.write_us_per_byte > 0.0 {
+            (
+                c.read_us,
+                c.read_us_per_byte,
+                c.write_us,
+                c.write_us_per_byte,
+            )
+        } else {
+            (1.0, 0.0, 1.0, 0.0)
+        };
+        IoCosts {
+            read_fixed: rf,
+            read_per_byte: rb,
+            write_fixed: wf,
+            write_per_byte: wb,
+            whole_page_writes: !raw,
+            page_size,
+        }
+    }
+
+    pub fn read(&self, bytes: usize) -> f64 {
+        self.read_fixed + self.read_per_byte * bytes as f64
+    }
+
+    pub fn write(&self, bytes: usize) -> f64 {
+        let bytes = if self.whole_page_writes {
+            self.page_size
+        } else {
+            bytes
+        };
+        self.write_fixed + self.write_per_byte * bytes as f64
+    }
+}

@@ -1,0 +1,696 @@
+//! `latree`: the Buffered-B+ tree, or Lazy-Adaptive tree, of
+//! `buffered-bplus-tree.md` §4–5 (section numbers below are that paper's).
+//!
+//! A B+-tree of fanout F (`fanout`, default 16; [`crate::index::btree`],
+//! its node code, cache and split logic) divided into subtrees of height h
+//! (`subtree_height`, default 2): a node at a level `l` with
+//! `l mod h = h − 1` (the leaves are level 0), and the root, is a subtree
+//! root and has a **buffer** (§4.1, Fig. 5).
+//!
+//! * **Insert** (§5.1): a buffer entry goes into the root's buffer.
+//! * **Emptying** ([`empty`]): when a buffer holds U entries (`max_buffer_bytes`,
+//!   default 3M/4 as §5.1 sets it, over the entry size), or its flash
+//!   partition fills, or the adaptive policy says so at a lookup, it is
+//!   loaded, sorted and either routed through its subtree into the buffers
+//!   of the subtrees below or, for a leaf subtree, applied to the leaves
+//!   with splits that cascade (buffer splits included). A buffer filled by
+//!   an emptying is emptied in turn (highest level first).
+//! * **Immediate lookup** (§5.1): down the tree as a B+-tree search, and
+//!   at each subtree root on the way its buffer is scanned, unless the
+//!   policy ([`adapt`]: `adapt=adapt|simple|off`, default `simple`, the
+//!   paper's implementation) empties it first. The answer is the leaves'
+//!   entries with the buffered operations on the path applied, deepest
+//!   (oldest) buffer first, each in arrival order.
+//! * **Delete** (the paper omits deletions; the buffer tree it builds on
+//!   handles them as insertions): a lookup of the pair, then a delete
+//!   entry in the root's buffer when the pair is present. `update` is
+//!   delete + insert.
+//! * **Range** scans the buffers of every subtree the range reaches, with
+//!   no adaptive emptying.
+//!
+//! Flash layer (§5.2): nodes are packed into the node log with two halves
+//! and copying garbage collection on a raw chip ([`LogNodeStore`], whose
+//! `log_blocks` default here is a quarter of the chip per half, so that the
+//! other half holds buffer partitions), or written in place on a
+//! logical-page device ([`PageNodeStore`]). Buffers: [`buffers`].
+//!
+//! Memory (§5.3): a share `node_cache_share` (default 0.25) of the budget
+//! is the B+-tree's node cache (`cache=lru` by default: "an LRU eviction
+//! policy"), the rest the buffer pool of tail pages. The node table and the
+//! buffer directory are reported (`node_table_bytes`,
+//! `buffer_directory_bytes`), not counted, as §6 excludes the node table;
+//! so are ADAPT's counters (`adapt_counter_bytes`). The paper pins the
+//! subtree being emptied in the node cache; here its nodes stay in the
+//! LRU cache while the emptying uses them, and every entry is routed from
+//! the root (see `docs/DEVIATIONS.md`).
+//!
+//! Durability (`docs/FORMAT.md`): `flush` empties every buffer, top down,
+//! into the tree, then flushes the tree: the durable state is the B+-tree
+//! alone, with its superblock naming the index `latree`, and reopening
+//! starts with empty buffers. Work left buffered at the end of a run is
+//! therefore charged to the final flush, never free. Buffer pages are
+//! scratch: nothing reads them after a crash.
+//!
+//! Invariants:
+//! 1. For every pair, its buffered entries lie in the buffers on its
+//!    root-to-leaf path, older ones deeper; within a buffer, in the order
+//!    of the operations.
+//! 2. Only subtree roots (and the root) have buffers; a buffer belongs to
+//!    the node whose subtree holds its entries' keys.
+//! 3. Between operations no buffer is queued for emptying.
+
+mod adapt;
+mod buffers;
+mod empty;
+
+use std::collections::BTreeSet;
+
+pub use adapt::Policy;
+
+use crate::device::Storage;
+use crate::index::btree::{BTree, BTreeOptions};
+use crate::index::reopen::tree_params;
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::page::FRAME_HEADER;
+use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};
+
+use adapt::{AdaptCosts, PolicyState};
+use buffers::{Buffers, Elem, IoCosts, Op};
+
+/// Name in the registry.
+pub const NAME: &str = "latree";
+/// Free partitions kept beyond what an operation is known to need: a
+/// buffer split or a frame evicted from the pool may take one.
+const PARTITION_RESERVE: u64 = 2;
+
+/// Why a buffer was emptied.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Cause {
+    /// It reached U entries.
+    Full,
+    /// Its flash partition filled.
+    Partition,
+    /// The adaptive policy, at a lookup.
+    Adapt,
+    /// `flush`.
+    Flush,
+    /// The raw chip ran short of free buffer partitions.
+    Space,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    empties_full: u64,
+    empties_partition: u64,
+    empties_adapt: u64,
+    empties_flush: u64,
+    empties_space: u64,
+    entries_emptied: u64,
+    buffer_splits: u64,
+    lookups: u64,
+    buffers_scanned: u64,
+    entries_scanned: u64,
+    adapt_counters_peak: usize,
+    /// Sum over lookups of the entries in the buffers they met (for the
+    /// mean buffer size a lookup sees, lat-fig9(b)).
+    entries_met: u64,
+    buffers_met: u64,
+}
+
+impl Counters {
+    fn count_empty(&mut self, cause: Cause, entries: u64) {
+        match cause {
+            Cause::Full => self.empties_full += 1,
+            Cause::Partition => self.empties_partition += 1,
+            Cause::Adapt => self.empties_adapt += 1,
+            Cause::Flush => self.empties_flush += 1,
+            Cause::Space => self.empties_space += 1,
+        }
+        self.entries_emptied += entries;
+    }
+}
+
+/// The parameters of the Buffered-B+ tree beyond the B+-tree's.
+#[derive(Clone, Copy, Debug)]
+struct LaOptions {
+    subtree_height: u8,
+    policy: Policy,
+    node_cache_share: f64,
+    partition_blocks: u64,
+    max_buffer_bytes: Option<usize>,
+}
+
+impl LaOptions {
+    fn from_params(params: &mut Params) -> Result<Self> {
+        let subtree_height: u8 = params.get("subtree_height", 2)?;
+        if !(1..=16).contains(&subtree_height) {
+            return Err(IndexError::Config(format!(
+                "subtree_height={subtree_height}: expected 1 to 16"
+            )));
+        }
+        let policy = params
+            .get("adapt", "simple".to_string())?
+            .parse::<Policy>()
+            .map_err(IndexError::Config)?;
+        let node_cache_share: f64 = params.get("node_cache_share", 0.25)?;
+        if !(node_cache_share > 0.0 && node_cache_share < 1.0) {
+            return Err(IndexError::Config(format!(
+                "node_cache_share={node_cache_share}: expected a share strictly between 0 and 1"
+            )));
+        }
+        Ok(LaOptions {
+            subtree_height,
+            policy,
+            node_cache_share,
+            partition_blocks: params.get("partition_blocks", 2)?,
+            max_buffer_bytes: params.get_opt("max_buffer_bytes")?,
+        })
+    }
+}
+
+/// The B+-tree options with this index's defaults: fanout 16 unless a node
+/// size is given, an LRU node cache.
+fn tree_options(params: &mut Params) -> Result<BTreeOptions> {
+    if !["fanout", "node_bytes", "node_pages"]
+        .iter()
+        .any(|k| params.contains(k))
+    {
+        params.set("fanout", "16");
+    }
+    if !params.contains("cache") {
+        params.set("cache", "lru");
+    }
+    BTreeOptions::from_params(params)
+}
+
+/// Blocks per node-log half on a raw chip of `blocks`: a quarter each,
+/// the other half of the chip for buffer partitions.
+fn default_log_blocks(blocks: u64) -> u64 {
+    (blocks.saturating_sub(3) / 4).max(1)
+}
+
+/// The Buffered-B+ tree.
+pub struct LaTree {
+    tree: BTree,
+    bufs: Buffers<PolicyState>,
+    policy: Policy,
+    subtree_height: u8,
+    /// U: the most entries a buffer holds before it is emptied.
+    max_entries: u64,
+    costs: IoCosts,
+    format: EntryFormat,
+    budget: usize,
+    node_memory: usize,
+    shapes: Vec<crate::index::btree::ShapeChange>,
+    loaded: Vec<Elem>,
+    walk: Vec<(NodeId, u8)>,
+    stack: Vec<(NodeId, u8)>,
+    kids: Vec<NodeId>,
+    found: Vec<Elem>,
+    base: Vec<(u64, u64)>,
+    counters: Counters,
+}
+
+impl LaTree {
+    /// A new, empty tree on `storage`.
+    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        let la = LaOptions::from_params(&mut params)?;
+        let opts = tree_options(&mut params)?;
+        params.finish(NAME)?;
+        let layout = opts.layout(storage.page_size())?;
+        let node_memory = (memory as f64 * la.node_cache_share) as usize;
+        let store: Box<dyn NodeStore> = match storage {
+            Storage::Raw(ref chip) => {
+                let blocks = chip.geometry().blocks;
+                let log_blocks = match opts.log_blocks {
+                    0 => default_log_blocks(blocks),
+                    n => n,
+                };
+                Box::new(LogNodeStore::new(storage, layout, log_blocks)?)
+            }
+            Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
+        };
+        let tree = BTree::create_on(NAME, store, node_memory, opts.cache)?;
+        Self::assemble(tree, memory, node_memory, la)
+    }
+
+    /// Reopens the tree `flush` left on `storage` (its buffers empty).
+    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
+        tree_params(&mut storage, &mut params, true)?;
+        let la = LaOptions::from_params(&mut params)?;
+        let opts = tree_options(&mut params)?;
+        params.finish(NAME)?;
+        let layout = opts.layout(storage.page_size())?;
+        let node_memory = (memory as f64 * la.node_cache_share) as usize;
+        let store: Box<dyn NodeStore> = match storage {
+            Storage::Raw(ref chip) => {
+                let blocks = chip.geometry().blocks;
+                let log_blocks = match opts.log_blocks {
+                    0 => default_log_blocks(blocks),
+                    n => n,
+                };
+                Box::new(LogNodeStore::new(storage, layout, log_blocks)?)
+            }
+            Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
+        };
+        let tree = BTree::open_on(NAME, store, node_memory, opts.cache)?;
+        Self::assemble(tree, memory, node_memory, la)
+    }
+
+    fn assemble(mut tree: BTree, memory: usize, node_memory: usize, la: LaOptions) -> Result<Self> {
+        let format = tree.layout().format;
+        let costs = IoCosts::of(tree.storage());
+        let pool = memory - node_memory;
+        let bufs = Buffers::new(tree.store(), format, pool, la.partition_blocks)?;
+        let max_bytes = la.max_buffer_bytes.unwrap_or(memory * 3 / 4);
+        let max_entries = (max_bytes / bufs.elem_bytes()).max(1) as u64;
+        tree.record_shapes(true);
+        Ok(LaTree {
+            tree,
+            bufs,
+            policy: la.policy,
+            subtree_height: la.subtree_height,
+            max_entries,
+            costs,
+            format,
+            budget: memory,
+            node_memory,
+            shapes: Vec::new(),
+            loaded: Vec::new(),
+            walk: Vec::new(),
+            stack: Vec::new(),
+            kids: Vec::new(),
+            found: Vec::new(),
+            base: Vec::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    /// Whether nodes at `level` are subtree roots.
+    fn buffered_level(&self, level: u8) -> bool {
+        level % self.subtree_height == self.subtree_height - 1
+    }
+
+    /// The level of the subtree roots below a subtree root at `level`;
+    /// `None` for a leaf subtree.
+    fn child_level(&self, level: u8) -> Option<u8> {
+        let h = self.subtree_height;
+        (level >= h).then(|| (level - h) / h * h + (h - 1))
+    }
+
+    /// Empties queued buffers, highest level first (invariant 3).
+    fn settle(&mut self) -> Result<()> {
+        while let Some(id) = self.bufs.overfull() {
+            let cause = if self.bufs.entries(id) >= self.max_entries {
+                Cause::Full
+            } else {
+                Cause::Partition
+            };
+            self.empty(id, cause)?;
+        }
+        Ok(())
+    }
+
+    /// Fills `self.found` with the buffered entries for `lo..=hi` on every
+    /// path the range takes, deepest buffer first, and `self.base` with the
+    /// tree's entries; `adaptive` lets the policy empty buffers on the way
+    /// (a lookup), otherwise they are only scanned (a range).
+    fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
+        'restart: loop {
+            self.walk.clear();
+            self.stack.clear();
+            let (root, root_level) = self.tree.root();
+            self.stack.push((root, root_level));
+            while let Some((id, level)) = self.stack.pop() {
+                let buffered = id == root || self.buffered_level(level);
+                if buffered && self.bufs.entries(id) > 0 {
+                    if adaptive {
+                        self.counters.buffers_met += 1;
+                        self.counters.entries_met += self.bufs.entries(id);
+                        if self.decide(id, level) {
+                            self.empty(id, Cause::Adapt)?;
+                            self.settle()?;
+                            continue 'restart;
+                        }
+                    }
+                    self.walk.push((id, level));
+                }
+                if level >= self.subtree_height {
+                    self.kids.clear();
+                    self.tree
+                        .children_within(id, level, lo, hi, &mut self.kids)?;
+                    self.stack
+                        .extend(self.kids.iter().rev().map(|&k| (k, level - 1)));
+                }
+            }
+            break;
+        }
+        self.base.clear();
+        let mut base = std::mem::take(&mut self.base);
+        let r = self.tree.range(lo, hi, &mut base);
+        self.base = base;
+        r?;
+        // Deepest first (invariant 1); the walk met them top-down.
+        self.walk.sort_by_key(|&(_, level)| level);
+        self.found.clear();
+        let walk = std::mem::take(&mut self.walk);
+        let mut result = Ok(());
+        for &(id, _) in &walk {
+            self.counters.buffers_scanned += 1;
+            self.counters.entries_scanned += self.bufs.get(id).map_or(0, |b| b.flash_entries());
+            let found = &mut self.found;
+            result = self.bufs.scan(self.tree.store_mut(), id, |e| {
+                if (lo..=hi).contains(&e.key) {
+                    found.push(e)
+                }
+            });
+            if result.is_err() {
+                break;
+            }
+        }
+        self.walk = walk;
+        result
+    }
+
+    /// The live pairs of `lo..=hi` after [`LaTree::collect`].
+    fn merged(&self) -> Vec<(u64, u64)> {
+        if self.found.is_empty() {
+            return self.base.clone();
+        }
+        let mut live: BTreeSet<(u64, u64)> = self.base.iter().copied().collect();
+        for e in &self.found {
+            match e.op {
+                Op::Insert => live.insert(e.pair()),
+                Op::Delete => live.remove(&e.pair()),
+            };
+        }
+        live.into_iter().collect()
+    }
+
+    /// Whether the policy empties buffer `id` (at `level`) before this
+    /// lookup scans it.
+    fn decide(&mut self, id: NodeId, level: u8) -> bool {
+        let s = self.bufs.entries(id);
+        match self.policy {
+            Policy::Off => false,
+            Policy::Adapt => {
+                let c = self.adapt_costs(level);
+                let Some(b) = self.bufs.get_mut(id) else {
+                    return false;
+                };
+                let empty = b.state.adapt_lookup(s, c);
+                let held = b.state.counters();
+                self.counters.adapt_counters_peak = self.counters.adapt_counters_peak.max(held);
+                empty
+            }
+            Policy::Simple => {
+                let read = self.buffer_read_cost(id);
+                let empty = self.buffer_empty_cost(id, level, read);
+                match self.bufs.get_mut(id) {
+                    Some(b) => b.state.simple_lookup(read, empty),
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// Entries per buffer page written so far (a full page before any).
+    fn packing(&self) -> f64 {
+        let c = self.bufs.counters;
+        if c.pages_written == 0 {
+            self.bufs.per_page() as f64
+        } else {
+            (c.entries_written as f64 / c.pages_written as f64).max(1.0)
+        }
+    }
+
+    /// Estimated nodes in the subtree under a subtree root at `level`:
+    /// nodes hold ln 2 of their fanout on average.
+    fn subtree_nodes(&self, level: u8) -> f64 {
+        let levels = match self.child_level(level) {
+            Some(below) => level - below,
+            None => level + 1,
+        };
+        let f = (self.tree.layout().fanout as f64 * std::f64::consts::LN_2).max(2.0);
+        (0..levels).map(|i| f.powi(i as i32)).sum()
+    }
+
+    fn node_read_cost(&self) -> f64 {
+        self.costs.read(self.tree.layout().node_bytes)
+    }
+
+    /// A node's share of a page write (the node log packs nodes into
+    /// pages; in place, a node is a page).
+    fn node_write_cost(&self) -> f64 {
+        let nb = self.tree.layout().node_bytes;
+        let c = &self.costs;
+        if c.whole_page_writes {
+            c.write(c.page_size)
+        } else {
+            c.write_fixed * (nb as f64 / c.page_size as f64).min(1.0) + c.write_per_byte * nb as f64
+        }
+    }
+
+    /// What scanning buffer `id`'s flash pages costs.
+    fn buffer_read_cost(&self, id: NodeId) -> f64 {
+        let Some(b) = self.bufs.get(id) else {
+            return 0.0;
+        };
+        let pages = b.flash_pages() as f64;
+        let bytes = pages * (FRAME_HEADER + 4) as f64
+            + b.flash_entries() as f64 * self.bufs.elem_bytes() as f64;
+        pages * self.costs.read_fixed + bytes * self.costs.read_per_byte
+    }
+
+    /// Algorithm 1's bufferEmptyCost: read the subtree and the buffer, then
+    /// write the subtree (a leaf subtree) or the buffer (into the buffers
+    /// below).
+    fn buffer_empty_cost(&self, id: NodeId, level: u8, buffer_read: f64) -> f64 {
+        let nodes = self.subtree_nodes(level);
+        let mut cost = nodes * self.node_read_cost() + buffer_read;
+        if self.child_level(level).is_none() {
+            cost += nodes * self.node_write_cost();
+        } else {
+            let entries = self.bufs.entries(id) as f64;
+            let pages = (entries / self.packing()).ceil();
+            let bytes = pages * (FRAME_HEADER + 4) as f64 + entries * self.bufs.elem_bytes() as f64;
+            cost += if self.costs.whole_page_writes {
+                pages * self.costs.write(self.costs.page_size)
+            } else {
+                pages * self.costs.write_fixed + bytes * self.costs.write_per_byte
+            };
+        }
+        cost
+    }
+
+    /// β, γ and δ of §4.3 for a buffer at `level`.
+    fn adapt_costs(&self, level: u8) -> AdaptCosts {
+        let e = self.bufs.elem_bytes() as f64;
+        let p = self.packing();
+        let c = &self.costs;
+        let beta =
+            c.read_per_byte * e + (c.read_fixed + c.read_per_byte * (FRAME_HEADER + 4) as f64) / p;
+        let write = if c.whole_page_writes {
+            c.write(c.page_size) / p
+        } else {
+            c.write_per_byte * e
+                + (c.write_fixed + c.write_per_byte * (FRAME_HEADER + 4) as f64) / p
+        };
+        AdaptCosts {
+            beta,
+            gamma: beta + write,
+            delta: self.subtree_nodes(level) * self.node_read_cost(),
+        }
+    }
+
+    /// On a raw chip, empties the largest leaf-subtree buffers holding
+    /// partitions until `need` partitions and a reserve are free (their
+    /// emptying takes none). A chip whose partitions are all held by
+    /// buffers above the leaf subtrees is full: the write that finds no
+    /// partition says so.
+    fn ensure_partitions(&mut self, need: u64) -> Result<()> {
+        while let Some(free) = self.bufs.free_partitions() {
+            // Any tail page in the pool may be evicted on the way.
+            let need = need + self.bufs.frames_without_partition();
+            if free >= need + PARTITION_RESERVE {
+                break;
+            }
+            let victim = self
+                .bufs
+                .all()
+                .filter(|&(id, level, n)| {
+                    n > 0 && self.child_level(level).is_none() && self.bufs.holds_partition(id)
+                })
+                .max_by_key(|&(id, _, n)| (n, std::cmp::Reverse(id)));
+            let Some((id, _, _)) = victim else {
+                break;
+            };
+            self.empty(id, Cause::Space)?;
+        }
+        Ok(())
+    }
+
+    /// Appends an operation to the root's buffer and settles.
+    fn buffer_op(&mut self, e: Elem) -> Result<()> {
+        self.ensure_partitions(1)?;
+        let (root, level) = self.tree.root();
+        self.push(root, level, e)?;
+        self.settle()
+    }
+}
+
+impl Index for LaTree {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn format(&self) -> EntryFormat {
+        self.format
+    }
+
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.format.check(key, value)?;
+        self.buffer_op(Elem {
+            key,
+            value,
+            op: Op::Insert,
+        })
+    }
+
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.format.check(key, value)?;
+        self.counters.lookups += 1;
+        self.collect(key, key, true)?;
+        let present = self.merged().binary_search(&(key, value)).is_ok();
+        if present {
+            self.buffer_op(Elem {
+                key,
+                value,
+                op: Op::Delete,
+            })?;
+        }
+        Ok(present)
+    }
+
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
+        self.format.check_key(key)?;
+        self.counters.lookups += 1;
+        self.collect(key, key, true)?;
+        out.extend(self.merged().into_iter().map(|(_, v)| v));
+        Ok(())
+    }
+
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        out.clear();
+        if lo > hi {
+            return Ok(());
+        }
+        let hi = hi.min(self.format.max_key());
+        if lo > hi {
+            return Ok(());
+        }
+        self.collect(lo, hi, false)?;
+        out.extend(self.merged());
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        // Top down, so every emptying moves entries toward the leaves once.
+        while let Some((id, _, _)) = self
+            .bufs
+            .all()
+            .max_by_key(|&(id, level, _)| (level, std::cmp::Reverse(id)))
+        {
+            self.empty(id, Cause::Flush)?;
+            self.settle()?;
+        }
+        self.tree.flush()
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.tree.memory_bytes() + self.bufs.pool_memory()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.tree.notes();
+        let (dir, state) = self.bufs.directory_bytes();
+        notes.push(format!(
+            "Buffered-B+ tree: fanout {}, subtree height {}, adapt={}, U = {} entries; node cache {} B and buffer pool {} B of the {} B budget; the buffer directory ({dir} B now) is reported beside the node table, not in the memory figure",
+            self.tree.layout().fanout,
+            self.subtree_height,
+            self.policy.name(),
+            self.max_entries,
+            self.node_memory,
+            self.budget - self.node_memory,
+            self.budget
+        ));
+        if self.policy == Policy::Adapt {
+            notes.push(format!(
+                "ADAPT's counters: {} at most in one buffer ({state} B in all now), outside the memory figure",
+                self.counters.adapt_counters_peak
+            ));
+        }
+        notes
+    }
+
+    fn stats(&self) -> IndexStats {
+        let mut s = self.tree.stats();
+        let c = &self.counters;
+        let b = &self.bufs.counters;
+        let (dir, state) = self.bufs.directory_bytes();
+        for (name, v) in [
+            ("subtree_height", self.subtree_height as f64),
+            ("max_buffer_entries", self.max_entries as f64),
+            ("buffers", self.bufs.all().count() as f64),
+            ("buffered_entries", self.bufs.total_entries() as f64),
+            ("empties_full", c.empties_full as f64),
+            ("empties_partition", c.empties_partition as f64),
+            ("empties_adapt", c.empties_adapt as f64),
+            ("empties_flush", c.empties_flush as f64),
+            ("empties_space", c.empties_space as f64),
+            ("entries_emptied", c.entries_emptied as f64),
+            ("buffer_splits", c.buffer_splits as f64),
+            ("lookups", c.lookups as f64),
+            ("buffers_scanned", c.buffers_scanned as f64),
+            ("buffer_entries_scanned", c.entries_scanned as f64),
+            (
+                "mean_buffer_entries_met",
+                if c.buffers_met == 0 {
+                    0.0
+                } else {
+                    c.entries_met as f64 / c.buffers_met as f64
+                },
+            ),
+            ("buffer_pages_written", b.pages_written as f64),
+            ("buffer_pages_read", b.pages_read as f64),
+            ("buffer_pool_evictions", b.pool_evictions as f64),
+            ("buffer_partitions_taken", b.partitions_taken as f64),
+            ("buffer_partition_erases", b.partition_erases as f64),
+            ("buffer_directory_bytes", dir as f64),
+            ("adapt_counter_bytes", state as f64),
+            ("adapt_counters_peak", c.adapt_counters_peak as f64),
+            ("node_cache_budget", self.node_memory as f64),
+            (
+                "buffer_pool_budget",
+                (self.budget - self.node_memory) as f64,
+            ),
+        ] {
+            s.set(name, v);
+        }
+        s.set("memory_budget", self.budget as f64);
+        s
+    }
+
+    fn flash_bytes_used(&self) -> u64 {
+        self.tree.flash_bytes_used() + self.bufs.flash_bytes()
+    }
+
+    fn storage(&self) -> &Storage {
+        self.tree.storage()
+    }
+
+    fn into_storage(self: Box<Self>) -> Storage {
+        Box::new(self.tree).into_storage()
+    }
+}

@@ -1,0 +1,168 @@
+//! `latree` (the Buffered-B+ tree) against the oracle, with each emptying
+//! policy (`adapt`, `simple`, `off`): small fanouts, subtree heights 1 to
+//! 3, small buffer limits and pools, so that buffers empty through several
+//! levels, fill their partitions, split and merge with their subtree roots
+//! and follow the root when it grows or collapses; on a raw chip (its node
+//! log and buffer partitions), a RAM disk, the FTL and a real file, with
+//! flushes and reopens.
+
+mod common;
+
+use common::{check, check_on_file, ftl, ops, ram, raw};
+use flashix::index::{registry, Params};
+use proptest::prelude::*;
+
+const POLICIES: [&str; 3] = ["adapt=adapt", "adapt=simple", "adapt=off"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn small_buffers_deep_trees_on_a_ram_disk(ops in ops(500, 120)) {
+        for p in POLICIES {
+            check("latree", &["fanout=4", "subtree_height=2", "max_buffer_bytes=200", p], 4096, ram, &ops)?;
+        }
+    }
+
+    #[test]
+    fn every_level_buffered(ops in ops(400, 80)) {
+        for p in POLICIES {
+            check("latree", &["fanout=4", "subtree_height=1", "max_buffer_bytes=120", p], 4096, ram, &ops)?;
+        }
+    }
+
+    #[test]
+    fn three_level_subtrees(ops in ops(500, 200)) {
+        check("latree", &["fanout=4", "subtree_height=3", "max_buffer_bytes=300", "adapt=adapt"], 4096, ram, &ops)?;
+        check("latree", &["fanout=4", "subtree_height=3", "max_buffer_bytes=300", "adapt=off"], 4096, ram, &ops)?;
+    }
+
+    #[test]
+    fn many_duplicates_of_few_keys(ops in ops(500, 6)) {
+        check("latree", &["fanout=4", "max_buffer_bytes=150", "adapt=simple"], 4096, ram, &ops)?;
+    }
+
+    #[test]
+    fn on_a_raw_chip(ops in ops(400, 200)) {
+        for p in POLICIES {
+            check("latree", &["fanout=6", "max_buffer_bytes=400", "log_blocks=8", "partition_blocks=1", p], 8192, || raw(64), &ops)?;
+        }
+    }
+
+    #[test]
+    fn paper_settings_over_the_ftl(ops in ops(400, 300)) {
+        check("latree", &[], 16384, ftl, &ops)?;
+        check("latree", &["adapt=adapt"], 8192, ftl, &ops)?;
+    }
+
+    #[test]
+    fn wide_entries(ops in ops(300, 1 << 40)) {
+        check("latree", &["fanout=5", "max_buffer_bytes=300", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_a_real_file(ops in ops(200, 150)) {
+        for p in POLICIES {
+            check_on_file("latree", &["fanout=6", "max_buffer_bytes=300", p], 16384, &ops)?;
+        }
+    }
+}
+
+#[test]
+fn many_inserts_and_deletes_with_reopen() {
+    let seq = common::churn();
+    for p in POLICIES {
+        check(
+            "latree",
+            &["fanout=4", "max_buffer_bytes=300", p],
+            4096,
+            ram,
+            &seq,
+        )
+        .unwrap();
+        check("latree", &["fanout=8", p], 8192, ftl, &seq).unwrap();
+        check(
+            "latree",
+            &["fanout=8", "log_blocks=16", p],
+            8192,
+            || raw(128),
+            &seq,
+        )
+        .unwrap();
+    }
+}
+
+fn p(set: &[&str]) -> Params {
+    Params::parse(set.iter().copied()).unwrap()
+}
+
+/// Write-intensive work stays in the buffers: far fewer page writes than
+/// inserts, where the B+-tree writes about one node per insert (§6.3.3).
+#[test]
+fn buffering_saves_page_writes_over_the_btree() {
+    let run = |name: &str, set: &[&str]| {
+        let mut t = registry::create(name, raw(1024), 64 << 10, p(set)).unwrap();
+        for i in 0..20_000u64 {
+            t.insert(i * 7919 % 10_000 + 1, i).unwrap();
+        }
+        t.flush().unwrap();
+        let mut got = Vec::new();
+        for k in (1..10_000).step_by(997) {
+            t.get(k, &mut got).unwrap();
+            let want: Vec<u64> = (0..20_000u64)
+                .filter(|i| i * 7919 % 10_000 + 1 == k)
+                .collect();
+            assert_eq!(got, want, "{name} key {k}");
+        }
+        (t.storage().stats().physical_writes, t.stats())
+    };
+    let (bt, _) = run("btree", &["fanout=8", "cache=lru"]);
+    let (la, s) = run("latree", &[]);
+    assert!(la * 2 < bt, "latree {la} page writes, btree {bt}: {s:?}");
+    // Buffers emptied during the run, not only at the final flush.
+    let during = s.get("empties_full").unwrap() + s.get("empties_partition").unwrap();
+    assert!(during > 0.0, "{s:?}");
+}
+
+/// A lookup-heavy workload makes the adaptive policies empty buffers at
+/// lookups; with `adapt=off` lookups never empty one.
+#[test]
+fn lookups_drive_adaptive_emptying() {
+    for (policy, expect) in [
+        ("adapt=adapt", true),
+        ("adapt=simple", true),
+        ("adapt=off", false),
+    ] {
+        let mut t = registry::create("latree", raw(1024), 16 << 10, p(&[policy])).unwrap();
+        let mut got = Vec::new();
+        for i in 0..6_000u64 {
+            t.insert(i * 7919 % 5_000, i).unwrap();
+            for j in 0..3 {
+                t.get((i * 31 + j * 977) % 5_000, &mut got).unwrap();
+            }
+        }
+        let s = t.stats();
+        let adaptive = s.get("empties_adapt").unwrap();
+        assert_eq!(adaptive > 0.0, expect, "{policy}: {s:?}");
+    }
+}
+
+/// Invalid parameters are clear errors.
+#[test]
+fn bad_parameters_are_errors() {
+    for set in [
+        &["adapt=sometimes"][..],
+        &["subtree_height=0"],
+        &["node_cache_share=1.5"],
+        &["partition_blocks=0"],
+    ] {
+        let e = registry::create("latree", raw(256), 16 << 10, p(set));
+        assert!(e.is_err(), "{set:?} was accepted");
+    }
+    // Two pages of memory cannot hold a node cache and a pool.
+    assert!(registry::create("latree", ram(), 600, p(&[])).is_err());
+}

@@ -38,6 +38,12 @@ proptest! {
     }
 
     #[test]
+    fn whole_page_frames_in_the_pool(ops in ops(400, 150)) {
+        check("latree", &["fanout=4", "max_buffer_bytes=250", "buffer_pool=pages"], 4096, ram, &ops)?;
+        check("latree", &["fanout=6", "buffer_pool=pages", "log_blocks=8", "partition_blocks=1"], 8192, || raw(64), &ops)?;
+    }
+
+    #[test]
     fn many_duplicates_of_few_keys(ops in ops(500, 6)) {
         check("latree", &["fanout=4", "max_buffer_bytes=150", "adapt=simple"], 4096, ram, &ops)?;
     }

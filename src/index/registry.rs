@@ -67,7 +67,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: super::latree::NAME,
             description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (buffered-bplus-tree.md §4-5)",
-            params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=4|8, value_bytes=4|8",
+            params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
             name: delta::IPL,

@@ -152,6 +152,27 @@ struct Frame {
     bytes: Vec<u8>,
 }
 
+/// How the buffer pool counts a tail page against its memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolUnit {
+    /// The bytes the page holds so far (its header and entries): a page
+    /// grows as entries arrive, as a mote's allocator would hold it.
+    Entries,
+    /// A whole page frame from its first entry.
+    Pages,
+}
+
+impl std::str::FromStr for PoolUnit {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "entries" => Ok(PoolUnit::Entries),
+            "pages" => Ok(PoolUnit::Pages),
+            _ => Err(format!("buffer_pool={s}: expected entries or pages")),
+        }
+    }
+}
+
 /// Counters for the report.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BufferCounters {
@@ -175,8 +196,13 @@ pub struct Buffers<S> {
     frames: Vec<Option<Frame>>,
     /// Page buffers of dropped frames, for reuse.
     spare_bytes: Vec<Vec<u8>>,
+    /// Indexes of `frames` that hold none.
+    free_slots: Vec<usize>,
     frames_in_use: usize,
     pool_bytes: usize,
+    pool_unit: PoolUnit,
+    /// What the tail pages take of the pool now.
+    pool_used: usize,
     /// Bytes of a buffer loaded for emptying still in RAM.
     loading_bytes: usize,
     read_buf: Vec<u8>,
@@ -190,6 +216,7 @@ impl<S: BufferState> Buffers<S> {
         store: &dyn NodeStore,
         format: EntryFormat,
         pool_bytes: usize,
+        pool_unit: PoolUnit,
         partition_blocks: u64,
     ) -> Result<Self> {
         let storage = store.storage();
@@ -255,8 +282,11 @@ impl<S: BufferState> Buffers<S> {
             dir: HashMap::new(),
             frames: Vec::new(),
             spare_bytes: Vec::new(),
+            free_slots: Vec::new(),
             frames_in_use: 0,
             pool_bytes,
+            pool_unit,
+            pool_used: 0,
             loading_bytes: 0,
             read_buf: vec![0u8; page_size],
             counters: BufferCounters::default(),
@@ -349,9 +379,17 @@ impl<S: BufferState> Buffers<S> {
         }
     }
 
-    /// RAM of the pool's frames (in the memory figure).
+    /// RAM of the pool's tail pages (in the memory figure).
     pub fn pool_memory(&self) -> usize {
-        self.frames_in_use * self.page_size
+        self.pool_used
+    }
+
+    /// What a frame holding `count` entries takes of the pool.
+    fn frame_cost(&self, count: usize) -> usize {
+        match self.pool_unit {
+            PoolUnit::Pages => self.page_size,
+            PoolUnit::Entries => FRAME_HEADER + OWNER_BYTES + count * self.elem_bytes,
+        }
     }
 
     /// RAM of the directory: per buffer its node, level and counts, per
@@ -372,6 +410,10 @@ impl<S: BufferState> Buffers<S> {
         level: u8,
         e: Elem,
     ) -> Result<u64> {
+        if self.pool_unit == PoolUnit::Entries {
+            // The entry's bytes first: that may evict this buffer's tail.
+            self.make_room(store, self.elem_bytes)?;
+        }
         let tail = self.dir.get(&id).and_then(|b| b.tail);
         let frame = match tail {
             Some(f) if self.frame(f).count < self.per_page => f,
@@ -380,7 +422,7 @@ impl<S: BufferState> Buffers<S> {
                     // A new tail page: the full one goes to flash.
                     self.write_frame(store, f)?;
                 }
-                self.make_room(store, self.page_size)?;
+                self.make_room(store, self.frame_cost(0))?;
                 let f = self.new_frame(id);
                 self.dir
                     .entry(id)
@@ -403,6 +445,9 @@ impl<S: BufferState> Buffers<S> {
             Op::Delete => 2,
         };
         fr.count += 1;
+        if self.pool_unit == PoolUnit::Entries {
+            self.pool_used += elem_bytes;
+        }
         self.loading_bytes = self.loading_bytes.saturating_sub(elem_bytes);
         Ok(self.entries(id))
     }
@@ -418,7 +463,8 @@ impl<S: BufferState> Buffers<S> {
             bytes,
         });
         self.frames_in_use += 1;
-        match self.frames.iter().position(|f| f.is_none()) {
+        self.pool_used += self.frame_cost(0);
+        match self.free_slots.pop() {
             Some(i) => {
                 self.frames[i] = frame;
                 i
@@ -433,7 +479,9 @@ impl<S: BufferState> Buffers<S> {
     fn drop_frame(&mut self, f: usize) {
         if let Some(fr) = self.frames[f].take() {
             self.frames_in_use -= 1;
+            self.pool_used -= self.frame_cost(fr.count);
             self.spare_bytes.push(fr.bytes);
+            self.free_slots.push(f);
         }
     }
 
@@ -441,7 +489,7 @@ impl<S: BufferState> Buffers<S> {
     /// beside a buffer being loaded. With nothing left to evict the pool
     /// runs over for the moment (the loaded buffer shrinks as it goes).
     fn make_room(&mut self, store: &mut dyn NodeStore, extra: usize) -> Result<()> {
-        while self.frames_in_use * self.page_size + self.loading_bytes + extra > self.pool_bytes {
+        while self.pool_memory() + self.loading_bytes + extra > self.pool_bytes {
             let victim = self
                 .frames
                 .iter()
@@ -687,17 +735,27 @@ impl<S: BufferState> Buffers<S> {
             Space::Raw {
                 first_block,
                 partition_blocks,
+                pages_per_block,
                 free,
                 clean,
                 ..
             } => {
-                for &p in &b.partitions {
+                let ppb = *pages_per_block;
+                let last = b.partitions.len().saturating_sub(1);
+                for (i, &p) in b.partitions.iter().enumerate() {
                     let first = *first_block + p * *partition_blocks;
+                    // Pages go in order: only blocks holding some need an
+                    // erase (the rest are still erased from the last one).
+                    let used = if i == last {
+                        b.used_in_last
+                    } else {
+                        *partition_blocks * ppb
+                    };
                     let Some(Storage::Raw(chip)) = store.storage_mut() else {
                         return Err(disagree());
                     };
                     let mut erased = Ok(());
-                    for blk in first..first + *partition_blocks {
+                    for blk in first..first + used.div_ceil(ppb) {
                         erased = erased.and(chip.erase(blk));
                     }
                     self.counters.partition_erases += 1;

@@ -75,7 +75,7 @@ use crate::node::page::FRAME_HEADER;
 use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};
 
 use adapt::{AdaptCosts, PolicyState};
-use buffers::{Buffers, Elem, IoCosts, Op};
+use buffers::{Buffers, Elem, IoCosts, Op, PoolUnit};
 
 /// Name in the registry.
 pub const NAME: &str = "latree";
@@ -138,6 +138,7 @@ struct LaOptions {
     node_cache_share: f64,
     partition_blocks: u64,
     max_buffer_bytes: Option<usize>,
+    pool_unit: PoolUnit,
 }
 
 impl LaOptions {
@@ -164,6 +165,10 @@ impl LaOptions {
             node_cache_share,
             partition_blocks: params.get("partition_blocks", 2)?,
             max_buffer_bytes: params.get_opt("max_buffer_bytes")?,
+            pool_unit: params
+                .get("buffer_pool", "entries".to_string())?
+                .parse::<PoolUnit>()
+                .map_err(IndexError::Config)?,
         })
     }
 }
@@ -261,7 +266,13 @@ impl LaTree {
         let format = tree.layout().format;
         let costs = IoCosts::of(tree.storage());
         let pool = memory - node_memory;
-        let bufs = Buffers::new(tree.store(), format, pool, la.partition_blocks)?;
+        let bufs = Buffers::new(
+            tree.store(),
+            format,
+            pool,
+            la.pool_unit,
+            la.partition_blocks,
+        )?;
         let max_bytes = la.max_buffer_bytes.unwrap_or(memory * 3 / 4);
         let max_entries = (max_bytes / bufs.elem_bytes()).max(1) as u64;
         tree.record_shapes(true);

@@ -79,6 +79,28 @@ pub trait Index {
     }
     /// Replaces `out` with the values stored under `key`, ascending.
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()>;
+    /// Whether lookups are answered later, in batches (the buffer tree's
+    /// delayed lookups, `buffered-bplus-tree.md` §3.1): a runner then
+    /// queues each with [`Index::get_later`] and collects the answers with
+    /// [`Index::take_answers`]. `get` still answers at once.
+    fn defers_lookups(&self) -> bool {
+        false
+    }
+    /// Queues a lookup of `key`, answered when the batch holding it reaches
+    /// the leaves (at the latest by the next `flush`) with the values
+    /// `get(key)` would have returned now; returns its ticket.
+    fn get_later(&mut self, key: u64) -> Result<u64> {
+        let _ = key;
+        Err(IndexError::Config(format!(
+            "{} answers lookups at once; it has no delayed lookups",
+            self.name()
+        )))
+    }
+    /// Moves the delayed lookups answered since the last call into `out`
+    /// as (ticket, values ascending).
+    fn take_answers(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
+        let _ = out;
+    }
     /// Replaces `out` with the entries whose key is in `lo..=hi`, in
     /// (key, value) order.
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()>;

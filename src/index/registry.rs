@@ -65,6 +65,11 @@ pub fn list() -> Vec<IndexInfo> {
             params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=4|8, value_bytes=4|8",
         },
         IndexInfo {
+            name: super::latree::BUFFER_TREE,
+            description: "Buffer tree (Arge) as buffered-bplus-tree.md §3.1 runs it: super-nodes of about M/4 bytes, each with a buffer of M/2 emptied to the children when full; lookups immediate (scan the path's nodes and buffers) or delayed (batched with the inserts, answered at the leaves)",
+            params: "lookup=immediate|delayed, node_bytes=M/4, max_buffer_bytes=M/2, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=4|8, value_bytes=4|8",
+        },
+        IndexInfo {
             name: super::latree::NAME,
             description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (buffered-bplus-tree.md §4-5)",
             params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=4|8, value_bytes=4|8",
@@ -98,6 +103,9 @@ pub fn create(
         super::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
         super::lsm::NAME => Ok(Box::new(LsmTree::create(storage, memory, params)?)),
         super::latree::NAME => Ok(Box::new(LaTree::create(storage, memory, params)?)),
+        super::latree::BUFFER_TREE => Ok(Box::new(LaTree::create_buffer_tree(
+            storage, memory, params,
+        )?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
@@ -135,6 +143,9 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
         super::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
         super::lsm::NAME => Ok(Box::new(LsmTree::open(storage, memory, params)?)),
         super::latree::NAME => Ok(Box::new(LaTree::open(storage, memory, params)?)),
+        super::latree::BUFFER_TREE => {
+            Ok(Box::new(LaTree::open_buffer_tree(storage, memory, params)?))
+        }
         super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,

@@ -27,7 +27,7 @@ pub mod report;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -227,6 +227,8 @@ pub fn run(
         values: Vec::new(),
         entries: Vec::new(),
         expected: Vec::new(),
+        deferred: HashMap::new(),
+        answers: Vec::new(),
     };
     let mut op_number = 0u64;
     let mut memory_peak = index.memory_bytes() as u64;
@@ -244,6 +246,7 @@ pub fn run(
             op_number += 1;
             preload_ops += 1;
             checker.apply(index, op, op_number, None)?;
+            checker.collect_answers(index, None)?;
             memory_peak = memory_peak.max(index.memory_bytes() as u64);
             progress.tick(op_number);
         }
@@ -253,6 +256,7 @@ pub fn run(
             after_op: op_number,
             source,
         })?;
+        checker.collect_answers(index, None)?;
     }
     let after_preload = index.storage().stats();
 
@@ -265,6 +269,7 @@ pub fn run(
         let op = op?;
         op_number += 1;
         checker.apply(index, op, op_number, results.as_deref_mut())?;
+        checker.collect_answers(index, results.as_deref_mut())?;
         let after = index.storage().stats();
         accums[op.kind() as usize]
             .get_or_insert_with(Accum::new)
@@ -275,12 +280,23 @@ pub fn run(
             .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
             before = charged_flush(index, op_number, &mut flushes, &before)?;
+            checker.collect_answers(index, results.as_deref_mut())?;
         }
         memory_peak = memory_peak.max(index.memory_bytes() as u64);
         progress.tick(op_number);
     }
     if options.final_flush {
         charged_flush(index, op_number, &mut flushes, &before)?;
+        checker.collect_answers(index, results)?;
+        // A flush empties every buffer: no delayed lookup is left waiting.
+        if let Some((&ticket, d)) = checker.deferred.iter().min_by_key(|(_, d)| d.op_number) {
+            return Err(RunError::Mismatch {
+                op_number: d.op_number,
+                op: Op::Search { key: d.key },
+                expected: "an answer by the final flush".into(),
+                got: format!("none (ticket {ticket})"),
+            });
+        }
     }
     let flush_cost = (flushes.count > 0).then(|| flushes.cost());
     progress.finish();
@@ -352,6 +368,17 @@ struct Checker {
     values: Vec<u64>,
     entries: Vec<(u64, u64)>,
     expected: Vec<u64>,
+    /// Delayed lookups by ticket, with what the oracle held when each was
+    /// issued: an index that batches lookups answers later, and the answer
+    /// must be what `get` would have returned then.
+    deferred: HashMap<u64, Deferred>,
+    answers: Vec<(u64, Vec<u64>)>,
+}
+
+struct Deferred {
+    op_number: u64,
+    key: u64,
+    expected: Option<Vec<u64>>,
 }
 
 impl Checker {
@@ -368,6 +395,8 @@ impl Checker {
             values,
             entries,
             expected,
+            deferred,
+            ..
         } = self;
         let fail = |source: IndexError| RunError::Index {
             op_number,
@@ -409,6 +438,20 @@ impl Checker {
                     }
                 }
             }
+            Op::Search { key } if index.defers_lookups() => {
+                let ticket = index.get_later(key).map_err(fail)?;
+                let expected = oracle
+                    .as_ref()
+                    .map(|o| o.range((key, 0)..=(key, u64::MAX)).map(|e| e.1).collect());
+                deferred.insert(
+                    ticket,
+                    Deferred {
+                        op_number,
+                        key,
+                        expected,
+                    },
+                );
+            }
             Op::Search { key } => {
                 index.get(key, values).map_err(fail)?;
                 if let Some(o) = oracle {
@@ -446,6 +489,51 @@ impl Checker {
                     }
                     writeln!(out).map_err(RunError::Output)?;
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Checker {
+    /// Checks the delayed lookups `index` answered since the last call
+    /// against what the oracle held when each was issued, and prints them
+    /// (`S key: values`, in the order they are answered).
+    fn collect_answers(
+        &mut self,
+        index: &mut dyn Index,
+        results: Option<&mut (dyn Write + '_)>,
+    ) -> Result<(), RunError> {
+        if !index.defers_lookups() {
+            return Ok(());
+        }
+        index.take_answers(&mut self.answers);
+        let mut results = results;
+        for (ticket, got) in self.answers.drain(..) {
+            let Some(d) = self.deferred.remove(&ticket) else {
+                return Err(RunError::Mismatch {
+                    op_number: 0,
+                    op: Op::Search { key: 0 },
+                    expected: "answers to lookups issued".into(),
+                    got: format!("an answer for unknown ticket {ticket}"),
+                });
+            };
+            if let Some(want) = &d.expected {
+                if *want != got {
+                    return Err(RunError::Mismatch {
+                        op_number: d.op_number,
+                        op: Op::Search { key: d.key },
+                        expected: format!("{want:?}"),
+                        got: format!("{got:?}"),
+                    });
+                }
+            }
+            if let Some(out) = results.as_deref_mut() {
+                write!(out, "S {}:", d.key).map_err(RunError::Output)?;
+                for v in &got {
+                    write!(out, " {v}").map_err(RunError::Output)?;
+                }
+                writeln!(out).map_err(RunError::Output)?;
             }
         }
         Ok(())

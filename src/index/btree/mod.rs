@@ -228,6 +228,35 @@ impl BTree {
         self.release(id, node, cached, dirty)
     }
 
+    /// As [`BTree::children_within`], each child with the separators
+    /// around it in `id` (`None` at the node's edges).
+    #[allow(clippy::type_complexity)]
+    pub fn children_with_bounds(
+        &mut self,
+        id: NodeId,
+        level: u8,
+        lo: u64,
+        hi: u64,
+        out: &mut Vec<(NodeId, Option<(u64, u64)>, Option<(u64, u64)>)>,
+    ) -> Result<()> {
+        let (node, cached, dirty) = self.fetch(id)?;
+        if let Err(e) = expect_level(&node, id, id as u64, level) {
+            self.release(id, node, cached, dirty)?;
+            return Err(e);
+        }
+        if node.is_leaf() {
+            self.release(id, node, cached, dirty)?;
+            return Err(leaf_above_leaf_level(id));
+        }
+        let first = node.child_slot((lo, 0));
+        let last = node.child_slot((hi, u64::MAX));
+        for i in first..=last {
+            let left = i.checked_sub(1).map(|j| node.entries[j]);
+            out.push((node.children[i], left, node.entries.get(i).copied()));
+        }
+        self.release(id, node, cached, dirty)
+    }
+
     /// The node store (an index that keeps more than nodes on the same
     /// storage reaches the device through it).
     pub fn store_mut(&mut self) -> &mut dyn NodeStore {

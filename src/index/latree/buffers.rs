@@ -52,11 +52,14 @@ use crate::node::{NodeId, NodeStore};
 /// Bytes of the owning node's id at the start of a page's payload.
 const OWNER_BYTES: usize = 4;
 
-/// What a buffer entry does to its pair when it reaches the leaves.
+/// What a buffer entry does when it reaches the leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Insert,
     Delete,
+    /// A delayed lookup of the key (the buffer tree's batched lookups);
+    /// the value is its ticket.
+    Lookup,
 }
 
 /// One buffer entry.
@@ -443,6 +446,7 @@ impl<S: BufferState> Buffers<S> {
         slot[kb + vb] = match e.op {
             Op::Insert => 1,
             Op::Delete => 2,
+            Op::Lookup => 3,
         };
         fr.count += 1;
         if self.pool_unit == PoolUnit::Entries {
@@ -483,6 +487,12 @@ impl<S: BufferState> Buffers<S> {
             self.spare_bytes.push(fr.bytes);
             self.free_slots.push(f);
         }
+    }
+
+    /// Evicts the most packed frames until the pool is within its budget
+    /// (after an emptying, which may run over while it holds a buffer).
+    pub fn fit_pool(&mut self, store: &mut dyn NodeStore) -> Result<()> {
+        self.make_room(store, 0)
     }
 
     /// Evicts the most packed frames until `extra` more bytes fit the pool
@@ -826,12 +836,19 @@ fn decode_page(
             "a page of node {owner}'s buffer names node {named}"
         )));
     }
+    let entries = &payload[OWNER_BYTES..];
+    // Checked whole before any entry is passed on.
+    for i in 0..count {
+        let op = entries[(i + 1) * elem - 1];
+        if !(1..=3).contains(&op) {
+            return Err(corrupt(format!("a buffer entry has operation {op}")));
+        }
+    }
     let mut bad = None;
-    decode_entries(&payload[OWNER_BYTES..], count, format, &mut |e| {
-        if format.check(e.key, e.value).is_err() && bad.is_none() {
+    decode_entries(entries, count, format, &mut |e| {
+        if bad.is_none() && format.check(e.key, e.value).is_err() {
             bad = Some(e);
         }
-        f(e)
     });
     if let Some(e) = bad {
         return Err(corrupt(format!(
@@ -839,12 +856,12 @@ fn decode_page(
             e.key, e.value
         )));
     }
+    decode_entries(entries, count, format, f);
     Ok(())
 }
 
-/// Decodes `count` entries; an unknown op byte reads as a delete only if 2,
-/// and anything else as an insert would be a wrong answer, so the frame's
-/// checksum (checked first for flash pages) is what guards it.
+/// Decodes `count` entries (a page's operation bytes are checked by
+/// `decode_page` first; a tail page's were written here).
 fn decode_entries(bytes: &[u8], count: usize, format: EntryFormat, f: &mut impl FnMut(Elem)) {
     let kb = format.key_bytes as usize;
     let vb = format.value_bytes as usize;
@@ -858,10 +875,10 @@ fn decode_entries(bytes: &[u8], count: usize, format: EntryFormat, f: &mut impl 
         f(Elem {
             key: u64::from_le_bytes(k),
             value: u64::from_le_bytes(v),
-            op: if s[kb + vb] == 2 {
-                Op::Delete
-            } else {
-                Op::Insert
+            op: match s[kb + vb] {
+                2 => Op::Delete,
+                3 => Op::Lookup,
+                _ => Op::Insert,
             },
         });
     }

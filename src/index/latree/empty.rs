@@ -29,6 +29,8 @@ use crate::index::{Index, Result};
 use crate::node::NodeId;
 
 use super::buffers::{Elem, Op};
+
+use super::lookups::Span;
 use super::{Cause, LaTree};
 use crate::index::btree::ShapeChange;
 
@@ -50,8 +52,9 @@ impl LaTree {
             }
         };
         self.counters.count_empty(cause, loaded.len() as u64);
-        // Stable: a pair's entries keep the order of its operations.
-        loaded.sort_by_key(|e| e.pair());
+        // Stable, by key: a key's entries keep the order of their
+        // operations (a delayed lookup sees exactly those before it).
+        loaded.sort_by_key(|e| e.key);
         let result = match self.child_level(level) {
             None => self.apply(&loaded),
             Some(below) => self.distribute(&loaded, below),
@@ -60,13 +63,30 @@ impl LaTree {
         result
     }
 
-    /// A leaf subtree's emptying: every entry applied to the tree.
+    /// A leaf subtree's emptying: every entry applied to the tree, in
+    /// order; a delayed lookup's part is answered with the key's pairs in
+    /// its span ([`super::lookups`]).
     fn apply(&mut self, elems: &[Elem]) -> Result<()> {
+        let mut found = Vec::new();
+        let mut values = Vec::new();
         for e in elems {
             match e.op {
                 Op::Insert => self.tree.insert(e.key, e.value)?,
                 Op::Delete => {
                     self.tree.delete(e.key, e.value)?;
+                }
+                Op::Lookup => {
+                    if let Some((lo, hi)) = self.delayed_lookups.span(e.value) {
+                        self.tree.range(e.key, e.key, &mut found)?;
+                        values.clear();
+                        values.extend(
+                            found
+                                .iter()
+                                .filter(|&&p| p >= lo && hi.is_none_or(|h| p < h))
+                                .map(|p| p.1),
+                        );
+                        self.delayed_lookups.answer(e.value, &values);
+                    }
                 }
             }
             self.bufs.loaded_consumed(1);
@@ -75,9 +95,35 @@ impl LaTree {
         Ok(())
     }
 
+    /// The nodes at `level` whose subtrees may hold pairs of `key`, with
+    /// the pairs each covers.
+    fn spans_below(&mut self, key: u64, level: u8, out: &mut Vec<(NodeId, Span)>) -> Result<()> {
+        let (root, top) = self.tree.root();
+        out.clear();
+        out.push((root, ((0, 0), None)));
+        let mut kids = Vec::new();
+        let mut next = Vec::new();
+        for l in ((level + 1)..=top).rev() {
+            next.clear();
+            for &(n, (lo, hi)) in out.iter() {
+                kids.clear();
+                self.tree.children_with_bounds(n, l, key, key, &mut kids)?;
+                next.extend(
+                    kids.iter()
+                        .map(|&(c, left, right)| (c, (left.unwrap_or(lo), right.or(hi)))),
+                );
+            }
+            std::mem::swap(out, &mut next);
+        }
+        Ok(())
+    }
+
     /// A non-leaf subtree's emptying: every entry to the buffer of the
     /// subtree root at `below` on its path.
     fn distribute(&mut self, elems: &[Elem], below: u8) -> Result<()> {
+        let mut below_spans = Vec::new();
+        let mut spans = Vec::new();
+        let mut parts = Vec::new();
         if self.bufs.free_partitions().is_some() {
             // The buffers that will need a partition, before any is taken.
             let mut targets = Vec::new();
@@ -92,6 +138,19 @@ impl LaTree {
             self.ensure_partitions(targets.len() as u64)?;
         }
         for &e in elems {
+            if e.op == Op::Lookup {
+                // One part per subtree the key's pairs may lie in.
+                self.spans_below(e.key, below, &mut below_spans)?;
+                spans.clear();
+                spans.extend(below_spans.iter().map(|&(_, s)| s));
+                parts.clear();
+                self.delayed_lookups.cut(e.value, &spans, &mut parts);
+                for &(i, part) in &parts {
+                    let elem = Elem { value: part, ..e };
+                    self.push(below_spans[i].0, below, elem)?;
+                }
+                continue;
+            }
             let target = self.route(e.pair(), below)?;
             self.push(target, below, e)?;
         }
@@ -201,6 +260,17 @@ impl LaTree {
         }
         self.counters.buffer_splits += 1;
         for e in elems {
+            if e.op == Op::Lookup {
+                // A part whose pairs now lie on both sides becomes two.
+                let sides = [((0, 0), Some(sep)), (sep, None)];
+                let mut cut = Vec::new();
+                self.delayed_lookups.cut(e.value, &sides, &mut cut);
+                for (i, part) in cut {
+                    let to = if i == 0 { pair.0 } else { pair.1 };
+                    self.push(to, level, Elem { value: part, ..e })?;
+                }
+                continue;
+            }
             let to = if e.pair() < sep { pair.0 } else { pair.1 };
             self.push(to, level, e)?;
         }

@@ -60,8 +60,10 @@
 //! 3. Between operations no buffer is queued for emptying.
 
 mod adapt;
+mod buffer_tree;
 mod buffers;
 mod empty;
+mod lookups;
 
 use std::collections::BTreeSet;
 
@@ -76,9 +78,12 @@ use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};
 
 use adapt::{AdaptCosts, PolicyState};
 use buffers::{Buffers, Elem, IoCosts, Op, PoolUnit};
+use lookups::Delayed;
 
 /// Name in the registry.
 pub const NAME: &str = "latree";
+/// The buffer tree's name in the registry.
+pub const BUFFER_TREE: &str = "buffer-tree";
 /// Free partitions kept beyond what an operation is known to need: a
 /// buffer split or a frame evicted from the pool may take one.
 const PARTITION_RESERVE: u64 = 2;
@@ -194,8 +199,14 @@ fn default_log_blocks(blocks: u64) -> u64 {
     (blocks.saturating_sub(3) / 4).max(1)
 }
 
-/// The Buffered-B+ tree.
+/// The Buffered-B+ tree (and, configured as §3.1's buffer tree, the
+/// buffer tree).
 pub struct LaTree {
+    name: &'static str,
+    /// Lookups batched with the inserts (the buffer tree's delayed mode).
+    delayed: bool,
+    /// The delayed lookups in flight.
+    delayed_lookups: Delayed,
     tree: BTree,
     bufs: Buffers<PolicyState>,
     policy: Policy,
@@ -217,34 +228,45 @@ pub struct LaTree {
 }
 
 impl LaTree {
-    /// A new, empty tree on `storage`.
-    pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        let la = LaOptions::from_params(&mut params)?;
-        let opts = tree_options(&mut params)?;
-        params.finish(NAME)?;
-        let layout = opts.layout(storage.page_size())?;
-        let node_memory = (memory as f64 * la.node_cache_share) as usize;
-        let store: Box<dyn NodeStore> = match storage {
-            Storage::Raw(ref chip) => {
-                let blocks = chip.geometry().blocks;
-                let log_blocks = match opts.log_blocks {
-                    0 => default_log_blocks(blocks),
-                    n => n,
-                };
-                Box::new(LogNodeStore::new(storage, layout, log_blocks)?)
-            }
-            Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
-        };
-        let tree = BTree::create_on(NAME, store, node_memory, opts.cache)?;
-        Self::assemble(tree, memory, node_memory, la)
+    /// A new, empty Buffered-B+ tree on `storage`.
+    pub fn create(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::build(NAME, storage, memory, params, false)
     }
 
-    /// Reopens the tree `flush` left on `storage` (its buffers empty).
-    pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        tree_params(&mut storage, &mut params, true)?;
+    /// Reopens the Buffered-B+ tree `flush` left on `storage` (its buffers
+    /// empty).
+    pub fn open(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::build(NAME, storage, memory, params, true)
+    }
+
+    /// A new, empty buffer tree (§3.1) on `storage`: see [`buffer_tree`].
+    pub fn create_buffer_tree(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::build(BUFFER_TREE, storage, memory, params, false)
+    }
+
+    /// Reopens a buffer tree.
+    pub fn open_buffer_tree(storage: Storage, memory: usize, params: Params) -> Result<Self> {
+        Self::build(BUFFER_TREE, storage, memory, params, true)
+    }
+
+    fn build(
+        name: &'static str,
+        mut storage: Storage,
+        memory: usize,
+        mut params: Params,
+        open: bool,
+    ) -> Result<Self> {
+        if open {
+            tree_params(&mut storage, &mut params, true)?;
+        }
+        let delayed = if name == BUFFER_TREE {
+            buffer_tree::defaults(&mut params, memory)?
+        } else {
+            false
+        };
         let la = LaOptions::from_params(&mut params)?;
         let opts = tree_options(&mut params)?;
-        params.finish(NAME)?;
+        params.finish(name)?;
         let layout = opts.layout(storage.page_size())?;
         let node_memory = (memory as f64 * la.node_cache_share) as usize;
         let store: Box<dyn NodeStore> = match storage {
@@ -258,8 +280,15 @@ impl LaTree {
             }
             Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
         };
-        let tree = BTree::open_on(NAME, store, node_memory, opts.cache)?;
-        Self::assemble(tree, memory, node_memory, la)
+        let tree = if open {
+            BTree::open_on(name, store, node_memory, opts.cache)?
+        } else {
+            BTree::create_on(name, store, node_memory, opts.cache)?
+        };
+        let mut t = Self::assemble(tree, memory, node_memory, la)?;
+        t.name = name;
+        t.delayed = delayed;
+        Ok(t)
     }
 
     fn assemble(mut tree: BTree, memory: usize, node_memory: usize, la: LaOptions) -> Result<Self> {
@@ -277,6 +306,9 @@ impl LaTree {
         let max_entries = (max_bytes / bufs.elem_bytes()).max(1) as u64;
         tree.record_shapes(true);
         Ok(LaTree {
+            name: NAME,
+            delayed: false,
+            delayed_lookups: Delayed::new(format.max_value()),
             tree,
             bufs,
             policy: la.policy,
@@ -319,7 +351,7 @@ impl LaTree {
             };
             self.empty(id, cause)?;
         }
-        Ok(())
+        self.bufs.fit_pool(self.tree.store_mut())
     }
 
     /// Fills `self.found` with the buffered entries for `lo..=hi` on every
@@ -393,6 +425,7 @@ impl LaTree {
             match e.op {
                 Op::Insert => live.insert(e.pair()),
                 Op::Delete => live.remove(&e.pair()),
+                Op::Lookup => false,
             };
         }
         live.into_iter().collect()
@@ -552,7 +585,7 @@ impl LaTree {
 
 impl Index for LaTree {
     fn name(&self) -> &'static str {
-        NAME
+        self.name
     }
 
     fn format(&self) -> EntryFormat {
@@ -581,6 +614,32 @@ impl Index for LaTree {
             })?;
         }
         Ok(present)
+    }
+
+    fn defers_lookups(&self) -> bool {
+        self.delayed
+    }
+
+    fn get_later(&mut self, key: u64) -> Result<u64> {
+        self.format.check_key(key)?;
+        if !self.delayed {
+            return Err(IndexError::Config(format!(
+                "{} answers lookups at once (lookup=delayed batches them)",
+                self.name
+            )));
+        }
+        self.counters.lookups += 1;
+        let (ticket, part) = self.delayed_lookups.issue(key);
+        self.buffer_op(Elem {
+            key,
+            value: part,
+            op: Op::Lookup,
+        })?;
+        Ok(ticket)
+    }
+
+    fn take_answers(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
+        self.delayed_lookups.take_answers(out);
     }
 
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
@@ -682,6 +741,8 @@ impl Index for LaTree {
             ("adapt_counter_bytes", state as f64),
             ("adapt_counters_peak", c.adapt_counters_peak as f64),
             ("node_cache_budget", self.node_memory as f64),
+            ("pending_lookups", self.delayed_lookups.pending() as f64),
+            ("pending_lookup_parts", self.delayed_lookups.parts() as f64),
             (
                 "buffer_pool_budget",
                 (self.budget - self.node_memory) as f64,

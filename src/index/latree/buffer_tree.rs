@@ -1,0 +1,75 @@
+//! `buffer-tree`: Arge's buffer tree as `buffered-bplus-tree.md` §3.1
+//! describes it, the structure the Buffered-B+ tree starts from.
+//!
+//! §4.1 builds the Buffered-B+ tree by replacing each super-node of the
+//! buffer tree with a subtree; run the other way, the buffer tree is this
+//! module's tree with one node per "subtree" (`subtree_height` 1, so every
+//! node, leaves included, has a buffer), nodes as large as memory allows
+//! (super-nodes), buffers of U ≈ M/2 and no adaptive emptying:
+//! * inserts collect in the root's tail page (B elements) and go to its
+//!   buffer as a page; a buffer that reaches U is emptied — loaded, sorted,
+//!   distributed to the children's buffers through a lookup in the node —
+//!   and children filled to U are emptied in turn; a leaf's buffer is
+//!   inserted into the leaf, whose splits cascade (buffers split with
+//!   their nodes);
+//! * `lookup=delayed`: a lookup is an element buffered with the inserts
+//!   and answered when it reaches the leaves ([`crate::index::Index::
+//!   get_later`], [`crate::index::Index::take_answers`]): it sees exactly
+//!   the operations before it, because a key's elements keep their order
+//!   in every buffer. A key whose pairs span several children sends a part
+//!   to each, and the answer is complete when every part is;
+//! * `lookup=immediate` (default): `get` scans the nodes and buffers on
+//!   the root-to-leaf path at once.
+//!
+//! Memory M: half is the node cache, which must hold a super-node and the
+//! sibling a split creates, so a super-node is about M/4 bytes
+//! (`node_bytes`; the paper's D = (M − 1)/2 elements is half of M); the
+//! other half is the buffer pool, and U is M/2 bytes of elements
+//! (`max_buffer_bytes`). Node occupancy is the B+-tree's (a = b/2, where
+//! the paper's (a, b)-tree allows a = b/4; `docs/DEVIATIONS.md`).
+//!
+//! On flash it is the Buffered-B+ tree's format (`super`): nodes in the
+//! node log or in place, buffers in partitions or slots, and `flush`
+//! empties every buffer, answering every delayed lookup, so the durable
+//! state is the tree alone, named `buffer-tree` in its superblock.
+
+use crate::index::{IndexError, Params, Result};
+
+/// Sets the parameters that make the Buffered-B+ tree a buffer tree;
+/// returns whether lookups are delayed. The Buffered-B+ tree's own knobs
+/// are refused: with them it would not be a buffer tree.
+pub(super) fn defaults(params: &mut Params, memory: usize) -> Result<bool> {
+    for k in ["adapt", "subtree_height", "node_cache_share"] {
+        if params.contains(k) {
+            return Err(IndexError::Config(format!(
+                "buffer-tree has no `{k}` (it is the Buffered-B+ tree with one node per \
+                 subtree and no adaptive emptying; use latree for that)"
+            )));
+        }
+    }
+    let delayed = match params.get("lookup", "immediate".to_string())?.as_str() {
+        "immediate" => false,
+        "delayed" => true,
+        other => {
+            return Err(IndexError::Config(format!(
+                "lookup={other}: expected immediate or delayed"
+            )))
+        }
+    };
+    params.set("adapt", "off");
+    params.set("subtree_height", "1");
+    params.set("node_cache_share", "0.5");
+    if !["fanout", "node_bytes", "node_pages"]
+        .iter()
+        .any(|k| params.contains(k))
+    {
+        // Two super-nodes in the cache's half, beside the node log's
+        // one-page write buffer and the tree's metadata.
+        let node = (memory / 2).saturating_sub(1024) / 2 / 8 * 8;
+        params.set("node_bytes", &node.max(64).to_string());
+    }
+    if !params.contains("max_buffer_bytes") {
+        params.set("max_buffer_bytes", &(memory / 2).to_string());
+    }
+    Ok(delayed)
+}

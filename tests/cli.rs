@@ -365,15 +365,23 @@ fn the_main_job_shows_garbage_collection_and_a_ranking() {
             assert!(d["erases"].as_u64().unwrap() > 0, "{name}: {d}");
         }
     }
-    // The index with the largest footprint fills the sized chip to --fill:
-    // garbage collection copies pages and amplifies its writes.
+    // The index with the largest footprint fills the sized chip to --fill
+    // (0.9, less the headroom), and garbage collection copies pages and
+    // amplifies the writes of the indexes that rewrite most of it.
     let fullest = reports
         .iter()
-        .max_by_key(|r| r["device"]["footprint_pages"].as_u64().unwrap())
+        .map(|r| r["device"]["footprint_pages"].as_u64().unwrap())
+        .max()
         .unwrap();
-    let d = &fullest["device_stats"];
-    assert!(d["gc_copies"].as_u64().unwrap() > 0, "{d}");
-    assert!(d["write_amplification"].as_f64().unwrap() > 1.0, "{d}");
+    assert!(
+        fullest * 10 >= capacity.as_u64().unwrap() * 8,
+        "{fullest} of {capacity}"
+    );
+    let collected = reports.iter().filter(|r| {
+        let d = &r["device_stats"];
+        d["gc_copies"].as_u64().unwrap() > 0 && d["write_amplification"].as_f64().unwrap() > 1.0
+    });
+    assert!(collected.count() > 0, "no index paid garbage collection");
 }
 
 /// Over the commit layer the table charges its map and meta pages as their

@@ -23,6 +23,7 @@ mod fdtree;
 mod ftl;
 pub mod glyphs;
 mod lat;
+mod lat_buffered;
 mod mbtree;
 pub mod output;
 pub mod plot;

@@ -21,14 +21,24 @@
 //!   once, with just the bytes it holds. When an emptying has read a buffer,
 //!   its partitions are erased and returned. A buffer whose partition fills
 //!   takes another and is emptied at the next safe point ("the buffer can
-//!   also be emptied and erased when the partition becomes full").
-//! * **On a logical-page device** a buffer page takes a slot of the node
-//!   store (a fresh node id), written whole so an FTL never merges it, and
-//!   freed (trimmed) when the buffer is emptied.
-//! * **Buffer pool**: page-sized frames holding each buffer's tail page,
-//!   within `pool_bytes`. A new tail page, or a buffer loaded for emptying,
-//!   that does not fit evicts the frame holding the most entries ("highest
-//!   packed"), which is written to flash.
+//!   also be emptied and erased when the partition becomes full"). Only
+//!   the blocks a partition programmed are erased (the rest still are).
+//!   When too few partitions are free for what an emptying will write, the
+//!   largest leaf-subtree buffers are emptied first (`super`); a chip whose
+//!   partitions are all held above the leaf subtrees is full (`DeviceError::
+//!   Full`).
+//! * **On a logical-page device** buffer pages fill node-store slots (a
+//!   fresh node id gives `node_pages` logical pages, taken in order by any
+//!   buffer), each page written whole so an FTL never merges it; a slot is
+//!   freed (trimmed) once none of its pages is live.
+//! * **Buffer pool** (`pool_bytes`): each buffer's tail page. With
+//!   `buffer_pool=entries` (default) a tail page counts the bytes it holds,
+//!   with `buffer_pool=pages` a whole page from its first entry. A new
+//!   entry or tail page, or a buffer loaded for emptying, that does not fit
+//!   evicts the page holding the most entries ("highest packed"), which is
+//!   written to flash. §5.3 does not say how a tail page is allocated; with
+//!   whole pages, 96 of them for the ~1,400 buffers of §6's tree leave 4.4
+//!   entries a page at q = 25% (`docs/DEVIATIONS.md`).
 //!
 //! Buffers are never part of the durable state: `flush` empties every
 //! buffer into the tree first (`super`), so after a crash the buffer space
@@ -99,7 +109,17 @@ enum Space {
         clean: Vec<bool>,
         partitions: u64,
     },
-    Slots,
+    /// Pages in node-store slots (a logical-page device): a slot (`node_pages` logical pages)
+    /// takes buffer pages in order, of any buffer, and goes back to the
+    /// store when none of its pages is live. A page's address is
+    /// `slot × node_pages + page`.
+    Slots {
+        node_pages: u64,
+        /// The slot taking pages, and how many it has given.
+        open: Option<(NodeId, u64)>,
+        /// Live pages per slot.
+        live: HashMap<NodeId, u64>,
+    },
 }
 
 /// The state a buffer keeps besides its entries; the caller's (the
@@ -268,12 +288,16 @@ impl<S: BufferState> Buffers<S> {
                 }
             }
             Storage::Pages(_) => {
-                if store.slot_lba(0).is_none() {
+                let (Some(a), Some(b)) = (store.slot_lba(0), store.slot_lba(1)) else {
                     return Err(IndexError::Config(
                         "the node store has no slots for buffer pages".into(),
                     ));
+                };
+                Space::Slots {
+                    node_pages: (b - a).max(1),
+                    open: None,
+                    live: HashMap::new(),
                 }
-                Space::Slots
             }
         };
         Ok(Buffers {
@@ -354,7 +378,7 @@ impl<S: BufferState> Buffers<S> {
     pub fn free_partitions(&self) -> Option<u64> {
         match &self.space {
             Space::Raw { free, .. } => Some(free.len() as u64),
-            Space::Slots => None,
+            Space::Slots { .. } => None,
         }
     }
 
@@ -378,7 +402,7 @@ impl<S: BufferState> Buffers<S> {
             Space::Raw { .. } => {
                 self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_size as u64
             }
-            Space::Slots => 0,
+            Space::Slots { .. } => 0,
         }
     }
 
@@ -532,7 +556,10 @@ impl<S: BufferState> Buffers<S> {
             page::seal(&mut fr.bytes, PageKind::BufferPage, payload);
         }
         let raw = matches!(self.space, Space::Raw { .. });
-        let at = if raw { addr } else { store_lba(store, addr)? };
+        let at = match self.space {
+            Space::Raw { .. } => addr,
+            Space::Slots { node_pages, .. } => store_lba(store, addr, node_pages)?,
+        };
         let fr = self.frames[f].as_mut().expect("live frame");
         match store.storage_mut() {
             Some(Storage::Raw(chip)) if raw => chip.program(at, 0, &fr.bytes[..len])?,
@@ -613,12 +640,18 @@ impl<S: BufferState> Buffers<S> {
                 b.used_in_last += 1;
                 Ok(page)
             }
-            Space::Slots => {
-                let id = store.allocate()?;
-                store
-                    .slot_lba(id)
-                    .map(|_| id as u64)
-                    .ok_or_else(|| IndexError::Config("the node store has no slots".into()))
+            Space::Slots {
+                node_pages,
+                open,
+                live,
+            } => {
+                let (slot, used) = match *open {
+                    Some((slot, used)) if used < *node_pages => (slot, used),
+                    _ => (store.allocate()?, 0),
+                };
+                *open = Some((slot, used + 1));
+                *live.entry(slot).or_insert(0) += 1;
+                Ok(slot as u64 * *node_pages + used)
             }
         }
     }
@@ -633,10 +666,9 @@ impl<S: BufferState> Buffers<S> {
         let payload = OWNER_BYTES + p.count as usize * self.elem_bytes;
         let len = FRAME_HEADER + payload;
         let raw = matches!(self.space, Space::Raw { .. });
-        let at = if raw {
-            p.addr
-        } else {
-            store_lba(store, p.addr)?
+        let at = match self.space {
+            Space::Raw { .. } => p.addr,
+            Space::Slots { node_pages, .. } => store_lba(store, p.addr, node_pages)?,
         };
         let mut buf = std::mem::take(&mut self.read_buf);
         let read = match store.storage_mut() {
@@ -774,9 +806,22 @@ impl<S: BufferState> Buffers<S> {
                     erased?;
                 }
             }
-            Space::Slots => {
+            Space::Slots {
+                node_pages,
+                open,
+                live,
+            } => {
                 for p in &b.pages {
-                    store.free(p.addr as NodeId)?;
+                    let slot = (p.addr / *node_pages) as NodeId;
+                    let n = live.entry(slot).or_insert(1);
+                    *n -= 1;
+                    if *n == 0 {
+                        live.remove(&slot);
+                        if open.is_some_and(|(o, _)| o == slot) {
+                            *open = None;
+                        }
+                        store.free(slot)?;
+                    }
                 }
             }
         }
@@ -804,9 +849,11 @@ fn disagree() -> IndexError {
     IndexError::Config("the buffer space does not match the storage".into())
 }
 
-fn store_lba(store: &dyn NodeStore, id: u64) -> Result<u64> {
+/// The logical page of buffer page `addr` (`slot × node_pages + page`).
+fn store_lba(store: &dyn NodeStore, addr: u64, node_pages: u64) -> Result<u64> {
     store
-        .slot_lba(id as NodeId)
+        .slot_lba((addr / node_pages) as NodeId)
+        .map(|lba| lba + addr % node_pages)
         .ok_or_else(|| IndexError::Config("the node store has no slots".into()))
 }
 

@@ -86,7 +86,7 @@ pub const NAME: &str = "latree";
 pub const BUFFER_TREE: &str = "buffer-tree";
 /// Free partitions kept beyond what an operation is known to need: a
 /// buffer split or a frame evicted from the pool may take one.
-const PARTITION_RESERVE: u64 = 2;
+const PARTITION_RESERVE: u64 = 8;
 
 /// Why a buffer was emptied.
 #[derive(Clone, Copy, Debug)]

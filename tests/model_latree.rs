@@ -172,3 +172,50 @@ fn bad_parameters_are_errors() {
     // Two pages of memory cannot hold a node cache and a pool.
     assert!(registry::create("latree", ram(), 600, p(&[])).is_err());
 }
+
+/// A chip with few buffer partitions for many subtrees: buffers are
+/// emptied (or flushed down with the buffers below them) to make room,
+/// and every answer stays right.
+#[test]
+fn few_partitions_for_many_buffers() {
+    use common::ModelOp;
+    let mut seq = Vec::new();
+    for i in 0..6_000u64 {
+        seq.push(ModelOp::Insert(i * 7919 % 3_001, i % 7));
+        if i % 4 == 0 {
+            seq.push(ModelOp::Get(i * 31 % 3_001));
+        }
+        if i % 9 == 0 {
+            seq.push(ModelOp::Delete(i * 13 % 3_001, i % 7));
+        }
+        if i % 1_500 == 0 {
+            seq.push(ModelOp::Reopen);
+        }
+    }
+    for p in POLICIES {
+        let set = ["fanout=4", "log_blocks=14", "partition_blocks=1", p];
+        check("latree", &set, 16384, || raw(64), &seq).unwrap();
+        let mut t = registry::create("latree", raw(64), 16384, super_p(&set)).unwrap();
+        let mut got = Vec::new();
+        for op in &seq {
+            match *op {
+                ModelOp::Insert(k, v) => t.insert(k, v).unwrap(),
+                ModelOp::Get(k) => t.get(k, &mut got).unwrap(),
+                ModelOp::Delete(k, v) => {
+                    t.delete(k, v).unwrap();
+                }
+                _ => {}
+            }
+        }
+        // The adaptive policies keep many small buffers, each holding a
+        // partition: room is made for them.
+        let s = t.stats();
+        if p != "adapt=off" {
+            assert!(s.get("empties_space").unwrap() > 0.0, "{p}: {s:?}");
+        }
+    }
+}
+
+fn super_p(set: &[&str]) -> Params {
+    Params::parse(set.iter().copied()).unwrap()
+}

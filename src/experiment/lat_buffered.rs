@@ -17,8 +17,6 @@
 
 use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
 
-const SOURCE: &str = "buffered-bplus-tree.md";
-
 /// §6's setting: the Toshiba part with byte-level costs, 64 KB, the `lat`
 /// workload (keys i.i.d. uniform in 1..10,000, a 50,000-key tree, then
 /// 200,000 insertions with lookups at ratio q), a flush at the end.
@@ -80,10 +78,16 @@ fn q_axis(full: Vec<&'static str>) -> Axis {
     }
 }
 
-fn row(name: &'static str, value: f64, unit: &'static str, measured: Measure) -> Published {
+fn row(
+    source: &'static str,
+    name: &'static str,
+    value: f64,
+    unit: &'static str,
+    measured: Measure,
+) -> Published {
     Published {
         name,
-        source: SOURCE,
+        source,
         value,
         unit,
         measured,
@@ -120,18 +124,21 @@ pub(super) fn lat_fig7() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
+                "buffered-bplus-tree.md §6.2, Fig. 7",
                 "B+-tree / buffer tree (delayed), energy, mean over q (\"about 5x better\")",
                 5.0,
                 "x",
                 Measure::MeanCellRatio { a: "B+-tree", b: "Buffer tree, delayed", metric: "energy_uj_per_op" },
             ),
             row(
+                "buffered-bplus-tree.md §6.2, Fig. 7",
                 "B+-tree / buffer tree (immediate) at q = 1% (\"considerably worse ... even for ... 1%\")",
                 1.0,
                 "x",
                 below(ratio("B+-tree", "Buffer tree, immediate", "0.01", "energy_uj_per_op")),
             ),
             row(
+                "buffered-bplus-tree.md §6.2, Fig. 7",
                 "buffer tree (immediate): energy at q = 100% / at q = 1% (\"rises very rapidly\")",
                 1.0,
                 "x",
@@ -159,18 +166,21 @@ pub(super) fn lat_fig8() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 1% (\"3.5x fewer ... for write-intensive workloads\")",
                 3.5,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.01", "page_writes"),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
                 "Buffered-B+ tree / B+-tree, pages written at q = 200% (\"consistently better\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "2", "page_writes")),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 25% (issue #14: at least 2x)",
                 2.0,
                 "x",
@@ -206,24 +216,28 @@ pub(super) fn lat_fig9() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / buffer tree (delayed), energy at q = 1% (\"works as well as the Buffer tree\")",
                 1.0,
                 "x",
                 ratio("Buffered-B+ tree", "Buffer tree, delayed", "0.01", "energy_uj_per_op"),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 200% (\"better than a B+ tree even in a read-intensive regime\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "2", "energy_uj_per_op")),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
                 "B+-tree / Buffered-B+ tree, energy at q = 1% (Fig. 9(c): \"about 4x better ... for write intensive\")",
                 4.0,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.01", "energy_uj_per_op"),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
                 "buffer size a lookup meets, q = 200% / q = 1% (Fig. 9(b): \"reduces their size rapidly\")",
                 1.0,
                 "x",
@@ -264,6 +278,7 @@ pub(super) fn lat_fig10a() -> Experiment {
         panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
         chart: Chart::Lines,
         published: vec![row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
             "B+-tree / Buffered-B+ tree, energy, mean over memory (\"2.5 - 4x\")",
             3.25,
             "x",
@@ -293,12 +308,14 @@ pub(super) fn lat_fig10b() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 25% (\"better ... when the lookup-to-insert-ratio is less than 60%\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "0.25", "energy_uj_per_op")),
             ),
             row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 200% (\"about 5-10% worse\")",
                 1.075,
                 "x",
@@ -329,6 +346,7 @@ pub(super) fn lat_fig11() -> Experiment {
         panels: vec![Panel::of("time_us_per_op", "time per operation (microseconds)")],
         chart: Chart::Lines,
         published: vec![row(
+                "buffered-bplus-tree.md §6.3.4, Fig. 11",
             "B+-tree / Buffered-B+ tree, time at q = 1% (\"gains of upto 15x for a write-intensive workload\")",
             15.0,
             "x",
@@ -363,6 +381,7 @@ pub(super) fn lat_fig12a() -> Experiment {
         panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
         chart: Chart::Lines,
         published: vec![row(
+                "buffered-bplus-tree.md §6.3.5, Fig. 12(a)",
             "node cache share with the lowest energy (\"the minimum ... around 75%\" to the buffer pool)",
             0.25,
             "",

@@ -186,18 +186,28 @@ impl BTree {
         }
     }
 
+    /// Takes internal node `id` (at `level` > 0) out of the cache or reads
+    /// it, checking its level: (node, cached, dirty), as `fetch`.
+    fn fetch_internal(&mut self, id: NodeId, level: u8) -> Result<(Node, bool, bool)> {
+        let (node, cached, dirty) = self.fetch(id)?;
+        let wrong = match expect_level(&node, id, id as u64, level) {
+            Err(e) => Some(e),
+            Ok(()) if node.is_leaf() => Some(leaf_above_leaf_level(id)),
+            Ok(()) => None,
+        };
+        match wrong {
+            Some(e) => {
+                self.release(id, node, cached, dirty)?;
+                Err(e)
+            }
+            None => Ok((node, cached, dirty)),
+        }
+    }
+
     /// The child of internal node `id` (at `level` > 0) whose subtree holds
     /// `entry`, read through the cache like a search step.
     pub fn child_toward(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<NodeId> {
-        let (node, cached, dirty) = self.fetch(id)?;
-        if let Err(e) = expect_level(&node, id, id as u64, level) {
-            self.release(id, node, cached, dirty)?;
-            return Err(e);
-        }
-        if node.is_leaf() {
-            self.release(id, node, cached, dirty)?;
-            return Err(leaf_above_leaf_level(id));
-        }
+        let (node, cached, dirty) = self.fetch_internal(id, level)?;
         let child = node.children[node.child_slot(entry)];
         self.release(id, node, cached, dirty)?;
         Ok(child)
@@ -213,15 +223,7 @@ impl BTree {
         hi: u64,
         out: &mut Vec<NodeId>,
     ) -> Result<()> {
-        let (node, cached, dirty) = self.fetch(id)?;
-        if let Err(e) = expect_level(&node, id, id as u64, level) {
-            self.release(id, node, cached, dirty)?;
-            return Err(e);
-        }
-        if node.is_leaf() {
-            self.release(id, node, cached, dirty)?;
-            return Err(leaf_above_leaf_level(id));
-        }
+        let (node, cached, dirty) = self.fetch_internal(id, level)?;
         let first = node.child_slot((lo, 0));
         let last = node.child_slot((hi, u64::MAX));
         out.extend_from_slice(&node.children[first..=last]);
@@ -239,15 +241,7 @@ impl BTree {
         hi: u64,
         out: &mut Vec<(NodeId, Option<(u64, u64)>, Option<(u64, u64)>)>,
     ) -> Result<()> {
-        let (node, cached, dirty) = self.fetch(id)?;
-        if let Err(e) = expect_level(&node, id, id as u64, level) {
-            self.release(id, node, cached, dirty)?;
-            return Err(e);
-        }
-        if node.is_leaf() {
-            self.release(id, node, cached, dirty)?;
-            return Err(leaf_above_leaf_level(id));
-        }
+        let (node, cached, dirty) = self.fetch_internal(id, level)?;
         let first = node.child_slot((lo, 0));
         let last = node.child_slot((hi, u64::MAX));
         for i in first..=last {

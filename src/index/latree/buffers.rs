@@ -384,6 +384,12 @@ impl<S: BufferState> Buffers<S> {
 
     /// Buffers whose tail page would need a partition if evicted now.
     pub fn frames_without_partition(&self) -> u64 {
+        if let Space::Raw { free, .. } = &self.space {
+            // Enough free for every frame: no need to look.
+            if free.len() >= self.frames_in_use + 64 {
+                return self.frames_in_use as u64;
+            }
+        }
         self.dir
             .values()
             .filter(|b| b.tail.is_some() && b.partitions.is_empty())

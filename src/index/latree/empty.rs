@@ -63,6 +63,44 @@ impl LaTree {
         result
     }
 
+    /// Empties buffer `id` at `level` and every buffer below it into the
+    /// leaves, deepest first, so that each pair's older entries reach the
+    /// tree before its newer ones; `id`'s own entries are then applied
+    /// directly, not routed into the buffers below. Takes no partition
+    /// (the space of last resort, [`LaTree::ensure_partitions`]).
+    pub(super) fn flush_subtree(&mut self, id: NodeId, level: u8) -> Result<()> {
+        if let Some(below) = self.child_level(level) {
+            let mut nodes = vec![id];
+            let mut next = Vec::new();
+            for l in ((below + 1)..=level).rev() {
+                next.clear();
+                for &n in &nodes {
+                    self.tree.children_within(n, l, 0, u64::MAX, &mut next)?;
+                }
+                std::mem::swap(&mut nodes, &mut next);
+            }
+            for n in nodes {
+                if self.bufs.get(n).is_some() {
+                    self.flush_subtree(n, below)?;
+                }
+            }
+        }
+        let mut loaded = std::mem::take(&mut self.loaded);
+        loaded.clear();
+        let taken = self.bufs.take(self.tree.store_mut(), id, &mut loaded);
+        let result = match taken {
+            Ok(Some(_)) => {
+                self.counters.count_empty(Cause::Space, loaded.len() as u64);
+                loaded.sort_by_key(|e| e.key);
+                self.apply(&loaded)
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        self.loaded = loaded;
+        result
+    }
+
     /// A leaf subtree's emptying: every entry applied to the tree, in
     /// order; a delayed lookup's part is answered with the key's pairs in
     /// its span ([`super::lookups`]).
@@ -129,13 +167,18 @@ impl LaTree {
             let mut targets = Vec::new();
             for e in elems {
                 let t = self.route(e.pair(), below)?;
-                if targets.last() != Some(&t) && !self.bufs.holds_partition(t) {
+                if targets.last() != Some(&t) {
                     targets.push(t);
                 }
             }
             targets.sort_unstable();
             targets.dedup();
-            self.ensure_partitions(targets.len() as u64)?;
+            let need = targets
+                .iter()
+                .filter(|&&t| !self.bufs.holds_partition(t))
+                .count();
+            // The targets themselves are not emptied to make room.
+            self.ensure_partitions(need as u64, &targets, below + 1)?;
         }
         for &e in elems {
             if e.op == Op::Lookup {

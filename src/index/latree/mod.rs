@@ -225,6 +225,9 @@ pub struct LaTree {
     found: Vec<Elem>,
     base: Vec<(u64, u64)>,
     counters: Counters,
+    /// Inside [`LaTree::ensure_partitions`] (its emptyings do not recurse
+    /// into it).
+    making_space: bool,
 }
 
 impl LaTree {
@@ -326,6 +329,7 @@ impl LaTree {
             found: Vec::new(),
             base: Vec::new(),
             counters: Counters::default(),
+            making_space: false,
         })
     }
 
@@ -371,6 +375,8 @@ impl LaTree {
                         self.counters.buffers_met += 1;
                         self.counters.entries_met += self.bufs.entries(id);
                         if self.decide(id, level) {
+                            // Loading it may write other tail pages.
+                            self.ensure_partitions(0, &[], u8::MAX)?;
                             self.empty(id, Cause::Adapt)?;
                             self.settle()?;
                             continue 'restart;
@@ -547,36 +553,55 @@ impl LaTree {
         }
     }
 
-    /// On a raw chip, empties the largest leaf-subtree buffers holding
-    /// partitions until `need` partitions and a reserve are free (their
-    /// emptying takes none). A chip whose partitions are all held by
-    /// buffers above the leaf subtrees is full: the write that finds no
-    /// partition says so.
-    fn ensure_partitions(&mut self, need: u64) -> Result<()> {
+    /// On a raw chip, frees partitions until `need` and a reserve are free:
+    /// buffers holding partitions below level `below`, other than those in
+    /// `keep` (about to receive entries), lowest level first, are emptied
+    /// (a leaf subtree's) or flushed down to the leaves with every buffer
+    /// below them (one higher up: [`LaTree::flush_subtree`]), which takes
+    /// no partition. An emptying in progress passes its own level as
+    /// `below`: the buffers above it hold newer entries than those it is
+    /// moving, and must not reach the leaves first.
+    fn ensure_partitions(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<()> {
+        if self.making_space {
+            return Ok(());
+        }
+        self.making_space = true;
+        let result = self.make_space(need, keep, below);
+        self.making_space = false;
+        result
+    }
+
+    fn make_space(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<()> {
         while let Some(free) = self.bufs.free_partitions() {
             // Any tail page in the pool may be evicted on the way.
             let need = need + self.bufs.frames_without_partition();
             if free >= need + PARTITION_RESERVE {
                 break;
             }
+            // The lowest buffers first: a leaf subtree's emptying takes no
+            // partition; one higher up is flushed down to the leaves.
             let victim = self
                 .bufs
                 .all()
                 .filter(|&(id, level, n)| {
-                    n > 0 && self.child_level(level).is_none() && self.bufs.holds_partition(id)
+                    n > 0 && level < below && self.bufs.holds_partition(id) && !keep.contains(&id)
                 })
-                .max_by_key(|&(id, _, n)| (n, std::cmp::Reverse(id)));
-            let Some((id, _, _)) = victim else {
+                .min_by_key(|&(id, level, n)| (level, std::cmp::Reverse(n), id));
+            let Some((id, level, _)) = victim else {
                 break;
             };
-            self.empty(id, Cause::Space)?;
+            if self.child_level(level).is_none() {
+                self.empty(id, Cause::Space)?;
+            } else {
+                self.flush_subtree(id, level)?;
+            }
         }
         Ok(())
     }
 
     /// Appends an operation to the root's buffer and settles.
     fn buffer_op(&mut self, e: Elem) -> Result<()> {
-        self.ensure_partitions(1)?;
+        self.ensure_partitions(1, &[], u8::MAX)?;
         let (root, level) = self.tree.root();
         self.push(root, level, e)?;
         self.settle()

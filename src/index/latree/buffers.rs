@@ -23,10 +23,10 @@
 //!   takes another and is emptied at the next safe point ("the buffer can
 //!   also be emptied and erased when the partition becomes full"). Only
 //!   the blocks a partition programmed are erased (the rest still are).
-//!   When too few partitions are free for what an emptying will write, the
-//!   largest leaf-subtree buffers are emptied first (`super`); a chip whose
-//!   partitions are all held above the leaf subtrees is full (`DeviceError::
-//!   Full`).
+//!   When too few partitions are free for what an operation will write,
+//!   buffers are emptied to make room first (`super::LaTree::
+//!   ensure_partitions`); a chip that still has none is full
+//!   (`DeviceError::Full`).
 //! * **On a logical-page device** buffer pages fill node-store slots (a
 //!   fresh node id gives `node_pages` logical pages, taken in order by any
 //!   buffer), each page written whole so an FTL never merges it; a slot is

@@ -10,7 +10,8 @@
 //! * **Insert** (§5.1): a buffer entry goes into the root's buffer.
 //! * **Emptying** ([`empty`]): when a buffer holds U entries (`max_buffer_bytes`,
 //!   default 3M/4 as §5.1 sets it, over the entry size), or its flash
-//!   partition fills, or the adaptive policy says so at a lookup, it is
+//!   partition fills, or the adaptive policy says so at a lookup, or a raw
+//!   chip runs short of partitions ([`LaTree::ensure_partitions`]), it is
 //!   loaded, sorted and either routed through its subtree into the buffers
 //!   of the subtrees below or, for a leaf subtree, applied to the leaves
 //!   with splits that cascade (buffer splits included). A buffer filled by

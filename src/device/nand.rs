@@ -37,7 +37,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::slot_table::{SlotTables, NO_SLOT};
-use super::spare::BlockSpares;
+use super::spare::{Base, BlockSpares};
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
 /// Largest spare area a simulated page can have.
@@ -121,10 +121,13 @@ impl Slab {
         &mut self.chunks[c][i * self.page_size..(i + 1) * self.page_size]
     }
 
-    /// A slot holding an erased (0xFF) page.
-    fn fresh(&mut self) -> u32 {
+    /// A slot holding an erased (0xFF) page, or, when the caller programs
+    /// all of it (`whole`), any bytes.
+    fn fresh(&mut self, whole: bool) -> u32 {
         if let Some(i) = self.free.pop() {
-            self.page_mut(i).fill(0xFF);
+            if !whole {
+                self.page_mut(i).fill(0xFF);
+            }
             return i;
         }
         let i = self.len;
@@ -152,6 +155,9 @@ pub struct Nand {
     /// programmed page with no entry was programmed whole.
     partial: FastMap<u64, Vec<(u32, u32)>>,
     slab: Slab,
+    /// The block whose spare areas were last appended to, and its page 0's
+    /// words (an FTL fills one block at a time).
+    spare_base: (u64, Base),
     /// Each page's slab slot.
     slots: SlotTables,
     erase_counts: FastMap<u64, u64>,
@@ -213,6 +219,7 @@ impl Nand {
                 len: 0,
                 free: Vec::new(),
             },
+            spare_base: (u64::MAX, None),
             slots: SlotTables::new(g.pages_per_block as usize),
             erase_counts: FastMap::default(),
             bad: FastSet::default(),
@@ -337,7 +344,7 @@ impl Flash for Nand {
             }
         }
         if slot == NO_SLOT {
-            slot = self.slab.fresh();
+            slot = self.slab.fresh(whole);
         }
         self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
         if !whole {
@@ -385,19 +392,27 @@ impl Flash for Nand {
             return Err(DeviceError::BadBlock { block });
         }
         let ppb = self.geometry.pages_per_block as usize;
+        let mut base = match self.spare_base {
+            (b, base) if b == block => base,
+            _ => None,
+        };
         let b = self.block_mut(block);
         let mut spare = [0xFFu8; MAX_SPARE];
-        b.spares.read(i, &mut spare[..ss]);
-        if spare[..data.len()].iter().any(|&x| x != 0xFF) {
-            return Err(DeviceError::NotErased { page });
+        // Pages past the stored records have erased spares.
+        if i < b.spares.pages() {
+            b.spares.read(i, &mut spare[..ss]);
+            if spare[..data.len()].iter().any(|&x| x != 0xFF) {
+                return Err(DeviceError::NotErased { page });
+            }
         }
         spare[..data.len()].copy_from_slice(data);
-        b.spares.write(i, &spare[..ss]);
+        b.spares.write_with_base(i, &spare[..ss], &mut base);
         if i + 1 == ppb {
             // The last page: an FTL fills blocks in order, so this block's
             // record is complete.
             b.spares.shrink();
         }
+        self.spare_base = (block, base);
         Ok(())
     }
 
@@ -413,6 +428,9 @@ impl Flash for Nand {
             return Err(DeviceError::BadBlock { block });
         }
         let b = block as usize;
+        if self.spare_base.0 == block {
+            self.spare_base = (u64::MAX, None);
+        }
         let taken = match self.dir.get_mut(b / DIR_CHUNK) {
             Some(Some(chunk)) => std::mem::take(&mut chunk[b % DIR_CHUNK]),
             _ => BlockData::default(),

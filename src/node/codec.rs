@@ -301,15 +301,21 @@ impl NodeLayout {
         let Some(body) = image.get(at..at + n * e) else {
             return false;
         };
-        if let Some(pack) = self.format.packed() {
-            // One integer compare an entry instead of a tuple's two.
-            return body
-                .chunks_exact(8)
-                .map(pack)
-                .try_fold(None, |previous: Option<u64>, x| {
-                    previous.is_none_or(|p| p < x).then_some(Some(x))
-                })
-                .is_some();
+        if self.format.packed().is_some() {
+            // One integer compare an entry instead of a tuple's two (the
+            // packing of `EntryFormat::packed`, inlined), and no branch an
+            // entry: every insert checks a whole leaf this way.
+            let word = |c: &[u8]| {
+                u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]).rotate_left(32)
+            };
+            let mut sorted = true;
+            let mut previous = 0;
+            for (k, c) in body.chunks_exact(8).enumerate() {
+                let x = word(c);
+                sorted &= k == 0 || previous < x;
+                previous = x;
+            }
+            return sorted;
         }
         let mut previous: Option<(u64, u64)> = None;
         for chunk in body.chunks_exact(e) {

@@ -402,14 +402,14 @@ impl NodeCache {
 
     /// Puts node `id` of `level`, given as its sealed image, on the newest
     /// end of its list, clean (its arena place holds an empty node until it
-    /// is decoded).
-    fn insert_image(&mut self, id: NodeId, level: u8, image: &[u8]) {
+    /// is decoded). The image is taken by exchanging buffers, not copied:
+    /// `image` comes back holding the slot's old buffer.
+    fn insert_image(&mut self, id: NodeId, level: u8, image: &mut Vec<u8>) {
         let i = self.place(id, level, false);
         let n = self.put_node(Node::default());
         let s = &mut self.slab[i as usize];
         s.node = n;
-        s.image.clear();
-        s.image.extend_from_slice(image);
+        std::mem::swap(&mut s.image, image);
         s.encoded = true;
     }
 
@@ -591,12 +591,13 @@ impl NodeCache {
     /// (`layout` decodes it if it is ever read from the cache), for the
     /// policies that write such a node at once and keep it clean (`mlru`,
     /// `none`): `true` when done (kept or refused), `false` for the
-    /// others, which need the decoded node.
+    /// others, which need the decoded node (`image` is then untouched; a
+    /// kept image is taken, `image` left holding other bytes).
     pub fn after_update_miss_image(
         &mut self,
         id: NodeId,
         level: u8,
-        image: &[u8],
+        image: &mut Vec<u8>,
         layout: &NodeLayout,
         evicted: &mut Vec<Evicted>,
     ) -> bool {

@@ -378,8 +378,9 @@ impl Flash for Nand {
             if programs >= nop {
                 return Err(DeviceError::NopExceeded { page, nop });
             }
-            slot = self.slots.get(block, i);
             if programs > 0 {
+                // Only a programmed page can hold a slot (invariant 5).
+                slot = self.slots.get(block, i);
                 let overlaps = match self.partial.get(&page) {
                     // Programmed whole: every byte is taken.
                     None => true,

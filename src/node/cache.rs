@@ -334,8 +334,12 @@ impl NodeCache {
             return None;
         }
         self.hits += 1;
-        self.unlink(i);
-        self.link_newest(i);
+        // The newest of its list already (a root always is): moving it to
+        // the newest end would change nothing.
+        if self.lists[self.slab[i as usize].list as usize].0 != i {
+            self.unlink(i);
+            self.link_newest(i);
+        }
         Some(&self.nodes[self.slab[i as usize].node as usize])
     }
 

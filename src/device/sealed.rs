@@ -1,8 +1,10 @@
 //! The FTL's garbage-collection candidates: its sealed blocks, bucketed by
 //! valid-page count.
 //!
-//! Every host write invalidates the page it replaces, and so moves one
-//! sealed block from bucket `v` to `v − 1`. An ordered set of
+//! Once the FTL keeps these buckets (from its first garbage collection
+//! on; before that it only counts valid pages, see [`super::ftl`]), every
+//! host write invalidates the page it replaces, and so moves one sealed
+//! block from bucket `v` to `v − 1`. An ordered set of
 //! `(valid, block)` pairs costs two O(log n) tree updates per write, which
 //! was the FTL's largest cost in `flashix bench`; here it is an unlink and a
 //! link of an intrusive list. The ordering that greedy victim selection

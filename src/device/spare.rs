@@ -31,7 +31,12 @@
 //!    empty only for a block untouched since its erase.
 
 /// Largest spare area, in 64-bit words.
-const MAX_WORDS: usize = 4;
+pub(crate) const MAX_WORDS: usize = 4;
+
+/// Page 0's words of a block, which every append encodes against: a chip
+/// filling a block keeps them between appends ([`BlockSpares::write_with_base`])
+/// instead of decoding them again each time.
+pub(crate) type Base = Option<[u64; MAX_WORDS]>;
 
 /// A head of bytes, then the encoded spare areas, of one block.
 #[derive(Clone, Debug, Default)]
@@ -152,8 +157,18 @@ impl BlockSpares {
         // Grown by a few records at a time, not doubled: blocks are many
         // and long lived, and glibc cannot reuse the halves doubling leaves
         // behind. (A record at a time reallocated on nearly every append.)
-        if self.bytes.capacity() - self.bytes.len() < len {
-            self.bytes.reserve_exact(len * 4);
+        // The first delta record reserves room for as many more as the
+        // head has pages (the head is one byte a page when the chip keeps
+        // its program counts there), most often the block's whole record:
+        // a reallocation every four pages was a fifth of a page program.
+        let want = if self.pages == 1 {
+            len * (self.head as usize).saturating_sub(1).max(4)
+        } else {
+            len
+        };
+        if self.bytes.capacity() - self.bytes.len() < want {
+            self.bytes
+                .reserve_exact(if self.pages == 1 { want } else { len * 4 });
         }
         self.bytes.extend_from_slice(&record[..len]);
         self.pages += 1;
@@ -200,30 +215,53 @@ impl BlockSpares {
         }
     }
 
+    /// Pages with a stored record (every page at or above has an erased
+    /// spare).
+    pub fn pages(&self) -> usize {
+        self.pages as usize
+    }
+
     /// Stores `spare` (the whole spare area, `spare_size` bytes) as page
     /// `i`'s. Appending (`i` at or past every stored page) costs one
     /// record per page; rewriting an earlier page re-encodes the block.
+    #[cfg(test)]
     pub fn write(&mut self, i: usize, spare: &[u8]) {
+        self.write_with_base(i, spare, &mut None)
+    }
+
+    /// [`Self::write`], given page 0's words in `base` when the caller
+    /// kept them from its last write to this block (`None`: decode them),
+    /// and leaving them there for its next.
+    pub fn write_with_base(&mut self, i: usize, spare: &[u8], base: &mut Base) {
         let ss = spare.len();
         let mut words = [0u64; MAX_WORDS];
         let n = words_of(spare, &mut words);
-        let mut base = [0u64; MAX_WORDS];
         let mut erased = [0u64; MAX_WORDS];
         if i >= self.pages as usize {
             if i > self.pages as usize {
                 erased_words(ss, &mut erased);
             }
-            if self.pages > 0 {
-                self.decode(0, n, &mut base);
-            } else if i > 0 {
-                base = erased;
-            }
+            let b = match *base {
+                Some(b) if self.pages > 0 => b,
+                _ if self.pages > 0 => {
+                    let mut b = [0u64; MAX_WORDS];
+                    self.decode(0, n, &mut b);
+                    b
+                }
+                // Page 0 is the first record appended: the erased filler
+                // when there is one, else this page.
+                _ if i > 0 => erased,
+                _ => words,
+            };
             while (self.pages as usize) < i {
-                self.append(&erased[..n], &base[..n]);
+                self.append(&erased[..n], &b[..n]);
             }
-            self.append(&words[..n], &base[..n]);
+            self.append(&words[..n], &b[..n]);
+            *base = Some(b);
             return;
         }
+        // Page 0 may change below.
+        *base = None;
         let pages = self.pages as usize;
         let mut all = Vec::with_capacity(pages);
         for p in 0..pages {

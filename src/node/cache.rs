@@ -20,11 +20,23 @@
 //! and hand back nodes they refuse, so policies are tested without a device
 //! and the caller (which owns the node store) does the writes.
 //!
+//! Slots and nodes are kept apart: a slot is the bookkeeping of a resident
+//! node (id, list links, dirtiness; its number fixes the order
+//! [`NodeCache::dirty_nodes`] writes in), and it names the node's place in
+//! an arena that never moves. A node taken out and put back (an insert's
+//! descent through the cached upper levels) usually comes back to another
+//! slot, since slots are reused last-freed first; [`NodeCache::pin`] and
+//! [`NodeCache::unpin`] do exactly the slot bookkeeping of
+//! [`NodeCache::take`] and [`NodeCache::after_read`] while the node stays
+//! in its arena place, so nothing of the node is moved.
+//!
 //! Invariants:
 //! 1. `len() ≤ capacity()` after every call.
 //! 2. Every resident node is in `index` and on exactly one recency list
 //!    (its level's for `mlru`, list 0 for `lru`); freed slab slots are on
 //!    no list.
+//! 3. An arena place is held by exactly one resident slot or one [`Pin`],
+//!    or is on `free_nodes` (and then holds an empty node).
 
 use super::codec::{Node, NodeId, NodeLayout};
 
@@ -124,7 +136,8 @@ impl IdIndex {
 
 struct Slot {
     id: NodeId,
-    node: Node,
+    /// The node's place in the arena (`NodeCache::nodes`).
+    node: u32,
     /// The node's sealed image, when it was admitted as one and not
     /// decoded since (`node` is empty then; such a node is clean).
     image: Vec<u8>,
@@ -137,6 +150,24 @@ struct Slot {
     /// (`older`) recently used end.
     newer: u32,
     older: u32,
+}
+
+/// A cached node taken out for an operation by [`NodeCache::pin`] and
+/// left in place; give it back with [`NodeCache::unpin`] or take it for
+/// good with [`NodeCache::unpin_take`].
+#[derive(Debug)]
+#[must_use]
+pub struct Pin {
+    id: NodeId,
+    node: u32,
+    dirty: bool,
+}
+
+impl Pin {
+    /// The pinned node's id.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
 }
 
 /// A node pushed out of the cache; write it if `dirty`.
@@ -155,6 +186,9 @@ pub struct NodeCache {
     capacity: usize,
     slab: Vec<Slot>,
     free_slots: Vec<u32>,
+    /// The nodes, by arena place (invariant 3).
+    nodes: Vec<Node>,
+    free_nodes: Vec<u32>,
     index: IdIndex,
     /// Per list: (newest, oldest) slot, or NIL.
     lists: Vec<(u32, u32)>,
@@ -177,6 +211,8 @@ impl NodeCache {
             capacity,
             slab: Vec::new(),
             free_slots: Vec::new(),
+            nodes: Vec::new(),
+            free_nodes: Vec::new(),
             index: IdIndex::default(),
             lists: Vec::new(),
             layout: None,
@@ -213,15 +249,42 @@ impl NodeCache {
         }
     }
 
-    /// Removes slot `i` from the cache and hands back its contents (an
-    /// encoded node comes back empty: it is clean and was never decoded).
-    fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
+    /// Removes slot `i` from the cache, keeping its node in the arena:
+    /// (id, arena place, dirty).
+    fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
         self.unlink(i);
         self.free_slots.push(i);
         let s = &mut self.slab[i as usize];
         self.index.remove(s.id);
         s.encoded = false;
-        (s.id, std::mem::take(&mut s.node), s.dirty)
+        (s.id, s.node, s.dirty)
+    }
+
+    /// Moves the node out of arena place `n` and frees the place.
+    fn take_node(&mut self, n: u32) -> Node {
+        self.free_nodes.push(n);
+        std::mem::take(&mut self.nodes[n as usize])
+    }
+
+    /// An arena place holding `node`.
+    fn put_node(&mut self, node: Node) -> u32 {
+        match self.free_nodes.pop() {
+            Some(n) => {
+                self.nodes[n as usize] = node;
+                n
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Removes slot `i` from the cache and hands back its contents (an
+    /// encoded node comes back empty: it is clean and was never decoded).
+    fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
+        let (id, n, dirty) = self.vacate(i);
+        (id, self.take_node(n), dirty)
     }
 
     /// Decodes slot `i` in place if it holds an image; false when that
@@ -232,10 +295,9 @@ impl NodeCache {
         if !s.encoded {
             return true;
         }
+        let node = &mut self.nodes[s.node as usize];
         let ok = match &self.layout {
-            Some(layout) => layout
-                .decode_checked(&s.image, s.id as u64, &mut s.node)
-                .is_ok(),
+            Some(layout) => layout.decode_checked(&s.image, s.id as u64, node).is_ok(),
             None => false,
         };
         if ok {
@@ -272,9 +334,51 @@ impl NodeCache {
             return None;
         }
         self.hits += 1;
-        self.unlink(i);
-        self.link_newest(i);
-        Some(&self.slab[i as usize].node)
+        // The newest of its list already (a root always is): moving it to
+        // the newest end would change nothing.
+        if self.lists[self.slab[i as usize].list as usize].0 != i {
+            self.unlink(i);
+            self.link_newest(i);
+        }
+        Some(&self.nodes[self.slab[i as usize].node as usize])
+    }
+
+    /// [`Self::take`] for a cached node that will most likely come back
+    /// unchanged: the same bookkeeping (a hit; the slot freed; the node not
+    /// counted), but the node stays where it is. `None` (a miss counted)
+    /// when it is not cached.
+    pub fn pin(&mut self, id: NodeId) -> Option<Pin> {
+        match self.index.get(id) {
+            Some(i) if self.decoded(i) => {
+                self.hits += 1;
+                let (id, node, dirty) = self.vacate(i);
+                Some(Pin { id, node, dirty })
+            }
+            _ => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// The pinned node.
+    pub fn pinned(&self, pin: &Pin) -> &Node {
+        &self.nodes[pin.node as usize]
+    }
+
+    /// Gives a pinned node back unchanged: exactly [`Self::after_read`] of
+    /// a node that was cached.
+    pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
+        self.evict_to(1, evicted);
+        let level = self.nodes[pin.node as usize].level;
+        let i = self.place(pin.id, level, pin.dirty);
+        self.slab[i as usize].node = pin.node;
+    }
+
+    /// Takes a pinned node out for good, as [`Self::take`] would have:
+    /// (node, dirty).
+    pub fn unpin_take(&mut self, pin: Pin) -> (Node, bool) {
+        (self.take_node(pin.node), pin.dirty)
     }
 
     /// Links slot `i` (on no list) at the newest end of its list.
@@ -297,22 +401,25 @@ impl NodeCache {
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
         let level = node.level;
         let i = self.place(id, level, dirty);
-        self.slab[i as usize].node = node;
+        self.slab[i as usize].node = self.put_node(node);
     }
 
     /// Puts node `id` of `level`, given as its sealed image, on the newest
-    /// end of its list, clean.
-    fn insert_image(&mut self, id: NodeId, level: u8, image: &[u8]) {
+    /// end of its list, clean (its arena place holds an empty node until it
+    /// is decoded). The image is taken by exchanging buffers, not copied:
+    /// `image` comes back holding the slot's old buffer.
+    fn insert_image(&mut self, id: NodeId, level: u8, image: &mut Vec<u8>) {
         let i = self.place(id, level, false);
+        let n = self.put_node(Node::default());
         let s = &mut self.slab[i as usize];
-        s.image.clear();
-        s.image.extend_from_slice(image);
+        s.node = n;
+        std::mem::swap(&mut s.image, image);
         s.encoded = true;
     }
 
     /// A slot for node `id` (a freed one first, as before images: the slot
     /// order is the order `dirty_nodes` writes in), linked newest; its
-    /// node and image are the caller's to fill (the node is empty).
+    /// arena place and image are the caller's to fill.
     fn place(&mut self, id: NodeId, level: u8, dirty: bool) -> u32 {
         let list = match self.policy {
             CachePolicy::ModifiedLru => level,
@@ -326,7 +433,7 @@ impl NodeCache {
             None => {
                 self.slab.push(Slot {
                     id,
-                    node: Node::default(),
+                    node: NIL,
                     image: Vec::new(),
                     encoded: false,
                     dirty,
@@ -339,7 +446,7 @@ impl NodeCache {
         };
         let s = &mut self.slab[i as usize];
         s.id = id;
-        s.node = Node::default();
+        s.node = NIL;
         s.encoded = false;
         s.dirty = dirty;
         s.list = list;
@@ -488,12 +595,13 @@ impl NodeCache {
     /// (`layout` decodes it if it is ever read from the cache), for the
     /// policies that write such a node at once and keep it clean (`mlru`,
     /// `none`): `true` when done (kept or refused), `false` for the
-    /// others, which need the decoded node.
+    /// others, which need the decoded node (`image` is then untouched; a
+    /// kept image is taken, `image` left holding other bytes).
     pub fn after_update_miss_image(
         &mut self,
         id: NodeId,
         level: u8,
-        image: &[u8],
+        image: &mut Vec<u8>,
         layout: &NodeLayout,
         evicted: &mut Vec<Evicted>,
     ) -> bool {
@@ -520,13 +628,14 @@ impl NodeCache {
     /// Every dirty node, marked clean, for the caller to write (flush).
     pub fn dirty_nodes(&mut self) -> impl Iterator<Item = (NodeId, &Node)> {
         let index = &self.index;
+        let nodes = &self.nodes;
         self.slab
             .iter_mut()
             .enumerate()
             .filter(move |(i, s)| s.dirty && index.get(s.id) == Some(*i as u32))
-            .map(|(_, s)| {
+            .map(move |(_, s)| {
                 s.dirty = false;
-                (s.id, &s.node)
+                (s.id, &nodes[s.node as usize])
             })
     }
 
@@ -604,6 +713,45 @@ mod tests {
             );
             assert_eq!(c.hits, 1);
         }
+    }
+
+    #[test]
+    fn pin_and_unpin_keep_the_slots_of_take_and_after_read() {
+        // Root, an internal node and a leaf out at once, a new leaf placed
+        // while they are out (an insert's descent): the same victims, the
+        // same slots (the order dirty nodes are written in) and the same
+        // counts whether the upper two are pinned or taken.
+        let mut runs = Vec::new();
+        for by_pin in [true, false] {
+            let mut ev = Vec::new();
+            let mut c = NodeCache::new(CachePolicy::ModifiedLru, 4);
+            for (id, level) in [(1, 2), (2, 1), (3, 0), (4, 0)] {
+                c.after_update_hit(id, node(level), &mut ev);
+            }
+            let mut log = Vec::new();
+            for round in 0..6u32 {
+                let leaf = 10 + round;
+                if by_pin {
+                    let p1 = c.pin(1).unwrap();
+                    let p2 = c.pin(2).unwrap();
+                    assert_eq!(c.pinned(&p2).level, 1);
+                    assert!(c.after_update_miss(leaf, node(0), &mut ev).is_none());
+                    c.unpin(p2, &mut ev);
+                    c.unpin(p1, &mut ev);
+                } else {
+                    let (n1, d1) = c.take(1).unwrap();
+                    let (n2, d2) = c.take(2).unwrap();
+                    assert!(c.after_update_miss(leaf, node(0), &mut ev).is_none());
+                    assert!(c.after_read(2, n2, true, d2, &mut ev).is_none());
+                    assert!(c.after_read(1, n1, true, d1, &mut ev).is_none());
+                }
+                log.push(ids(&mut ev));
+            }
+            assert!(c.pin(99).is_none());
+            let dirty: Vec<NodeId> = c.dirty_nodes().map(|(id, _)| id).collect();
+            runs.push((log, dirty, c.hits, c.misses, c.len()));
+        }
+        assert_eq!(runs[0], runs[1]);
     }
 
     #[test]

@@ -126,6 +126,13 @@ fn select_search(n: usize, below: impl Fn(usize) -> bool) -> usize {
     base + below(base) as usize
 }
 
+/// A 4 + 4-byte entry's bytes as one integer ordered as its (key, value)
+/// pair ([`EntryFormat::packed`], inlined for the loops that compare many).
+#[inline(always)]
+fn packed_word(c: &[u8]) -> u64 {
+    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]).rotate_left(32)
+}
+
 /// Sizes and capacities of nodes for one format and node size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeLayout {
@@ -301,15 +308,22 @@ impl NodeLayout {
         let Some(body) = image.get(at..at + n * e) else {
             return false;
         };
-        if let Some(pack) = self.format.packed() {
-            // One integer compare an entry instead of a tuple's two.
-            return body
-                .chunks_exact(8)
-                .map(pack)
-                .try_fold(None, |previous: Option<u64>, x| {
-                    previous.is_none_or(|p| p < x).then_some(Some(x))
-                })
-                .is_some();
+        if self.format.packed().is_some() {
+            // One integer compare an entry instead of a tuple's two (the
+            // packing of `EntryFormat::packed`, inlined), and no branch an
+            // entry: every insert checks a whole leaf this way.
+            // Each entry against the next, without a branch an entry.
+            let mut sorted = true;
+            let mut previous = match body.get(..8) {
+                Some(first) => packed_word(first),
+                None => return true,
+            };
+            for c in body[8..].chunks_exact(8) {
+                let x = packed_word(c);
+                sorted &= previous < x;
+                previous = x;
+            }
+            return sorted;
         }
         let mut previous: Option<(u64, u64)> = None;
         for chunk in body.chunks_exact(e) {

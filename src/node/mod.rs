@@ -16,7 +16,7 @@ pub(crate) mod superblock_log;
 pub mod top_levels;
 pub mod walk;
 
-pub use cache::{CachePolicy, Evicted, NodeCache};
+pub use cache::{CachePolicy, Evicted, NodeCache, Pin};
 pub use codec::{Node, NodeId, NodeLayout, NO_NODE};
 pub use log_store::LogNodeStore;
 pub use store::{NodeChange, NodeStore, PageNodeStore, TreeMeta};

@@ -119,11 +119,13 @@ pub fn open_any(frame: &[u8], page: u64) -> Result<Option<(PageKind, &[u8])>, In
             frame.len()
         )));
     }
-    let header = &frame[..FRAME_HEADER];
-    if header.iter().all(|&b| b == 0) || header.iter().all(|&b| b == 0xFF) {
-        return Ok(None);
-    }
     if frame[0..2] != MAGIC {
+        // Neither magic byte is 0x00 or 0xFF, so only a frame without the
+        // magic can be empty.
+        let header = &frame[..FRAME_HEADER];
+        if header.iter().all(|&b| b == 0) || header.iter().all(|&b| b == 0xFF) {
+            return Ok(None);
+        }
         return Err(corrupt("bad magic".into()));
     }
     if frame[3] != VERSION {

@@ -156,6 +156,29 @@ struct Accum {
     stats: DeviceStats,
     count: u64,
     hist: Histogram<u64>,
+    /// Latencies not yet in `hist`, as (value, times), by value modulo
+    /// the length: operations of a kind take few distinct times (sums of
+    /// the cost model's fixed charges), and recording one into the
+    /// histogram each time was a tenth of the runner's work per
+    /// operation. `record_n(v, n)` counts exactly what `n` × `record(v)`
+    /// do; [`Accum::settle`] empties it.
+    pending: [(u64, u64); PENDING],
+}
+
+const PENDING: usize = 16;
+
+/// `x.max(0.0).round() as u64`, without the library call `round` is on
+/// x86_64's baseline: below 2^52 the fraction `x − ⌊x⌋` is exact, so
+/// rounding half away from zero is a compare; above, every double is an
+/// integer.
+fn round_to_u64(x: f64) -> u64 {
+    let x = x.max(0.0);
+    if x < 4_503_599_627_370_496.0 {
+        let t = x as u64;
+        t + (x - t as f64 >= 0.5) as u64
+    } else {
+        x as u64
+    }
 }
 
 impl Accum {
@@ -165,6 +188,16 @@ impl Accum {
             count: 0,
             // Invariant: 3 significant figures is a valid precision.
             hist: Histogram::new(3).expect("valid histogram precision"),
+            pending: [(0, 0); PENDING],
+        }
+    }
+
+    /// Moves the pending latencies into the histogram.
+    fn settle(&mut self) {
+        for (v, n) in std::mem::replace(&mut self.pending, [(0, 0); PENDING]) {
+            if n > 0 {
+                let _ = self.hist.record_n(v, n);
+            }
         }
     }
 
@@ -181,10 +214,17 @@ impl Accum {
         s.energy_uj += d.energy_uj;
         self.count += 1;
         // Tenths of a microsecond keep sub-µs byte-level costs visible.
-        let _ = self.hist.record((d.time_us * 10.0).max(0.0).round() as u64);
+        let v = round_to_u64(d.time_us * 10.0);
+        let p = &mut self.pending[v as usize % PENDING];
+        if p.0 != v && p.1 > 0 {
+            let _ = self.hist.record_n(p.0, p.1);
+            p.1 = 0;
+        }
+        *p = (v, p.1 + 1);
     }
 
     fn cost(&self) -> OpCost {
+        debug_assert!(self.pending.iter().all(|p| p.1 == 0), "settle first");
         let n = self.count.max(1) as f64;
         let s = &self.stats;
         let q = |p: f64| self.hist.value_at_quantile(p) as f64 / 10.0;
@@ -298,6 +338,10 @@ pub fn run(
             });
         }
     }
+    for a in accums.iter_mut().flatten() {
+        a.settle();
+    }
+    flushes.settle();
     let flush_cost = (flushes.count > 0).then(|| flushes.cost());
     progress.finish();
     let end = index.storage().stats();
@@ -727,5 +771,53 @@ impl Progress {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_to_u64_is_round() {
+        let edges = [
+            0.0,
+            -0.0,
+            -3.5,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9_007_199_254_740_993.0,
+            1e30,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let mut x = 1u64;
+        let randoms = (0..100_000).map(|_| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 20) as f64
+        });
+        for v in edges.into_iter().chain(randoms) {
+            assert_eq!(round_to_u64(v), v.max(0.0).round() as u64, "{v}");
+        }
+    }
+
+    #[test]
+    fn pending_latencies_give_the_histogram_of_single_records() {
+        let mut a = Accum::new();
+        let mut h = Histogram::<u64>::new(3).unwrap();
+        for i in 0..10_000u64 {
+            let d = DeviceStats {
+                time_us: ((i * 7919) % 37) as f64 * 34.8,
+                ..DeviceStats::default()
+            };
+            a.add(&d);
+            h.record(round_to_u64(d.time_us * 10.0)).unwrap();
+        }
+        a.settle();
+        assert_eq!(a.hist, h);
     }
 }

@@ -130,11 +130,11 @@ impl BTree {
     }
 
     /// `commit` of an updated leaf the cache did not hold, given as its
-    /// sealed image.
+    /// sealed image (which the cache may take, leaving other bytes).
     fn commit_image(
         &mut self,
         id: NodeId,
-        image: &[u8],
+        image: &mut Vec<u8>,
         page: u64,
         change: NodeChange,
     ) -> Result<()> {

@@ -62,7 +62,7 @@ use crate::device::Storage;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
 use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{
-    Evicted, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE,
+    Evicted, Node, NodeCache, NodeChange, NodeId, NodeLayout, NodeStore, Pin, TreeMeta, NO_NODE,
 };
 
 /// Name in the registry.
@@ -281,14 +281,28 @@ impl BTree {
         if let Some((node, dirty)) = self.cache.take(id) {
             return Ok((node, true, dirty));
         }
+        self.read_stored(id).map(|node| (node, false, false))
+    }
+
+    /// Reads node `id` from the store (the cache missed it).
+    fn read_stored(&mut self, id: NodeId) -> Result<Node> {
         let mut node = self.blank(0);
         match self.store.read_node(id, &mut node) {
-            Ok(()) => Ok((node, false, false)),
+            Ok(()) => Ok(node),
             Err(e) => {
                 self.recycle(node);
                 Err(e)
             }
         }
+    }
+
+    /// Puts back a pinned node that was only traversed: `release` of a
+    /// cached node.
+    fn unpin(&mut self, pin: Pin) -> Result<()> {
+        let mut evicted = std::mem::take(&mut self.evicted);
+        self.cache.unpin(pin, &mut evicted);
+        self.evicted = evicted;
+        self.write_evicted()
     }
 
     /// Puts back a node that was only read (or traversed).
@@ -336,6 +350,9 @@ impl BTree {
     }
 
     fn write_evicted(&mut self) -> Result<()> {
+        if self.evicted.is_empty() {
+            return Ok(());
+        }
         let mut result = Ok(());
         while let Some(e) = self.evicted.pop() {
             if e.dirty && result.is_ok() {
@@ -376,12 +393,55 @@ impl BTree {
     // ---- insert ----------------------------------------------------------
 
     fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
+        if self.cache.contains(id) {
+            // What `fetch` does with a cached node, with the node left in
+            // the cache's arena while the descent below it runs.
+            return match self.cache.pin(id) {
+                Some(pin) if level > 0 => self.insert_pinned(pin, level, entry),
+                Some(pin) => {
+                    let (node, dirty) = self.cache.unpin_take(pin);
+                    self.insert_into_node(id, level, entry, node, true, dirty)
+                }
+                None => {
+                    let node = self.read_stored(id)?;
+                    self.insert_into_node(id, level, entry, node, false, false)
+                }
+            };
+        }
         let (node, cached, dirty) = match self.insert_by_image(id, level, entry)? {
             ByImage::Done(ins) => return Ok(ins),
             ByImage::Decoded(node) => (node, false, false),
             ByImage::Unavailable => self.fetch(id)?,
         };
         self.insert_into_node(id, level, entry, node, cached, dirty)
+    }
+
+    /// `insert_into_node` for a cached internal node, pinned: taken out
+    /// for good only when a split below reaches it.
+    fn insert_pinned(&mut self, pin: Pin, level: u8, entry: (u64, u64)) -> Result<Ins> {
+        let id = pin.id();
+        let node = self.cache.pinned(&pin);
+        // Levels bound the recursion even if a child names an ancestor.
+        if let Err(e) = expect_level(node, id, id as u64, level) {
+            self.unpin(pin)?;
+            return Err(e);
+        }
+        let slot = node.child_slot(entry);
+        let child = node.children[slot];
+        match self.insert_into(child, level - 1, entry) {
+            Err(e) => {
+                let _ = self.unpin(pin);
+                Err(e)
+            }
+            Ok(Ins::Split(sep, new_child)) => {
+                let (node, _) = self.cache.unpin_take(pin);
+                self.absorb_split(id, node, true, slot, sep, new_child)
+            }
+            Ok(other) => {
+                self.unpin(pin)?;
+                Ok(other)
+            }
+        }
     }
 
     /// `insert_into` once node `id` is in hand (taken from the cache, or

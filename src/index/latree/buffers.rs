@@ -566,6 +566,7 @@ impl<S: BufferState> Buffers<S> {
             Space::Raw { .. } => addr,
             Space::Slots { node_pages, .. } => store_lba(store, addr, node_pages)?,
         };
+        // Invariant 2: `f` is still live (nothing above dropped a frame).
         let fr = self.frames[f].as_mut().expect("live frame");
         match store.storage_mut() {
             Some(Storage::Raw(chip)) if raw => chip.program(at, 0, &fr.bytes[..len])?,
@@ -606,6 +607,7 @@ impl<S: BufferState> Buffers<S> {
                 partitions,
             } => {
                 let per_partition = *partition_blocks * *pages_per_block;
+                // Invariant 2: a frame's owner has a buffer.
                 let b = self
                     .dir
                     .get_mut(&owner)

@@ -33,6 +33,7 @@ pub fn experiments() -> Vec<Experiment> {
         super::lat_buffered::lat_fig7(),
         super::lat_buffered::lat_fig8(),
         super::lat_buffered::lat_fig9(),
+        super::lat_buffered::lat_fig9c(),
         super::lat_buffered::lat_fig10a(),
         super::lat_buffered::lat_fig10b(),
         super::lat_buffered::lat_fig11(),

@@ -174,6 +174,14 @@ pub enum Measure {
         x2: &'static str,
         metric: &'static str,
     },
+    /// What cumulative `metric` of `series` gains from `x_from` to `x_to`
+    /// (a phase's share of a workload run in prefixes).
+    Segment {
+        series: &'static str,
+        x_from: &'static str,
+        x_to: &'static str,
+        metric: &'static str,
+    },
     /// One measure over another (e.g. a ratio at rs = 1 over the same ratio
     /// at rs = 0: "more significant when").
     Quotient(Box<Measure>, Box<Measure>),
@@ -212,6 +220,7 @@ impl Measure {
             | Measure::Mean { series, .. }
             | Measure::MeanRatio { series, .. }
             | Measure::AcrossX { series, .. }
+            | Measure::Segment { series, .. }
             | Measure::DropRatio { series, .. } => vec![series],
             Measure::CellRatio { a, b, .. }
             | Measure::MeanCellRatio { a, b, .. }
@@ -348,6 +357,15 @@ impl Experiment {
                 let cell = |x: &str| cell_of(results, series, x, metric);
                 let b = cell(x_b)?;
                 (b != 0.0).then(|| cell(x_a).map(|a| a / b)).flatten()
+            }
+            Measure::Segment {
+                series,
+                x_from,
+                x_to,
+                metric,
+            } => {
+                let cell = |x: &str| cell_of(results, series, x, metric);
+                Some(cell(x_to)? - cell(x_from)?)
             }
             Measure::DropRatio {
                 series,

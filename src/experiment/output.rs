@@ -85,7 +85,10 @@ fn claim_of(m: &Measure) -> Claim {
         | Measure::Quotient(..) => Claim::Relative,
         Measure::Rank { .. } => Claim::Rank,
         Measure::Below(_) => Claim::Below,
-        Measure::Cell { .. } | Measure::ArgMin { .. } | Measure::Mean { .. } => Claim::Absolute,
+        Measure::Cell { .. }
+        | Measure::ArgMin { .. }
+        | Measure::Mean { .. }
+        | Measure::Segment { .. } => Claim::Absolute,
     }
 }
 

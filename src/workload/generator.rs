@@ -95,10 +95,18 @@ pub struct WorkloadSpec {
     pub preload_sorted: bool,
     pub ops: u64,
     pub seed: u64,
+    /// Search weights for phases of the measured operations, in order
+    /// (`phases=0.05/2/0.05`: the mix's search weight is 0.05 in the first
+    /// phase, 2 in the second, 0.05 in the last); empty: one phase.
+    pub phases: Vec<f64>,
+    /// Operations in each phase (the last lasts to the end); 0: the
+    /// operations split into equal phases. With a length, a run of fewer
+    /// operations is a prefix of a longer one with the same seed.
+    pub phase_ops: u64,
 }
 
 /// Keys `--workload-set` accepts.
-pub const WORKLOAD_KEYS: [&str; 17] = [
+pub const WORKLOAD_KEYS: [&str; 19] = [
     "key_min",
     "key_max",
     "dist",
@@ -116,6 +124,8 @@ pub const WORKLOAD_KEYS: [&str; 17] = [
     "ops",
     "delete_share",
     "preload_sorted",
+    "phases",
+    "phase_ops",
 ];
 
 impl WorkloadSpec {
@@ -156,6 +166,16 @@ impl WorkloadSpec {
             }
             "insert" => self.mix.insert = frac(value)?,
             "search" => self.mix.search = frac(value)?,
+            "phase_ops" => self.phase_ops = num(value)?,
+            "phases" => {
+                self.phases = value
+                    .split('/')
+                    .map(&frac)
+                    .collect::<Result<Vec<f64>, _>>()?;
+                if self.phases.is_empty() {
+                    return Err(bad("a list of search weights such as 0.05/2/0.05"));
+                }
+            }
             "delete" => self.mix.delete = frac(value)?,
             "update" => self.mix.update = frac(value)?,
             "range" => self.mix.range = frac(value)?,
@@ -229,7 +249,7 @@ impl WorkloadSpec {
         };
         let m = self.mix;
         format!(
-            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}; preload {}{}, ops {}{}",
+            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}{}; preload {}{}, ops {}{}",
             self.name,
             dist,
             self.key_min,
@@ -239,6 +259,15 @@ impl WorkloadSpec {
             m.delete,
             m.update,
             m.range,
+            if self.phases.is_empty() {
+                String::new()
+            } else {
+                let w: Vec<String> = self.phases.iter().map(|x| x.to_string()).collect();
+                match self.phase_ops {
+                    0 => format!(" (search in equal phases: {})", w.join(", ")),
+                    n => format!(" (search in phases of {n} operations: {})", w.join(", ")),
+                }
+            },
             self.preload,
             if self.preload_sorted { " (in key order)" } else { "" },
             self.ops,
@@ -339,6 +368,10 @@ pub struct Generator {
     range_len: u64,
     search_existing: bool,
     search_after: bool,
+    /// Search weights of equal phases (`WorkloadSpec::phases`) over `ops`.
+    phases: Vec<f64>,
+    phase_ops: u64,
+    ops: u64,
     remaining: u64,
     next_ascending: u64,
     /// Position in a `Sequence` distribution.
@@ -372,6 +405,9 @@ impl Generator {
             range_len: spec.range_len,
             search_existing: spec.search_existing,
             search_after: spec.search_after,
+            phases: spec.phases.clone(),
+            phase_ops: spec.phase_ops,
+            ops: spec.ops,
             remaining: spec.ops,
             next_ascending: spec.key_min,
             next_in_sequence: 0,
@@ -540,6 +576,17 @@ impl Iterator for Generator {
             }
             return None;
         }
+        if !self.phases.is_empty() {
+            // Which equal share of the operations this one falls in.
+            let done = self.ops - self.remaining;
+            let n = self.phases.len() as u64;
+            let phase = if self.phase_ops > 0 {
+                (done / self.phase_ops) as usize
+            } else {
+                (done as u128 * n as u128 / self.ops.max(1) as u128) as usize
+            };
+            self.mix.search = self.phases[phase.min(self.phases.len() - 1)];
+        }
         self.remaining -= 1;
         let m = self.mix;
         let total = m.insert + m.search + m.delete + m.update + m.range;
@@ -597,6 +644,39 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
+    #[test]
+    fn phases_change_the_search_share_and_a_shorter_run_is_a_prefix() {
+        let mut s = spec();
+        s.mix = Mix {
+            insert: 1.0,
+            search: 0.0,
+            delete: 0.0,
+            update: 0.0,
+            range: 0.0,
+        };
+        s.set("phases", "0/3/0").unwrap();
+        s.set("phase_ops", "3000").unwrap();
+        s.ops = 9000;
+        let ops: Vec<Op> = Generator::new(&s, 5).unwrap().map(|o| o.unwrap()).collect();
+        let searches = |r: std::ops::Range<usize>| {
+            ops[r]
+                .iter()
+                .filter(|o| matches!(o, Op::Search { .. }))
+                .count()
+        };
+        assert_eq!(searches(0..3000), 0);
+        assert!(
+            (2000..2500).contains(&searches(3000..6000)),
+            "{}",
+            searches(3000..6000)
+        );
+        assert_eq!(searches(6000..9000), 0);
+        s.ops = 6000;
+        let prefix: Vec<Op> = Generator::new(&s, 5).unwrap().map(|o| o.unwrap()).collect();
+        assert_eq!(prefix[..], ops[..6000]);
+        assert!(s.clone().set("phases", "1/x").is_err());
+    }
+
     fn spec() -> WorkloadSpec {
         WorkloadSpec {
             name: "t".into(),
@@ -615,6 +695,8 @@ mod tests {
             search_after: false,
             preload: 100,
             preload_sorted: false,
+            phases: Vec::new(),
+            phase_ops: 0,
             ops: 10_000,
             seed: 9,
         }

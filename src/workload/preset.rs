@@ -8,6 +8,7 @@
 //! | `bftl` | inserts, keys an `rs` mix (rs = 0.5) | `bftl.md` §5.2 |
 //! | `bftl-maintain` | 50% deletes / 50% inserts, rs = 0.5, after a preload | `bftl.md` §5.3 |
 //! | `lat` | keys i.i.d. uniform in 1 … 10,000; lookups at 25% of inserts; 50,000-key preload | `buffered-bplus-tree.md` §6 |
+//! | `lat-phases` | `lat` in three equal phases of lookups at 5%, 200% and 5% of inserts | ours, for `buffered-bplus-tree.md` Fig. 9(c) (its image-sensor trace is not available) |
 //! | `w-search` / `w-update` | 80/10/5/5 and 20/40/20/20 search/insert/delete/update, keys uniform in [0, 2³² − 1] | `fd-tree.md` §III |
 //! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | `as-btree.md` §4.2 |
 //! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; Zipf 0.99 | YCSB core workloads |
@@ -36,6 +37,8 @@ fn base(name: &str) -> WorkloadSpec {
         search_after: false,
         preload: 0,
         preload_sorted: false,
+        phases: Vec::new(),
+        phase_ops: 0,
         ops: 100_000,
         seed: 42,
     }
@@ -97,6 +100,13 @@ pub fn presets() -> Vec<Preset> {
     v.push(Preset {
         name: "lat",
         description: "keys i.i.d. uniform in 1..10,000, lookup-to-insert ratio 25%, 50,000-key preload (buffered-bplus-tree.md §6)",
+        spec: s.clone(),
+    });
+    s.name = "lat-phases".into();
+    s.phases = vec![0.05, 2.0, 0.05];
+    v.push(Preset {
+        name: "lat-phases",
+        description: "lat in three equal phases: write-heavy (lookups at 5% of inserts), read-heavy (200%), write-heavy (5%); ours, for buffered-bplus-tree.md Fig. 9(c), whose image-sensor trace is not available",
         spec: s,
     });
     for (name, description, m) in [

@@ -580,10 +580,9 @@ impl Iterator for Generator {
             // Which equal share of the operations this one falls in.
             let done = self.ops - self.remaining;
             let n = self.phases.len() as u64;
-            let phase = if self.phase_ops > 0 {
-                (done / self.phase_ops) as usize
-            } else {
-                (done as u128 * n as u128 / self.ops.max(1) as u128) as usize
+            let phase = match done.checked_div(self.phase_ops) {
+                Some(p) => p as usize,
+                None => (done as u128 * n as u128 / self.ops.max(1) as u128) as usize,
             };
             self.mix.search = self.phases[phase.min(self.phases.len() - 1)];
         }

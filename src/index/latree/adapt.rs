@@ -20,6 +20,8 @@
 //! insert (the caller's rule). Costs come from the device's cost model
 //! ([`super::buffers::IoCosts`]).
 
+use crate::device::{CostModel, Storage};
+
 use super::buffers::BufferState;
 
 /// The buffer-emptying policy (`adapt=adapt|simple|off`).
@@ -115,6 +117,67 @@ impl PolicyState {
             self.alpha = 0.0;
             true
         }
+    }
+}
+
+/// Costs of buffer and node I/O in the device's cost metric (energy where
+/// the chip gives it, else time, else one per page), for the adaptive
+/// policies.
+#[derive(Clone, Copy, Debug)]
+pub struct IoCosts {
+    pub read_fixed: f64,
+    pub read_per_byte: f64,
+    pub write_fixed: f64,
+    pub write_per_byte: f64,
+    /// Whether a write costs a whole page whatever it holds (an FTL, a
+    /// file), rather than the bytes programmed (a raw chip).
+    pub whole_page_writes: bool,
+    pub page_size: usize,
+}
+
+impl IoCosts {
+    pub fn of(storage: &Storage) -> Self {
+        let raw = matches!(storage, Storage::Raw(_));
+        let page_size = storage.page_size();
+        let c = storage.info().cost.unwrap_or(CostModel::FREE);
+        let (rf, rb, wf, wb) = if c.write_uj > 0.0 || c.write_uj_per_byte > 0.0 {
+            (
+                c.read_uj,
+                c.read_uj_per_byte,
+                c.write_uj,
+                c.write_uj_per_byte,
+            )
+        } else if c.write_us > 0.0 || c.write_us_per_byte > 0.0 {
+            (
+                c.read_us,
+                c.read_us_per_byte,
+                c.write_us,
+                c.write_us_per_byte,
+            )
+        } else {
+            (1.0, 0.0, 1.0, 0.0)
+        };
+        IoCosts {
+            read_fixed: rf,
+            read_per_byte: rb,
+            write_fixed: wf,
+            write_per_byte: wb,
+            whole_page_writes: !raw,
+            page_size,
+        }
+    }
+
+    pub fn read(&self, bytes: usize) -> f64 {
+        self.read_fixed + self.read_per_byte * bytes as f64
+    }
+
+    pub fn write(&self, bytes: usize) -> f64 {
+        let bytes = if self.whole_page_writes {
+            self.page_size
+        } else {
+            bytes
+        };
+        self.write_fixed + self.write_per_byte * bytes as f64
     }
 }
 

@@ -4,10 +4,10 @@
 //! **buffer pool** in RAM.
 //!
 //! * **Buffer entries** are `key | value | op` (the entry format's widths
-//!   and one byte: 1 insert, 2 delete). A buffer's entries are in arrival
-//!   order; an emptying sorts them stably by (key, value), so for any pair
-//!   the order of its entries in any buffer is the order of the operations
-//!   (the tree needs no timestamps).
+//!   and one byte: 1 insert, 2 delete, 3 a delayed lookup's part). A
+//!   buffer's entries are in arrival order; an emptying sorts them stably
+//!   by key, so for any key the order of its entries in any buffer is the
+//!   order of the operations (the tree needs no timestamps).
 //! * **Pages.** A buffer page is a checksummed frame
 //!   ([`crate::node::page`], kind `BufferPage`) whose payload is the owning
 //!   node's id (`u32`) and the entries. The directory keeps each page's
@@ -15,29 +15,22 @@
 //!   the entries fill: one access, whose cost on a byte-level chip is the
 //!   fixed cost plus those bytes. (The paper reads the count from the page
 //!   first and then the entries; see `docs/DEVIATIONS.md`.)
-//! * **On a raw chip** each buffer owns a **partition** of `partition_blocks`
-//!   erase blocks (default 2, "a couple of erase blocks") taken from the
-//!   blocks the node log leaves free; its pages are programmed in order, each
-//!   once, with just the bytes it holds. When an emptying has read a buffer,
-//!   its partitions are erased and returned. A buffer whose partition fills
-//!   takes another and is emptied at the next safe point ("the buffer can
-//!   also be emptied and erased when the partition becomes full"). Only
-//!   the blocks a partition programmed are erased (the rest still are).
-//!   When too few partitions are free for what an operation will write,
-//!   buffers are emptied to make room first (`super::LaTree::
-//!   ensure_partitions`); a chip that still has none is full
-//!   (`DeviceError::Full`).
-//! * **On a logical-page device** buffer pages fill node-store slots (a
-//!   fresh node id gives `node_pages` logical pages, taken in order by any
-//!   buffer), each page written whole so an FTL never merges it; a slot is
-//!   freed (trimmed) once none of its pages is live.
+//! * **Where pages go** ([`super::space`]): on a raw chip, a partition of
+//!   `partition_blocks` erase blocks per buffer (default 2, "a couple of
+//!   erase blocks"), its pages programmed in order, each once, with just
+//!   the bytes it holds, and erased when the buffer is emptied; a buffer
+//!   whose partition fills takes another and is emptied at the next safe
+//!   point ("the buffer can also be emptied and erased when the partition
+//!   becomes full"); when too few partitions are free, buffers are emptied
+//!   to make room first (`super::LaTree::ensure_partitions`). On a
+//!   logical-page device, pages fill node-store slots.
 //! * **Buffer pool** (`pool_bytes`): each buffer's tail page. With
 //!   `buffer_pool=entries` (default) a tail page counts the bytes it holds,
 //!   with `buffer_pool=pages` a whole page from its first entry. A new
 //!   entry or tail page, or a buffer loaded for emptying, that does not fit
 //!   evicts the page holding the most entries ("highest packed"), which is
 //!   written to flash. §5.3 does not say how a tail page is allocated; with
-//!   whole pages, 96 of them for the ~1,400 buffers of §6's tree leave 4.4
+//!   whole pages, 96 of them for the ~1,400 buffers of §6's tree leave 4.1
 //!   entries a page at q = 25% (`docs/DEVIATIONS.md`).
 //!
 //! Buffers are never part of the durable state: `flush` empties every
@@ -49,15 +42,14 @@
 //! 1. A buffer's entries are its flash pages in `pages` order, then its
 //!    tail frame's entries.
 //! 2. Every frame belongs to exactly one buffer and is its `tail`.
-//! 3. On a raw chip a partition is in the free list, or held by exactly
-//!    one buffer, never both; a free partition is erased or marked unclean.
 
 use std::collections::HashMap;
 
-use crate::device::{CostModel, Storage};
 use crate::index::{EntryFormat, IndexError, Result};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::{NodeId, NodeStore};
+
+use super::space::{Held, Space};
 
 /// Bytes of the owning node's id at the start of a page's payload.
 const OWNER_BYTES: usize = 4;
@@ -97,31 +89,6 @@ struct FlashPage {
     writer: NodeId,
 }
 
-/// Where buffer pages live.
-enum Space {
-    Raw {
-        first_block: u64,
-        partition_blocks: u64,
-        pages_per_block: u64,
-        /// Partitions not held by a buffer.
-        free: Vec<u64>,
-        /// Whether each partition is known to be erased.
-        clean: Vec<bool>,
-        partitions: u64,
-    },
-    /// Pages in node-store slots (a logical-page device): a slot (`node_pages` logical pages)
-    /// takes buffer pages in order, of any buffer, and goes back to the
-    /// store when none of its pages is live. A page's address is
-    /// `slot × node_pages + page`.
-    Slots {
-        node_pages: u64,
-        /// The slot taking pages, and how many it has given.
-        open: Option<(NodeId, u64)>,
-        /// Live pages per slot.
-        live: HashMap<NodeId, u64>,
-    },
-}
-
 /// The state a buffer keeps besides its entries; the caller's (the
 /// adaptive policy's counters).
 pub trait BufferState: Default {
@@ -134,9 +101,8 @@ pub struct Buffer<S> {
     /// The level of the node it belongs to.
     pub level: u8,
     pages: Vec<FlashPage>,
-    /// Raw chip: partitions held, pages used in the last one.
-    partitions: Vec<u64>,
-    used_in_last: u64,
+    /// Raw chip: the partitions it holds.
+    held: Held,
     flash_entries: u64,
     tail: Option<usize>,
     /// Queued for emptying (too large, or its partition filled).
@@ -149,8 +115,7 @@ impl<S: BufferState> Buffer<S> {
         Buffer {
             level,
             pages: Vec::new(),
-            partitions: Vec::new(),
-            used_in_last: 0,
+            held: Held::default(),
             flash_entries: 0,
             tail: None,
             overfull: false,
@@ -259,47 +224,7 @@ impl<S: BufferState> Buffers<S> {
                 what: "the buffer pool's share: one tail page".into(),
             });
         }
-        let space = match storage {
-            Storage::Raw(chip) => {
-                let g = chip.geometry();
-                let blocks = store.spare_blocks().ok_or_else(|| {
-                    IndexError::Config("the node store leaves no blocks for buffers".into())
-                })?;
-                if partition_blocks == 0 {
-                    return Err(IndexError::Config(
-                        "partition_blocks must be at least 1".into(),
-                    ));
-                }
-                let partitions = (blocks.end - blocks.start) / partition_blocks;
-                if partitions == 0 {
-                    return Err(IndexError::Config(format!(
-                        "no room for a {partition_blocks}-block buffer partition: the node log \
-                         leaves blocks {}..{} (set a smaller log_blocks or partition_blocks)",
-                        blocks.start, blocks.end
-                    )));
-                }
-                Space::Raw {
-                    first_block: blocks.start,
-                    partition_blocks,
-                    pages_per_block: g.pages_per_block as u64,
-                    free: (0..partitions).rev().collect(),
-                    clean: vec![false; partitions as usize],
-                    partitions,
-                }
-            }
-            Storage::Pages(_) => {
-                let (Some(a), Some(b)) = (store.slot_lba(0), store.slot_lba(1)) else {
-                    return Err(IndexError::Config(
-                        "the node store has no slots for buffer pages".into(),
-                    ));
-                };
-                Space::Slots {
-                    node_pages: (b - a).max(1),
-                    open: None,
-                    live: HashMap::new(),
-                }
-            }
-        };
+        let space = Space::new(store, partition_blocks)?;
         Ok(Buffers {
             format,
             elem_bytes,
@@ -376,40 +301,35 @@ impl<S: BufferState> Buffers<S> {
     /// Partitions not held by any buffer; `None` where pages take node
     /// slots (no partitions to run out of).
     pub fn free_partitions(&self) -> Option<u64> {
-        match &self.space {
-            Space::Raw { free, .. } => Some(free.len() as u64),
-            Space::Slots { .. } => None,
-        }
+        self.space.free_partitions()
     }
 
     /// Buffers whose tail page would need a partition if evicted now.
     pub fn frames_without_partition(&self) -> u64 {
-        if let Space::Raw { free, .. } = &self.space {
+        if let Some(free) = self.space.free_partitions() {
             // Enough free for every frame: no need to look.
-            if free.len() >= self.frames_in_use + 64 {
+            if free >= self.frames_in_use as u64 + 64 {
                 return self.frames_in_use as u64;
             }
         }
         self.dir
             .values()
-            .filter(|b| b.tail.is_some() && b.partitions.is_empty())
+            .filter(|b| b.tail.is_some() && b.held.is_empty())
             .count() as u64
     }
 
     /// Whether buffer `id` holds a partition.
     pub fn holds_partition(&self, id: NodeId) -> bool {
-        self.dir.get(&id).is_some_and(|b| !b.partitions.is_empty())
+        self.dir.get(&id).is_some_and(|b| !b.held.is_empty())
     }
 
     /// Flash bytes buffer pages hold on a raw chip (on logical pages they
     /// are node-store slots, which the store counts).
     pub fn flash_bytes(&self) -> u64 {
-        match self.space {
-            Space::Raw { .. } => {
-                self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_size as u64
-            }
-            Space::Slots { .. } => 0,
+        if !self.space.is_raw() {
+            return 0;
         }
+        self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_size as u64
     }
 
     /// RAM of the pool's tail pages (in the memory figure).
@@ -561,22 +481,9 @@ impl<S: BufferState> Buffers<S> {
                 .copy_from_slice(&owner.to_le_bytes());
             page::seal(&mut fr.bytes, PageKind::BufferPage, payload);
         }
-        let raw = matches!(self.space, Space::Raw { .. });
-        let at = match self.space {
-            Space::Raw { .. } => addr,
-            Space::Slots { node_pages, .. } => store_lba(store, addr, node_pages)?,
-        };
         // Invariant 2: `f` is still live (nothing above dropped a frame).
         let fr = self.frames[f].as_mut().expect("live frame");
-        match store.storage_mut() {
-            Some(Storage::Raw(chip)) if raw => chip.program(at, 0, &fr.bytes[..len])?,
-            Some(Storage::Pages(dev)) if !raw => {
-                // Whole pages, so that an FTL never merges old bytes in.
-                fr.bytes[len..].fill(0);
-                dev.write(at, 0, &fr.bytes)?
-            }
-            _ => return Err(disagree()),
-        }
+        self.space.write(store, addr, &mut fr.bytes, len)?;
         self.counters.pages_written += 1;
         self.counters.entries_written += count as u64;
         // Invariant 2: the frame's owner has a buffer.
@@ -597,71 +504,19 @@ impl<S: BufferState> Buffers<S> {
 
     /// The address the next page of buffer `owner` goes to.
     fn next_page(&mut self, store: &mut dyn NodeStore, owner: NodeId) -> Result<u64> {
-        match &mut self.space {
-            Space::Raw {
-                first_block,
-                partition_blocks,
-                pages_per_block,
-                free,
-                clean,
-                partitions,
-            } => {
-                let per_partition = *partition_blocks * *pages_per_block;
-                // Invariant 2: a frame's owner has a buffer.
-                let b = self
-                    .dir
-                    .get_mut(&owner)
-                    .expect("a frame's owner has a buffer");
-                if b.partitions.is_empty() || b.used_in_last == per_partition {
-                    let Some(p) = free.pop() else {
-                        return Err(IndexError::Device(crate::device::DeviceError::Full {
-                            detail: format!(
-                                "all {partitions} buffer partitions of {partition_blocks} blocks are \
-                                 held by buffers (a larger chip, or smaller log_blocks or \
-                                 partition_blocks, makes more)"
-                            ),
-                        }));
-                    };
-                    let first = *first_block + p * *partition_blocks;
-                    if !clean[p as usize] {
-                        let Some(Storage::Raw(chip)) = store.storage_mut() else {
-                            return Err(disagree());
-                        };
-                        for blk in first..first + *partition_blocks {
-                            chip.erase(blk)?;
-                        }
-                        self.counters.partition_erases += 1;
-                    }
-                    clean[p as usize] = false;
-                    self.counters.partitions_taken += 1;
-                    if !b.partitions.is_empty() {
-                        // The partition filled: empty at the next safe point.
-                        b.overfull = true;
-                    }
-                    b.partitions.push(p);
-                    b.used_in_last = 0;
-                }
-                // Invariant: the branch above left a partition with room.
-                let p = *b.partitions.last().expect("a partition");
-                let page =
-                    (*first_block + p * *partition_blocks) * *pages_per_block + b.used_in_last;
-                b.used_in_last += 1;
-                Ok(page)
-            }
-            Space::Slots {
-                node_pages,
-                open,
-                live,
-            } => {
-                let (slot, used) = match *open {
-                    Some((slot, used)) if used < *node_pages => (slot, used),
-                    _ => (store.allocate()?, 0),
-                };
-                *open = Some((slot, used + 1));
-                *live.entry(slot).or_insert(0) += 1;
-                Ok(slot as u64 * *node_pages + used)
-            }
+        // Invariant 2: a frame's owner has a buffer.
+        let b = self
+            .dir
+            .get_mut(&owner)
+            .expect("a frame's owner has a buffer");
+        let (addr, filled) = self
+            .space
+            .next_page(store, &mut b.held, &mut self.counters)?;
+        if filled {
+            // The partition filled: empty at the next safe point.
+            b.overfull = true;
         }
+        Ok(addr)
     }
 
     /// Reads buffer page `p`, passing each entry to `f`.
@@ -673,24 +528,14 @@ impl<S: BufferState> Buffers<S> {
     ) -> Result<()> {
         let payload = OWNER_BYTES + p.count as usize * self.elem_bytes;
         let len = FRAME_HEADER + payload;
-        let raw = matches!(self.space, Space::Raw { .. });
-        let at = match self.space {
-            Space::Raw { .. } => p.addr,
-            Space::Slots { node_pages, .. } => store_lba(store, p.addr, node_pages)?,
-        };
         let mut buf = std::mem::take(&mut self.read_buf);
-        let read = match store.storage_mut() {
-            Some(Storage::Raw(chip)) if raw => chip.read(at, 0, &mut buf[..len]),
-            Some(Storage::Pages(dev)) if !raw => dev.read(at, 0, &mut buf[..len]),
-            _ => {
+        let at = match self.space.read(store, p.addr, &mut buf[..len]) {
+            Ok(at) => at,
+            Err(e) => {
                 self.read_buf = buf;
-                return Err(disagree());
+                return Err(e);
             }
         };
-        if let Err(e) = read {
-            self.read_buf = buf;
-            return Err(e.into());
-        }
         self.counters.pages_read += 1;
         let result = decode_page(
             &buf[..len],
@@ -781,59 +626,9 @@ impl<S: BufferState> Buffers<S> {
 
     /// Frees the space of a buffer taken out of the directory.
     fn release(&mut self, store: &mut dyn NodeStore, b: &Buffer<S>) -> Result<()> {
-        match &mut self.space {
-            Space::Raw {
-                first_block,
-                partition_blocks,
-                pages_per_block,
-                free,
-                clean,
-                ..
-            } => {
-                let ppb = *pages_per_block;
-                let last = b.partitions.len().saturating_sub(1);
-                for (i, &p) in b.partitions.iter().enumerate() {
-                    let first = *first_block + p * *partition_blocks;
-                    // Pages go in order: only blocks holding some need an
-                    // erase (the rest are still erased from the last one).
-                    let used = if i == last {
-                        b.used_in_last
-                    } else {
-                        *partition_blocks * ppb
-                    };
-                    let Some(Storage::Raw(chip)) = store.storage_mut() else {
-                        return Err(disagree());
-                    };
-                    let mut erased = Ok(());
-                    for blk in first..first + used.div_ceil(ppb) {
-                        erased = erased.and(chip.erase(blk));
-                    }
-                    self.counters.partition_erases += 1;
-                    clean[p as usize] = erased.is_ok();
-                    free.push(p);
-                    erased?;
-                }
-            }
-            Space::Slots {
-                node_pages,
-                open,
-                live,
-            } => {
-                for p in &b.pages {
-                    let slot = (p.addr / *node_pages) as NodeId;
-                    let n = live.entry(slot).or_insert(1);
-                    *n -= 1;
-                    if *n == 0 {
-                        live.remove(&slot);
-                        if open.is_some_and(|(o, _)| o == slot) {
-                            *open = None;
-                        }
-                        store.free(slot)?;
-                    }
-                }
-            }
-        }
-        Ok(())
+        let pages = b.pages.iter().map(|p| p.addr);
+        self.space
+            .release(store, &b.held, pages, &mut self.counters)
     }
 
     /// Moves buffer `from` to node `to` (which has none), now at `level`:
@@ -851,18 +646,6 @@ impl<S: BufferState> Buffers<S> {
             self.dir.insert(to, b);
         }
     }
-}
-
-fn disagree() -> IndexError {
-    IndexError::Config("the buffer space does not match the storage".into())
-}
-
-/// The logical page of buffer page `addr` (`slot × node_pages + page`).
-fn store_lba(store: &dyn NodeStore, addr: u64, node_pages: u64) -> Result<u64> {
-    store
-        .slot_lba((addr / node_pages) as NodeId)
-        .map(|lba| lba + addr % node_pages)
-        .ok_or_else(|| IndexError::Config("the node store has no slots".into()))
 }
 
 /// Checks a buffer page read from `addr` and passes its `count` entries on.
@@ -936,66 +719,5 @@ fn decode_entries(bytes: &[u8], count: usize, format: EntryFormat, f: &mut impl 
                 _ => Op::Insert,
             },
         });
-    }
-}
-
-/// Costs of buffer and node I/O in the device's cost metric (energy where
-/// the chip gives it, else time, else one per page), for the adaptive
-/// policies (`super::adapt`).
-#[derive(Clone, Copy, Debug)]
-pub struct IoCosts {
-    pub read_fixed: f64,
-    pub read_per_byte: f64,
-    pub write_fixed: f64,
-    pub write_per_byte: f64,
-    /// Whether a write costs a whole page whatever it holds (an FTL, a
-    /// file), rather than the bytes programmed (a raw chip).
-    pub whole_page_writes: bool,
-    pub page_size: usize,
-}
-
-impl IoCosts {
-    pub fn of(storage: &Storage) -> Self {
-        let raw = matches!(storage, Storage::Raw(_));
-        let page_size = storage.page_size();
-        let c = storage.info().cost.unwrap_or(CostModel::FREE);
-        let (rf, rb, wf, wb) = if c.write_uj > 0.0 || c.write_uj_per_byte > 0.0 {
-            (
-                c.read_uj,
-                c.read_uj_per_byte,
-                c.write_uj,
-                c.write_uj_per_byte,
-            )
-        } else if c.write_us > 0.0 || c.write_us_per_byte > 0.0 {
-            (
-                c.read_us,
-                c.read_us_per_byte,
-                c.write_us,
-                c.write_us_per_byte,
-            )
-        } else {
-            (1.0, 0.0, 1.0, 0.0)
-        };
-        IoCosts {
-            read_fixed: rf,
-            read_per_byte: rb,
-            write_fixed: wf,
-            write_per_byte: wb,
-            whole_page_writes: !raw,
-            page_size,
-        }
-    }
-
-    pub fn read(&self, bytes: usize) -> f64 {
-        self.read_fixed + self.read_per_byte * bytes as f64
-    }
-
-    pub fn write(&self, bytes: usize) -> f64 {
-        let bytes = if self.whole_page_writes {
-            self.page_size
-        } else {
-            bytes
-        };
-        self.write_fixed + self.write_per_byte * bytes as f64
     }
 }

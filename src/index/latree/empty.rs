@@ -162,15 +162,12 @@ impl LaTree {
         let mut below_spans = Vec::new();
         let mut spans = Vec::new();
         let mut parts = Vec::new();
+        // Each entry's target, found once: appends change no node, so the
+        // routes hold unless making room empties a buffer into the tree.
+        let mut routes = Vec::with_capacity(elems.len());
+        self.route_all(elems, below, &mut routes)?;
         if self.bufs.free_partitions().is_some() {
-            // The buffers that will need a partition, before any is taken.
-            let mut targets = Vec::new();
-            for e in elems {
-                let t = self.route(e.pair(), below)?;
-                if targets.last() != Some(&t) {
-                    targets.push(t);
-                }
-            }
+            let mut targets = routes.clone();
             targets.sort_unstable();
             targets.dedup();
             let need = targets
@@ -178,9 +175,12 @@ impl LaTree {
                 .filter(|&&t| !self.bufs.holds_partition(t))
                 .count();
             // The targets themselves are not emptied to make room.
-            self.ensure_partitions(need as u64, &targets, below + 1)?;
+            if self.ensure_partitions(need as u64, &targets, below + 1)? {
+                routes.clear();
+                self.route_all(elems, below, &mut routes)?;
+            }
         }
-        for &e in elems {
+        for (&e, &target) in elems.iter().zip(&routes) {
             if e.op == Op::Lookup {
                 // One part per subtree the key's pairs may lie in.
                 self.spans_below(e.key, below, &mut below_spans)?;
@@ -194,8 +194,17 @@ impl LaTree {
                 }
                 continue;
             }
-            let target = self.route(e.pair(), below)?;
             self.push(target, below, e)?;
+        }
+        Ok(())
+    }
+
+    /// The node at `level` on the path of each entry (of a lookup, of its
+    /// first pair; its parts are routed by span).
+    fn route_all(&mut self, elems: &[Elem], level: u8, out: &mut Vec<NodeId>) -> Result<()> {
+        for e in elems {
+            let t = self.route(e.pair(), level)?;
+            out.push(t);
         }
         Ok(())
     }

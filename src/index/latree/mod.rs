@@ -65,6 +65,7 @@ mod buffer_tree;
 mod buffers;
 mod empty;
 mod lookups;
+mod space;
 
 use std::collections::BTreeSet;
 
@@ -77,8 +78,8 @@ use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::page::FRAME_HEADER;
 use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};
 
-use adapt::{AdaptCosts, PolicyState};
-use buffers::{Buffers, Elem, IoCosts, Op, PoolUnit};
+use adapt::{AdaptCosts, IoCosts, PolicyState};
+use buffers::{Buffers, Elem, Op, PoolUnit};
 use lookups::Delayed;
 
 /// Name in the registry.
@@ -562,9 +563,10 @@ impl LaTree {
     /// no partition. An emptying in progress passes its own level as
     /// `below`: the buffers above it hold newer entries than those it is
     /// moving, and must not reach the leaves first.
-    fn ensure_partitions(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<()> {
+    /// Returns whether it emptied anything (the tree may have changed).
+    fn ensure_partitions(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<bool> {
         if self.making_space {
-            return Ok(());
+            return Ok(false);
         }
         self.making_space = true;
         let result = self.make_space(need, keep, below);
@@ -572,7 +574,8 @@ impl LaTree {
         result
     }
 
-    fn make_space(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<()> {
+    fn make_space(&mut self, need: u64, keep: &[NodeId], below: u8) -> Result<bool> {
+        let mut emptied = false;
         while let Some(free) = self.bufs.free_partitions() {
             // Any tail page in the pool may be evicted on the way.
             let need = need + self.bufs.frames_without_partition();
@@ -596,8 +599,9 @@ impl LaTree {
             } else {
                 self.flush_subtree(id, level)?;
             }
+            emptied = true;
         }
-        Ok(())
+        Ok(emptied)
     }
 
     /// Appends an operation to the root's buffer and settles.
@@ -760,6 +764,10 @@ impl Index for LaTree {
             ),
             ("buffer_pages_written", b.pages_written as f64),
             ("buffer_pages_read", b.pages_read as f64),
+            (
+                "buffer_entries_per_page",
+                b.entries_written as f64 / b.pages_written.max(1) as f64,
+            ),
             ("buffer_pool_evictions", b.pool_evictions as f64),
             ("buffer_partitions_taken", b.partitions_taken as f64),
             ("buffer_partition_erases", b.partition_erases as f64),

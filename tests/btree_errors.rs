@@ -59,6 +59,32 @@ fn out_of_range_keys_change_nothing() {
 }
 
 #[test]
+fn two_byte_widths_refuse_what_does_not_fit() {
+    for index in ["btree", "latree"] {
+        let mut t =
+            registry::create(index, ram(), 8192, p(&["key_bytes=2", "value_bytes=2"])).unwrap();
+        t.insert(65_535, 65_535).unwrap();
+        assert!(matches!(
+            t.insert(65_536, 1),
+            Err(IndexError::KeyOutOfRange { max: 65_535, .. })
+        ));
+        assert!(matches!(
+            t.insert(1, 65_536),
+            Err(IndexError::ValueOutOfRange { max: 65_535, .. })
+        ));
+        t.flush().unwrap();
+        let mut out = Vec::new();
+        t.range(0, u64::MAX, &mut out).unwrap();
+        assert_eq!(out, vec![(65_535, 65_535)], "{index}");
+    }
+    let e = registry::create("btree", ram(), 4096, p(&["key_bytes=3"]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("2, 4 or 8"), "{e}");
+}
+
+#[test]
 fn unknown_parameters_and_raw_chips_are_refused() {
     let e = registry::create("btree", ram(), 4096, p(&["fanot=8"]))
         .err()

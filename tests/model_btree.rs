@@ -38,6 +38,11 @@ proptest! {
     }
 
     #[test]
+    fn two_byte_keys_and_values(ops in ops(300, 1 << 16)) {
+        check("btree", &["fanout=8", "key_bytes=2", "value_bytes=2", "cache=lru"], 2048, ram, &ops)?;
+    }
+
+    #[test]
     fn wide_entries_mlru(ops in ops(300, 1 << 40)) {
         check("btree", &["node_bytes=96", "key_bytes=8", "value_bytes=8"], 96 * 4, ram, &ops)?;
     }

@@ -62,6 +62,11 @@ proptest! {
     }
 
     #[test]
+    fn two_byte_keys(ops in ops(300, 60_000)) {
+        check("latree", &["fanout=5", "max_buffer_bytes=300", "key_bytes=2"], 4096, ram, &ops)?;
+    }
+
+    #[test]
     fn wide_entries(ops in ops(300, 1 << 40)) {
         check("latree", &["fanout=5", "max_buffer_bytes=300", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
     }

@@ -68,6 +68,41 @@ fn latree_adapt() -> Series {
     }
 }
 
+/// The paper's entry size (§6.3.6: "each key-pointer pair occupies 6
+/// bytes"): 2-byte keys (the `lat` keys are 1..10,000) and 4-byte values,
+/// where our default entry is 4 + 4. A buffer entry is then 7 bytes, a
+/// fanout-16 node 170 (the paper's 100) and a fanout-8 node 90 (52).
+const PAPER_ENTRIES: (&str, &str) = ("set.key_bytes", "2");
+
+/// Four times §6's 64 KB: the buffer pool then holds the tail pages of the
+/// ~1,000 leaf-subtree buffers the paper's pool holds with its smaller
+/// entries and nodes (the variant that moves the misses below).
+const MEMORY_256K: (&str, &str) = ("memory", "262144");
+
+/// `base` renamed, with `extra` parameters: a variant run of a series.
+fn variant(mut base: Series, name: &'static str, extra: &[(&'static str, &'static str)]) -> Series {
+    base.name = name;
+    base.params.extend_from_slice(extra);
+    base
+}
+
+/// Variant series run at a few lookup ratios only (`axis_for`).
+fn at(
+    names: &[&'static str],
+    xs: &[&'static str],
+) -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>)> {
+    names
+        .iter()
+        .map(|&n| {
+            (
+                n,
+                xs.to_vec(),
+                xs.iter().copied().filter(|&x| x != "2").collect(),
+            )
+        })
+        .collect()
+}
+
 fn q_axis(full: Vec<&'static str>) -> Axis {
     Axis {
         param: "workload.search",
@@ -114,6 +149,12 @@ pub(super) fn lat_fig7() -> Experiment {
             btree(),
             buffer_tree("Buffer tree, delayed", "delayed"),
             buffer_tree("Buffer tree, immediate", "immediate"),
+            variant(btree(), "B+-tree, 256 KiB", &[MEMORY_256K]),
+            variant(
+                buffer_tree("Buffer tree, immediate", "immediate"),
+                "Buffer tree, immediate, 256 KiB",
+                &[MEMORY_256K],
+            ),
         ],
         fixed: setting(),
         quick: QUICK.to_vec(),
@@ -144,10 +185,17 @@ pub(super) fn lat_fig7() -> Experiment {
                 "x",
                 below(Measure::AcrossX { series: "Buffer tree, immediate", x_a: "0.01", x_b: "1", metric: "energy_uj_per_op" }),
             ),
+            row(
+                "buffered-bplus-tree.md §6.2, Fig. 7",
+                "B+-tree / buffer tree (immediate) at q = 1%, both with 256 KiB (the run that moves the row above)",
+                1.0,
+                "x",
+                below(ratio("B+-tree, 256 KiB", "Buffer tree, immediate, 256 KiB", "0.01", "energy_uj_per_op")),
+            ),
         ],
-        notes: "Fig. 7 prints no numbers; the text gives \"about 5x\" for the delayed buffer tree over the B+-tree and says the immediate one is worse than the B+-tree already at 1% and rises fast. Our buffer tree's super-nodes are a quarter of memory (the node cache must hold a node and its split sibling), half the paper's D = (M - 1)/2 elements, so an immediate lookup scans half the node bytes the paper's would; delayed lookups gain most when lookups are rare and lose their edge as they grow, since every lookup is an element written and read through every level. Not yet moved by a run: which of these makes the immediate tree cheaper than the B+-tree at 1% here.",
+        notes: "Fig. 7 prints no numbers; the text gives \"about 5x\" for the delayed buffer tree over the B+-tree and says the immediate one is worse than the B+-tree already at 1% and rises fast. Our buffer tree's super-nodes are a quarter of memory (the node cache must hold a node and its split sibling), half the paper's D = (M - 1)/2 elements, so an immediate lookup scans half the node bytes the paper's would; delayed lookups gain most when lookups are rare and lose their edge as they grow, since every lookup is an element written and read through every level. Moved by a run: with 256 KiB per index (the 256 KiB series, q up to 10%) the immediate buffer tree's buffers and super-nodes are four times larger and it is worse than the B+-tree at 1% as published; at 64 KiB its path holds so few bytes that a 1% share of lookups costs less than the B+-tree's leaf writes.",
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for: at(&["B+-tree, 256 KiB", "Buffer tree, immediate, 256 KiB"], &["0.01", "0.05", "0.1"]),
     }
 }
 
@@ -159,7 +207,15 @@ pub(super) fn lat_fig8() -> Experiment {
         paper_ran: "Pages written to flash by the three indexes in the setting of Fig. 9(a) (Toshiba NAND, 64 KB, uniform keys), across the lookup-to-insert ratio.",
         we_ran: WE_RAN,
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1", "2"]),
-        series: vec![btree(), buffer_tree("Buffer tree, delayed", "delayed"), latree()],
+        series: vec![
+            btree(),
+            buffer_tree("Buffer tree, delayed", "delayed"),
+            latree(),
+            variant(btree(), "B+-tree, 6-byte entries", &[PAPER_ENTRIES]),
+            variant(latree(), "Buffered-B+ tree, 6-byte entries", &[PAPER_ENTRIES]),
+            variant(btree(), "B+-tree, 256 KiB", &[MEMORY_256K]),
+            variant(latree(), "Buffered-B+ tree, 256 KiB", &[MEMORY_256K]),
+        ],
         fixed: setting(),
         quick: QUICK.to_vec(),
         panels: vec![Panel::of("page_writes", "flash pages written")],
@@ -186,10 +242,34 @@ pub(super) fn lat_fig8() -> Experiment {
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.25", "page_writes"),
             ),
+            row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "B+-tree / Buffered-B+ tree, pages written at q = 1%, the paper's 6-byte entries",
+                3.5,
+                "x",
+                ratio("B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "0.01", "page_writes"),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "B+-tree / Buffered-B+ tree, pages written at q = 25%, 256 KiB (issue #14: at least 2x)",
+                2.0,
+                "x",
+                ratio("B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "0.25", "page_writes"),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Buffered-B+ tree / B+-tree, pages written at q = 200%, 256 KiB (\"consistently better\")",
+                1.0,
+                "x",
+                below(ratio("Buffered-B+ tree, 256 KiB", "B+-tree, 256 KiB", "2", "page_writes")),
+            ),
         ],
-        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x row at q = 25% is issue #14's target, not a number of the paper. Pages written include the final flush, which empties every buffer (about 9,300 pages of the Buffered-B+ tree's at q = 1%). Our buffer entries are 9 bytes (key, value, operation) where the paper's are 6, and our fanout-16 node is 208 bytes (two to a log page) where the paper's is 100: both add pages the paper did not write. Not yet moved by a run.",
+        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x row at q = 25% is issue #14's target, not a number of the paper. Pages written include the final flush, which empties every buffer. What the Buffered-B+ tree writes is half buffer pages, and their packing is set by how many tail pages the 48 KiB buffer pool holds for the ~1,000 leaf-subtree buffers: about 17 entries a page at q = 25% with 64 KiB, 51 with 256 KiB. The paper's 6-byte entries (our 9-byte buffer entries become 7, the nodes 170 and 90 bytes) leave the q = 1% ratio where it was: the B+-tree's nodes shrink as much. Moved by a run: 256 KiB per index raises the ratio past 2x at q = 25% and makes the Buffered-B+ tree write fewer pages than the B+-tree at q = 200% as published. At 64 KiB the issue's 2x at q = 25% is not met.",
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for: at(
+            &["B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB"],
+            &["0.01", "0.25", "2"],
+        ),
     }
 }
 
@@ -206,6 +286,16 @@ pub(super) fn lat_fig9() -> Experiment {
             buffer_tree("Buffer tree, delayed", "delayed"),
             latree(),
             latree_adapt(),
+            variant(btree(), "B+-tree, 6-byte entries", &[PAPER_ENTRIES]),
+            variant(latree(), "Buffered-B+ tree, 6-byte entries", &[PAPER_ENTRIES]),
+            variant(
+                buffer_tree("Buffer tree, delayed", "delayed"),
+                "Buffer tree, delayed, 256 KiB",
+                &[MEMORY_256K],
+            ),
+            variant(latree(), "Buffered-B+ tree, 256 KiB", &[MEMORY_256K]),
+            variant(btree(), "B+-tree, 6-byte entries, 256 KiB", &[PAPER_ENTRIES, MEMORY_256K]),
+            variant(latree(), "Buffered-B+ tree, 6-byte entries, 256 KiB", &[PAPER_ENTRIES, MEMORY_256K]),
         ],
         fixed: setting(),
         quick: QUICK.to_vec(),
@@ -243,10 +333,36 @@ pub(super) fn lat_fig9() -> Experiment {
                 "x",
                 below(Measure::AcrossX { series: "Buffered-B+ tree", x_a: "2", x_b: "0.01", metric: "index.mean_buffer_entries_met" }),
             ),
+            row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Buffered-B+ tree / buffer tree (delayed), energy at q = 1%, both with 256 KiB",
+                1.0,
+                "x",
+                ratio("Buffered-B+ tree, 256 KiB", "Buffer tree, delayed, 256 KiB", "0.01", "energy_uj_per_op"),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Buffered-B+ tree / B+-tree, energy at q = 200%, the paper's 6-byte entries and 256 KiB",
+                1.0,
+                "x",
+                below(ratio("Buffered-B+ tree, 6-byte entries, 256 KiB", "B+-tree, 6-byte entries, 256 KiB", "2", "energy_uj_per_op")),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "B+-tree / Buffered-B+ tree, energy at q = 1%, the paper's 6-byte entries",
+                4.0,
+                "x",
+                ratio("B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "0.01", "energy_uj_per_op"),
+            ),
         ],
-        notes: "The 4x row is Fig. 9(c)'s figure for the sensor trace, which the text calls very similar to Fig. 9(a); the trace is not available, and the phase-shifting workload of Fig. 9(c) is not built yet. ADAPT runs beside Adapt-Simple (the paper's implementation) to show how close the simple rule gets; ADAPT's counters are reported (adapt_counter_bytes), outside the 64 KiB. Read-intensive, the Buffered-B+ tree is the B+-tree with a fanout-16 node of 208 bytes (the B+-tree's fanout-8 node is 112) and a 16 KiB node cache (the B+-tree's is 64 KiB); not yet moved by a run.",
+        notes: "The 4x row is Fig. 9(c)'s figure for the sensor trace, which the text calls very similar to Fig. 9(a) (lat-fig9c runs our phase-shifting stand-in). ADAPT runs beside Adapt-Simple (the paper's implementation) to show how close the simple rule gets; ADAPT's counters are reported (adapt_counter_bytes), outside the 64 KiB. Read-intensive, the Buffered-B+ tree is the B+-tree with a fanout-16 node of 208 bytes (the B+-tree's fanout-8 node is 112) and a 16 KiB node cache (the B+-tree's is 64 KiB). Moved by runs: the paper's 6-byte entries bring the write-intensive ratio closer to 4x; with 256 KiB the Buffered-B+ tree comes within 1.2x of the buffer tree's energy at q = 1% (its pool then holds more of the ~1,000 leaf-subtree buffers' tail pages, so its buffer pages go out fuller); with both, it is better than the B+-tree at q = 200% as published. Between q = 1% and 10% our Buffered-B+ tree's energy doubles, where the paper's stays about 4x below the B+-tree's: each lookup scans buffer pages holding about 17 entries of the 56 a page holds.",
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for: {
+            let mut a = at(&["B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries"], &["0.01", "0.25", "2"]);
+            a.extend(at(&["Buffer tree, delayed, 256 KiB", "Buffered-B+ tree, 256 KiB"], &["0.01", "0.25"]));
+            a.extend(at(&["B+-tree, 6-byte entries, 256 KiB", "Buffered-B+ tree, 6-byte entries, 256 KiB"], &["0.25", "2"]));
+            a
+        },
     }
 }
 
@@ -264,7 +380,12 @@ pub(super) fn lat_fig10a() -> Experiment {
             quick: vec!["8192", "65536", "1048576"],
             expand: None,
         },
-        series: vec![btree(), latree()],
+        series: vec![
+            btree(),
+            latree(),
+            variant(btree(), "B+-tree, 6-byte entries", &[PAPER_ENTRIES]),
+            variant(latree(), "Buffered-B+ tree, 6-byte entries", &[PAPER_ENTRIES]),
+        ],
         fixed: vec![
             ("device", "raw:toshiba-byte"),
             ("device.blocks", "65536"),
@@ -277,14 +398,27 @@ pub(super) fn lat_fig10a() -> Experiment {
         quick: vec![("preload", "20000"), ("inserts", "50000")],
         panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
         chart: Chart::Lines,
-        published: vec![row(
+        published: vec![
+            row(
                 "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
-            "B+-tree / Buffered-B+ tree, energy, mean over memory (\"2.5 - 4x\")",
-            3.25,
-            "x",
-            Measure::MeanCellRatio { a: "B+-tree", b: "Buffered-B+ tree", metric: "energy_uj_per_op" },
-        )],
-        notes: "The text gives 2.5x to 4x across the memory range; the row compares the mean over our memory points with the middle of that range. Not yet moved by a run.",
+                "B+-tree / Buffered-B+ tree, energy, mean over memory (\"2.5 - 4x\")",
+                3.25,
+                "x",
+                Measure::MeanCellRatio { a: "B+-tree", b: "Buffered-B+ tree", metric: "energy_uj_per_op" },
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+                "B+-tree / Buffered-B+ tree, energy, mean over memory, the paper's 6-byte entries",
+                3.25,
+                "x",
+                Measure::MeanCellRatio {
+                    a: "B+-tree, 6-byte entries",
+                    b: "Buffered-B+ tree, 6-byte entries",
+                    metric: "energy_uj_per_op",
+                },
+            ),
+        ],
+        notes: "The text gives 2.5x to 4x across the memory range; the rows compare the mean over our memory points with the middle of that range. The ratio grows with memory, from about 1.6x at 8 to 64 KiB to about 2x at 256 KiB and 1 MiB (the buffer pool packs its pages better); the paper's 6-byte entries (2-byte keys, the second row) pack more entries into the same memory but move the mean little, since the B+-tree's nodes shrink too. At q = 5% a lookup meets leaf-subtree buffers of about 80 entries whose pages hold about 22 each (lat-fig9), and the emptyings those lookups trigger each read a whole subtree: that is where the paper's 2.5-4x is lost.",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -301,7 +435,14 @@ pub(super) fn lat_fig10b() -> Experiment {
         paper_ran: "8 KB of memory, lookup-to-insert ratio swept; Toshiba NAND, the setting of Fig. 9(a).",
         we_ran: "As lat-fig9 with 8 KiB per index.",
         axis: q_axis(vec!["0.01", "0.1", "0.25", "0.5", "0.75", "1", "2"]),
-        series: vec![btree(), latree()],
+        series: vec![
+            btree(),
+            latree(),
+            variant(btree(), "B+-tree, seed 2", &[("replica", "2")]),
+            variant(latree(), "Buffered-B+ tree, seed 2", &[("replica", "2")]),
+            variant(btree(), "B+-tree, 32 KiB", &[("memory", "32768")]),
+            variant(latree(), "Buffered-B+ tree, 32 KiB", &[("memory", "32768")]),
+        ],
         fixed,
         quick: QUICK.to_vec(),
         panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
@@ -321,10 +462,28 @@ pub(super) fn lat_fig10b() -> Experiment {
                 "x",
                 ratio("Buffered-B+ tree", "B+-tree", "2", "energy_uj_per_op"),
             ),
+            row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Buffered-B+ tree / B+-tree, energy at q = 25%, a second seed",
+                1.0,
+                "x",
+                below(ratio("Buffered-B+ tree, seed 2", "B+-tree, seed 2", "0.25", "energy_uj_per_op")),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Buffered-B+ tree / B+-tree, energy at q = 25%, both with 32 KiB",
+                1.0,
+                "x",
+                below(ratio("Buffered-B+ tree, 32 KiB", "B+-tree, 32 KiB", "0.25", "energy_uj_per_op")),
+            ),
         ],
-        notes: "The paper puts the crossover near 60% lookups and the Buffered-B+ tree 5-10% behind above it, from its fanout of 16 against the B+-tree's 8 and its smaller node cache. At 8 KiB our Buffered-B+ tree's node cache is 2 KiB, nine 208-byte nodes with the node log's write buffer. Not yet moved by a run.",
+        notes: "The paper puts the crossover near 60% lookups and the Buffered-B+ tree 5-10% behind above it, from its fanout of 16 against the B+-tree's 8 and its smaller node cache. At 8 KiB our Buffered-B+ tree's node cache is 2 KiB, nine 208-byte nodes with the node log's write buffer. Our crossover is between q = 10% and 25%, not near 60%: at 8 KiB the buffer pool is 6 KiB for about 1,000 leaf-subtree buffers, so buffer pages go to flash with about 4 entries each. The seed 2 series reruns q = 25% with another workload seed (the `replica` parameter changes only the seed) and gives the same ratio, so the miss is not seed noise. Moved by a run: with 32 KiB the crossover moves to between 25% and 50% (and with lat-fig9's 64 KiB to between 50% and 100%, near the paper's 60%); at 8 KiB no other setting we tried moved it (6-byte entries, node cache shares, ADAPT, fanout 32).",
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for: {
+            let mut a = at(&["B+-tree, seed 2", "Buffered-B+ tree, seed 2"], &["0.25"]);
+            a.extend(at(&["B+-tree, 32 KiB", "Buffered-B+ tree, 32 KiB"], &["0.1", "0.25", "0.5"]));
+            a
+        },
     }
 }
 
@@ -340,21 +499,35 @@ pub(super) fn lat_fig11() -> Experiment {
         paper_ran: "The Samsung large-block NAND (4 KB pages, Table 1; no energy figures, so response time), 64 KB of memory, the setting of Fig. 9(a).",
         we_ran: "As lat-fig9 on `raw:samsung-large` (2,048 blocks of 16 x 4 KiB pages = 128 MiB), time per operation. The B+-tree keeps fanout 8 and the Buffered-B+ tree 16, the fanouts the paper tunes on the small-block part.",
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1", "2"]),
-        series: vec![btree(), latree()],
+        series: vec![
+            btree(),
+            latree(),
+            variant(btree(), "B+-tree, 256 KiB", &[MEMORY_256K]),
+            variant(latree(), "Buffered-B+ tree, 256 KiB", &[MEMORY_256K]),
+        ],
         fixed,
         quick: QUICK.to_vec(),
         panels: vec![Panel::of("time_us_per_op", "time per operation (microseconds)")],
         chart: Chart::Lines,
-        published: vec![row(
+        published: vec![
+            row(
                 "buffered-bplus-tree.md §6.3.4, Fig. 11",
-            "B+-tree / Buffered-B+ tree, time at q = 1% (\"gains of upto 15x for a write-intensive workload\")",
-            15.0,
-            "x",
-            ratio("B+-tree", "Buffered-B+ tree", "0.01", "time_us_per_op"),
-        )],
-        notes: "The text reports gains up to 15x when write-intensive on this part, from its larger gap between read and write fixed costs. Our B+-tree packs 36 of its 112-byte nodes into each 4 KiB log page before programming it, so its writes are cheap on this part too. Not yet moved by a run.",
+                "B+-tree / Buffered-B+ tree, time at q = 1% (\"gains of upto 15x for a write-intensive workload\")",
+                15.0,
+                "x",
+                ratio("B+-tree", "Buffered-B+ tree", "0.01", "time_us_per_op"),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "B+-tree / Buffered-B+ tree, time at q = 1%, both with 256 KiB",
+                15.0,
+                "x",
+                ratio("B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "0.01", "time_us_per_op"),
+            ),
+        ],
+        notes: "The text reports gains up to 15x when write-intensive on this part, from its larger gap between read and write fixed costs. Our B+-tree packs 36 of its 112-byte nodes into each 4 KiB log page before programming it, so it writes few pages (about 7,800 in a run) and its time is node reads; the Buffered-B+ tree's 48 KiB pool holds twelve 4 KiB tail pages' worth of entries for about 1,000 buffers, so its buffer pages go out about 13% full. With 256 KiB (the second row) its pages fill further and the gain grows, but stays far from 15x: no run we made comes near it (1 MiB gives 1.4x, the B+-tree's cache then holding most of its tree).",
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for: at(&["B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB"], &["0.01", "0.25"]),
     }
 }
 
@@ -420,6 +593,18 @@ pub(super) fn lat_fig9c() -> Experiment {
             ),
         )
     };
+    let phase_ratio_256k = |name, from, to| {
+        row(
+            source,
+            name,
+            if from == "100000" { 1.2 } else { 4.0 },
+            "x",
+            Measure::Quotient(
+                Box::new(phase("B+-tree, 6-byte entries, 256 KiB", from, to)),
+                Box::new(phase("Buffered-B+ tree, 6-byte entries, 256 KiB", from, to)),
+            ),
+        )
+    };
     Experiment {
         id: "lat-fig9c",
         title: "A workload that shifts from write- to read-intensive and back",
@@ -438,6 +623,8 @@ pub(super) fn lat_fig9c() -> Experiment {
             buffer_tree("Buffer tree, delayed", "delayed"),
             latree(),
             latree_adapt(),
+            variant(btree(), "B+-tree, 6-byte entries, 256 KiB", &[PAPER_ENTRIES, MEMORY_256K]),
+            variant(latree(), "Buffered-B+ tree, 6-byte entries, 256 KiB", &[PAPER_ENTRIES, MEMORY_256K]),
         ],
         fixed,
         quick: vec![("preload", "5000")],
@@ -464,8 +651,25 @@ pub(super) fn lat_fig9c() -> Experiment {
                 "200000",
                 "300000",
             ),
+            row(
+                source,
+                "B+-tree / Buffered-B+ tree, first phase, the paper's 6-byte entries and 256 KiB",
+                4.0,
+                "x",
+                ratio("B+-tree, 6-byte entries, 256 KiB", "Buffered-B+ tree, 6-byte entries, 256 KiB", "100000", "energy_uj_per_op"),
+            ),
+            phase_ratio_256k(
+                "B+-tree / Buffered-B+ tree, read-intensive phase, the paper's 6-byte entries and 256 KiB",
+                "100000",
+                "200000",
+            ),
+            phase_ratio_256k(
+                "B+-tree / Buffered-B+ tree, last phase, the paper's 6-byte entries and 256 KiB",
+                "200000",
+                "300000",
+            ),
         ],
-        notes: "A phase's energy is the difference between two prefixes, each charged with its own final flush, so a phase also carries the change in what the flush costs. The paper's trace is temporally correlated in ways uniform keys are not (§6.3.1 notes that caching then helps the B+-tree).",
+        notes: "A phase's energy is the difference between two prefixes, each charged with its own final flush, so a phase also carries the change in what the flush costs. The paper's trace is temporally correlated in ways uniform keys are not (§6.3.1 notes that caching then helps the B+-tree). The last three rows rerun the B+-tree and the Buffered-B+ tree with the paper's 6-byte entries and 256 KiB, the settings that move lat-fig8's and lat-fig9's misses: they raise the last phase's ratio (1.8x to 2.4x) but not the first's, and the read-intensive phase stays behind the B+-tree, as lat-fig9 is at q = 200% with 6-byte entries alone.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

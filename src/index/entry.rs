@@ -2,7 +2,10 @@ use serde::Serialize;
 
 use super::IndexError;
 
-/// Widths of an entry's key and value on flash, in bytes (each 4 or 8).
+/// Widths of an entry's key and value on flash, in bytes (each 2, 4 or 8).
+///
+/// Two-byte keys are the Buffered-B+ tree paper's entries (a 6-byte
+/// key-pointer pair, `buffered-bplus-tree.md` §6.3.6) and sensor-sized keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct EntryFormat {
     pub key_bytes: u8,
@@ -20,12 +23,12 @@ impl Default for EntryFormat {
 }
 
 impl EntryFormat {
-    /// A format with the given widths; each must be 4 or 8.
+    /// A format with the given widths; each must be 2, 4 or 8.
     pub fn new(key_bytes: u8, value_bytes: u8) -> Result<Self, IndexError> {
         for (name, w) in [("key_bytes", key_bytes), ("value_bytes", value_bytes)] {
-            if w != 4 && w != 8 {
+            if w != 2 && w != 4 && w != 8 {
                 return Err(IndexError::Config(format!(
-                    "{name} must be 4 or 8, got {w}"
+                    "{name} must be 2, 4 or 8, got {w}"
                 )));
             }
         }
@@ -110,10 +113,10 @@ fn max_for(width: u8) -> u64 {
 // Fixed-size copies per width: a variable-length copy becomes a `memcpy`
 // call, which dominated node decoding in callgrind.
 fn put_uint(out: &mut [u8], v: u64, width: u8) {
-    if width == 4 {
-        out[..4].copy_from_slice(&(v as u32).to_le_bytes());
-    } else {
-        out[..8].copy_from_slice(&v.to_le_bytes());
+    match width {
+        4 => out[..4].copy_from_slice(&(v as u32).to_le_bytes()),
+        2 => out[..2].copy_from_slice(&(v as u16).to_le_bytes()),
+        _ => out[..8].copy_from_slice(&v.to_le_bytes()),
     }
 }
 
@@ -122,6 +125,8 @@ fn get_uint(bytes: &[u8], width: u8) -> u64 {
         let mut b = [0u8; 4];
         b.copy_from_slice(&bytes[..4]);
         u32::from_le_bytes(b) as u64
+    } else if width == 2 {
+        u16::from_le_bytes([bytes[0], bytes[1]]) as u64
     } else {
         let mut b = [0u8; 8];
         b.copy_from_slice(&bytes[..8]);

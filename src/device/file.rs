@@ -241,7 +241,9 @@ impl BlockDevice for FileDevice {
         buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
         self.stats.logical_reads += 1;
         self.stats.bytes_read += buf.len() as u64;
-        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        self.stats.time_us += us;
+        self.stats.read_time_us += us;
         Ok(())
     }
 
@@ -257,7 +259,9 @@ impl BlockDevice for FileDevice {
         self.write_page(lba)?;
         self.stats.logical_writes += 1;
         self.stats.bytes_written += data.len() as u64;
-        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        self.stats.time_us += us;
+        self.stats.write_time_us += us;
         Ok(())
     }
 

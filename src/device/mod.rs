@@ -109,6 +109,11 @@ pub struct DeviceStats {
     pub gc_copies: u64,
     /// Simulated (or, for a real file, measured) time in microseconds.
     pub time_us: f64,
+    /// The part of `time_us` spent reading (page reads, GC reads included).
+    pub read_time_us: f64,
+    /// The part of `time_us` spent writing (programs, GC copies included);
+    /// the rest is erases and syncs.
+    pub write_time_us: f64,
     /// Simulated energy in microjoules (0 for a real file).
     pub energy_uj: f64,
     /// Pages a durability layer ([`shadow::Shadow`]) wrote for itself: map
@@ -136,6 +141,8 @@ impl DeviceStats {
             erases: self.erases - earlier.erases,
             gc_copies: self.gc_copies - earlier.gc_copies,
             time_us: self.time_us - earlier.time_us,
+            read_time_us: self.read_time_us - earlier.read_time_us,
+            write_time_us: self.write_time_us - earlier.write_time_us,
             energy_uj: self.energy_uj - earlier.energy_uj,
             durability_writes: self.durability_writes - earlier.durability_writes,
             durability_reads: self.durability_reads - earlier.durability_reads,

@@ -310,6 +310,7 @@ impl Nand {
         self.stats.physical_reads += 1;
         self.stats.physical_bytes_read += bytes as u64;
         self.stats.time_us += c.us;
+        self.stats.read_time_us += c.us;
         self.stats.energy_uj += c.uj;
     }
 
@@ -406,6 +407,7 @@ impl Flash for Nand {
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += data.len() as u64;
         self.stats.time_us += c.us;
+        self.stats.write_time_us += c.us;
         self.stats.energy_uj += c.uj;
         Ok(())
     }

@@ -313,7 +313,8 @@ pub struct Ssd {
     /// Next page of each remembered run, reads and writes apart, most
     /// recent first.
     runs: [VecDeque<u64>; 2],
-    time_us: f64,
+    /// Service time charged, reads and writes apart.
+    time_us: [f64; 2],
     /// Requests by pattern (SR, SW, RR, RW).
     requests: [u64; 4],
     capacity_pages: u64,
@@ -331,7 +332,7 @@ impl Ssd {
             data: RamDisk::new(page_size, capacity_pages),
             timing,
             runs: [VecDeque::new(), VecDeque::new()],
-            time_us: 0.0,
+            time_us: [0.0; 2],
             requests: [0; 4],
             capacity_pages,
         })
@@ -360,7 +361,7 @@ impl Ssd {
         runs.push_front(lba + 1);
         let p = Pattern::of(write, sequential);
         self.requests[p.index()] += 1;
-        self.time_us += self.timing.curve(p).time_us(self.data.page_size());
+        self.time_us[usize::from(write)] += self.timing.curve(p).time_us(self.data.page_size());
     }
 }
 
@@ -397,7 +398,9 @@ impl BlockDevice for Ssd {
         let page = self.data.page_size() as u64;
         s.physical_bytes_read = s.logical_reads * page;
         s.physical_bytes_written = s.logical_writes * page;
-        s.time_us = self.time_us;
+        s.read_time_us = self.time_us[0];
+        s.write_time_us = self.time_us[1];
+        s.time_us = s.read_time_us + s.write_time_us;
         s
     }
     fn wear(&self) -> Option<Wear> {
@@ -475,6 +478,14 @@ mod tests {
         let mut buf = vec![0u8; 4096];
         d.read(90_003, 0, &mut buf).unwrap();
         assert_eq!(buf, page);
+        // Reads and writes are timed apart and add up to the total.
+        let s = d.stats();
+        let c = |p| d.timing.curve(p).time_us(4096);
+        let reads = 3.0 * c(Pattern::RandomRead) + 18.0 * c(Pattern::SequentialRead);
+        let writes = rw + 9.0 * c(Pattern::SequentialWrite);
+        assert!((s.read_time_us - reads).abs() < 1e-6, "{}", s.read_time_us);
+        assert!((s.write_time_us - writes).abs() < 1e-6, "{}", s.write_time_us);
+        assert!((s.time_us - reads - writes).abs() < 1e-6);
     }
 
     #[test]

@@ -195,6 +195,8 @@ pub fn report_metrics(r: &Report) -> Metrics {
         m.insert(format!("{op}.page_writes"), c.page_writes as f64);
         m.insert(format!("{op}.erases"), c.erases as f64);
         m.insert(format!("{op}.time_us"), c.time_us);
+        m.insert(format!("{op}.read_time_s"), c.read_time_us / 1e6);
+        m.insert(format!("{op}.write_time_s"), c.write_time_us / 1e6);
         m.insert(format!("{op}.energy_uj"), c.energy_uj);
         m.insert(format!("{op}.time_us_per_op"), c.time_us_per_op);
         m.insert(format!("{op}.energy_uj_per_op"), c.energy_uj_per_op);

@@ -211,6 +211,8 @@ impl Accum {
         s.gc_copies += d.gc_copies;
         s.durability_writes += d.durability_writes;
         s.time_us += d.time_us;
+        s.read_time_us += d.read_time_us;
+        s.write_time_us += d.write_time_us;
         s.energy_uj += d.energy_uj;
         self.count += 1;
         // Tenths of a microsecond keep sub-µs byte-level costs visible.
@@ -238,6 +240,8 @@ impl Accum {
             gc_copies: s.gc_copies,
             durability_writes: s.durability_writes,
             time_us: s.time_us,
+            read_time_us: s.read_time_us,
+            write_time_us: s.write_time_us,
             energy_uj: s.energy_uj,
             page_reads_per_op: s.physical_reads as f64 / n,
             page_writes_per_op: s.physical_writes as f64 / n,

@@ -38,6 +38,10 @@ pub struct OpCost {
     /// what durability costs, apart from the index's writes.
     pub durability_writes: u64,
     pub time_us: f64,
+    /// The part of `time_us` the device spent reading, and writing (the
+    /// rest: erases, syncs).
+    pub read_time_us: f64,
+    pub write_time_us: f64,
     pub energy_uj: f64,
     pub page_reads_per_op: f64,
     pub page_writes_per_op: f64,
@@ -67,6 +71,8 @@ pub struct DeviceReport {
     pub physical_bytes_written: u64,
     pub write_amplification: f64,
     pub time_us: f64,
+    pub read_time_us: f64,
+    pub write_time_us: f64,
     pub energy_uj: f64,
     pub wear: Option<Wear>,
 }
@@ -89,6 +95,8 @@ impl DeviceReport {
             physical_bytes_written: s.physical_bytes_written,
             write_amplification: s.write_amplification(),
             time_us: s.time_us,
+            read_time_us: s.read_time_us,
+            write_time_us: s.write_time_us,
             energy_uj: s.energy_uj,
             wear,
         }

@@ -427,6 +427,83 @@ fn compare_counts_durability_writes_apart() {
     }
 }
 
+/// `compare --predict x25e` on a file: the same requests run on the model,
+/// and each index's predicted time is beside the time the disk took.
+#[test]
+fn compare_predicts_a_file_run_with_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("idx.db");
+    let file = format!("file:{}", db.display());
+    let out = flashix(&[
+        "compare",
+        "--quiet",
+        "--indexes",
+        "btree:cache=lru,lsm",
+        "--ops",
+        "2000",
+        "--device",
+        &file,
+        "--predict",
+        "x25e",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("predicted by x25e"), "{text}");
+    let rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("prediction.json")).unwrap())
+            .unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        assert_eq!(r["same_requests"], true, "{r}");
+        assert!(f("measured_s") > 0.0 && f("predicted_s") > 0.0, "{r}");
+        assert!(
+            (f("error") - (f("predicted_s") - f("measured_s")) / f("measured_s")).abs() < 1e-9,
+            "{r}"
+        );
+        // The model's time is its reads and writes, nothing else.
+        assert!(
+            (f("predicted_read_s") + f("predicted_write_s") - f("predicted_s")).abs() < 1e-9,
+            "{r}"
+        );
+    }
+    fails_with(
+        &[
+            "compare",
+            "--quiet",
+            "--indexes",
+            "btree",
+            "--ops",
+            "10",
+            "--predict",
+            "x25e",
+        ],
+        "--predict compares a model with a real disk",
+    );
+    fails_with(
+        &[
+            "compare",
+            "--quiet",
+            "--indexes",
+            "btree",
+            "--ops",
+            "10",
+            "--device",
+            &file,
+            "--predict",
+            "raw:slc-small",
+        ],
+        "--predict takes a simulated device",
+    );
+}
+
 /// `run` sizes the FTL device to the work unless the user chose a size,
 /// and refuses a fill that is no share.
 #[test]

@@ -265,6 +265,12 @@ pub struct CompareArgs {
     /// FILE-LABEL.trace (LABEL the index configuration).
     #[arg(long, value_name = "FILE")]
     pub io_trace: Option<PathBuf>,
+    /// With `--device file:PATH`: run every index again on this simulated
+    /// device (an SSD model such as `x25e`, or an FTL profile) and print
+    /// the model's predicted I/O time beside the time the file took, with
+    /// the error (the prediction check).
+    #[arg(long, value_name = "PROFILE")]
+    pub predict: Option<String>,
     #[arg(long)]
     pub quiet: bool,
 }

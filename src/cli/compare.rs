@@ -12,6 +12,10 @@
 //! collection added them (`GC copies`) and as the chip programmed them
 //! (`writes (chip)`, the sum), beside erases and write amplification.
 //!
+//! With `--predict PROFILE` on a file, every index also runs on the
+//! simulated device `PROFILE` and a second table compares the two times
+//! ([`super::predict`]).
+//!
 //! The ranking is read off the table: for page writes (chip), simulated
 //! time and energy, the best index among those whose peak memory stayed
 //! within the budget, and its factor over the best B+-tree configuration on
@@ -25,7 +29,7 @@ use crate::runner::{Report, RunOptions};
 
 use super::args::{CompareArgs, IndexArgs};
 use super::sizing::{self, bytes_text, group};
-use super::{build_traced, describe, device, execute, memory, write_json, CliResult};
+use super::{build_traced, describe, device, execute, memory, predict, write_json, CliResult};
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
 fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
@@ -90,6 +94,12 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         workload.ops.get_or_insert(100_000);
     }
     let (spec, sized) = sizing::size_to_work(&spec, &configs, &workload, mem, fill, None)?;
+    let model = a
+        .predict
+        .as_deref()
+        .map(|p| predict::model_spec(&spec, p).map(|m| (p, m)))
+        .transpose()?;
+    let mut predictions = Vec::new();
     let mut reports = Vec::new();
     for (name, cfg) in &configs {
         let trace = a.io_trace.as_ref().map(|p| {
@@ -106,8 +116,15 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             final_flush: true,
             ..RunOptions::default()
         };
-        let report = execute(index.as_mut(), &workload, options, None)
+        let report = execute(index.as_mut(), &workload, options.clone(), None)
             .map_err(|e| format!("{name}: {e}{}", sizing::full_hint(&e, sized.as_ref())))?;
+        drop(index);
+        if let Some((profile, m)) = &model {
+            let mut sim = build_traced(cfg, m, mem, false, None)?;
+            let predicted = execute(sim.as_mut(), &workload, options, None)
+                .map_err(|e| format!("{name} on {profile}: {e}"))?;
+            predictions.push(predict::predict(name, profile, &report, &predicted));
+        }
         reports.push((name.clone(), report));
     }
     if let Some((_, first)) = reports.first() {
@@ -123,8 +140,14 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     }
     println!("{}", compare_table(&reports));
     println!("{}", ranking(&reports, mem as u64));
+    if !predictions.is_empty() {
+        println!("{}", predict::table(&predictions));
+    }
     let dir = &a.out;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !predictions.is_empty() {
+        write_json(&dir.join("prediction.json"), &predictions)?;
+    }
     let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
     write_json(&dir.join("compare.json"), &all)?;
     let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();

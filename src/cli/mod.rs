@@ -4,6 +4,7 @@
 pub mod args;
 mod compare;
 mod crashtest;
+mod predict;
 pub mod size;
 pub mod sizing;
 

@@ -484,7 +484,11 @@ mod tests {
         let reads = 3.0 * c(Pattern::RandomRead) + 18.0 * c(Pattern::SequentialRead);
         let writes = rw + 9.0 * c(Pattern::SequentialWrite);
         assert!((s.read_time_us - reads).abs() < 1e-6, "{}", s.read_time_us);
-        assert!((s.write_time_us - writes).abs() < 1e-6, "{}", s.write_time_us);
+        assert!(
+            (s.write_time_us - writes).abs() < 1e-6,
+            "{}",
+            s.write_time_us
+        );
         assert!((s.time_us - reads - writes).abs() < 1e-6);
     }
 

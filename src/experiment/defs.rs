@@ -48,6 +48,14 @@ pub fn experiments() -> Vec<Experiment> {
         super::fdtree::fdtree_fig3a(),
         super::fdtree::fdtree_fig3b(),
         super::fdtree::fdtree_fig3c(),
+        super::asbtree::asbtree_fig9(),
+        super::asbtree::asbtree_fig10(),
+        super::asbtree::asbtree_fig11(),
+        super::asbtree::asbtree_fig12(),
+        super::asbtree::asbtree_table2(),
+        super::asbtree::asbtree_table3(),
+        super::asbtree::asbtree_fig13_14(),
+        super::asbtree::asbtree_table4(),
         durability_cost(),
     ]
 }
@@ -207,6 +215,15 @@ pub fn report_metrics(r: &Report) -> Metrics {
         count += c.count;
     }
     let n = count.max(1) as f64;
+    m.insert(
+        "read_time_s".into(),
+        r.by_op.values().map(|c| c.read_time_us).sum::<f64>() / 1e6,
+    );
+    m.insert(
+        "write_time_s".into(),
+        r.by_op.values().map(|c| c.write_time_us).sum::<f64>() / 1e6,
+    );
+    m.insert("time_s".into(), time / 1e6);
     m.insert("page_reads".into(), reads as f64);
     m.insert("page_writes".into(), writes as f64);
     m.insert("energy_uj_per_op".into(), energy / n);
@@ -229,6 +246,7 @@ pub fn report_metrics(r: &Report) -> Metrics {
     m.insert("energy_j".into(), r.device_stats.energy_uj / 1e6);
     m.insert("measured_energy_j".into(), r.energy_uj / 1e6);
     m.insert("flash_bytes_used".into(), r.flash_bytes_used as f64);
+    m.insert("flash_mib".into(), r.flash_bytes_used as f64 / (1 << 20) as f64);
     for (k, v) in &r.index_stats.0 {
         m.insert(format!("index.{k}"), *v);
     }

@@ -17,6 +17,7 @@
 //!    thread timing.
 
 mod bftl;
+mod asbtree;
 pub mod defs;
 mod durability;
 mod fdtree;
@@ -70,6 +71,11 @@ pub struct Axis {
     /// "maintenance 50/50, rs = 1"), at full (`false`) or quick scale.
     pub expand: Option<ExpandAxis>,
 }
+
+/// A series parameter whose value is this takes the axis value: a
+/// parameter only some series accept, tied to the axis (BFTL's reservation
+/// buffer of F entries where the axis is the fanout F).
+pub const AXIS_VALUE: &str = "{x}";
 
 /// One line (or bar group) of the figure.
 #[derive(Clone, Debug)]
@@ -312,6 +318,11 @@ impl Experiment {
                     p.insert(k.to_string(), v.to_string());
                 }
                 p.insert(self.axis.param.to_string(), x.to_string());
+                for (k, v) in &s.params {
+                    if *v == AXIS_VALUE {
+                        p.insert(k.to_string(), x.to_string());
+                    }
+                }
                 if let Some(expand) = self.axis.expand {
                     for (k, v) in expand(x, quick) {
                         p.insert(k.to_string(), v);

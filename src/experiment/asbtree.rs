@@ -26,11 +26,11 @@
 //! The paper's percentages ("21% faster", Table 2's "Improvement") are
 //! (B − A) / B; a row states them as the ratio B / A = 1 / (1 − p).
 
-use super::{
-    Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series, AXIS_VALUE,
-};
+use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series, AXIS_VALUE};
 
 const S41: &str = "as-btree.md §4.1";
+/// §3.4's subfiles: 64 MB.
+const PAPER_SUBFILE: &str = "67108864";
 
 /// §4.1's setting: `x25e`, 400,000 records then 100,000 operations of one
 /// kind (`mix`), 1 MiB per index (a 32-node write buffer and the two
@@ -68,6 +68,7 @@ fn asb(name: &'static str, write_buffer: &'static str) -> Series {
             ("index", "asbtree"),
             ("set.write_buffer", write_buffer),
             ("set.cache_nodes", "2"),
+            ("set.subfile_bytes", PAPER_SUBFILE),
         ],
     }
 }
@@ -308,6 +309,7 @@ pub(super) fn asbtree_table3() -> Experiment {
                     ("index", "asbtree"),
                     ("set.write_buffer", "32"),
                     ("set.cache_nodes", "2"),
+                    ("set.subfile_bytes", PAPER_SUBFILE),
                     ("set.nvm", "false"),
                 ],
             },
@@ -341,11 +343,19 @@ pub(super) fn asbtree_fig13_14() -> Experiment {
         Series { name, params }
     };
     let search = |name, index: &'static str, extra: &[(&'static str, &'static str)]| {
-        let mut params = vec![("index", index), ("workload.insert", "0"), ("workload.search", "1")];
+        let mut params = vec![
+            ("index", index),
+            ("workload.insert", "0"),
+            ("workload.search", "1"),
+        ];
         params.extend_from_slice(extra);
         Series { name, params }
     };
-    let asb_cache: &[(&str, &str)] = &[("set.write_buffer", "32"), ("set.cache_nodes", AXIS_VALUE)];
+    let asb_cache: &[(&str, &str)] = &[
+        ("set.write_buffer", "32"),
+        ("set.cache_nodes", AXIS_VALUE),
+        ("set.subfile_bytes", PAPER_SUBFILE),
+    ];
     let bp_cache: &[(&str, &str)] = &[("set.write_buffer", "32"), ("set.cache", "lru")];
     let bftl_cache: &[(&str, &str)] = &[
         ("set.reservation_buffer", "256"),
@@ -419,7 +429,17 @@ pub(super) fn asbtree_table4() -> Experiment {
         row(source, name, value, ratio(a, b, x, "time_us_per_op"))
     };
     let across = |name: &'static str, series: &'static str, value: f64| {
-        row(source, name, value, Measure::AcrossX { series, x_a: "10/90", x_b: "90/10", metric: "time_us_per_op" })
+        row(
+            source,
+            name,
+            value,
+            Measure::AcrossX {
+                series,
+                x_a: "10/90",
+                x_b: "90/10",
+                metric: "time_us_per_op",
+            },
+        )
     };
     Experiment {
         id: "asbtree-table4",
@@ -438,7 +458,7 @@ pub(super) fn asbtree_table4() -> Experiment {
             s("BFTL", vec![("index", "bftl"), ("set.fanout", "256"), ("set.reservation_buffer", "256"), ("set.compaction_c", "3")]),
             s("FD-tree", vec![("index", "fdtree"), ("set.k", "128"), ("set.page_bytes", "8192")]),
             s("LA-tree", vec![("index", "latree")]),
-            s("AS B-tree", vec![("index", "asbtree"), ("set.fanout", "256"), ("set.cache_nodes", "80"), ("set.write_buffer", "30")]),
+            s("AS B-tree", vec![("index", "asbtree"), ("set.fanout", "256"), ("set.cache_nodes", "80"), ("set.write_buffer", "30"), ("set.subfile_bytes", PAPER_SUBFILE)]),
             s("B+-tree", vec![("index", "btree"), ("set.fanout", "256"), ("set.cache", "lru"), ("set.write_buffer", "30")]),
             s("MB-Tree", vec![("index", "mbtree")]),
         ],

@@ -246,7 +246,10 @@ pub fn report_metrics(r: &Report) -> Metrics {
     m.insert("energy_j".into(), r.device_stats.energy_uj / 1e6);
     m.insert("measured_energy_j".into(), r.energy_uj / 1e6);
     m.insert("flash_bytes_used".into(), r.flash_bytes_used as f64);
-    m.insert("flash_mib".into(), r.flash_bytes_used as f64 / (1 << 20) as f64);
+    m.insert(
+        "flash_mib".into(),
+        r.flash_bytes_used as f64 / (1 << 20) as f64,
+    );
     for (k, v) in &r.index_stats.0 {
         m.insert(format!("index.{k}"), *v);
     }

@@ -16,8 +16,8 @@
 //! 2. Results come back in sweep order (series-major, then x), whatever the
 //!    thread timing.
 
-mod bftl;
 mod asbtree;
+mod bftl;
 pub mod defs;
 mod durability;
 mod fdtree;

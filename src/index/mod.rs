@@ -17,6 +17,7 @@
 //! After `flush()`, dropping the index and opening it again from the same
 //! storage finds every entry.
 
+pub mod asbtree;
 pub mod bftl;
 pub mod btree;
 mod bulk;

@@ -27,7 +27,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: "btree",
             description: "B+-tree baseline: in-place nodes over an FTL or file, or a node log on raw:; node cache none/lru/mlru (mb-tree.md §4.7)",
-            params: "node_bytes=N | node_pages=N | fanout=N, leaf_entries=N, cache=none|lru|mlru, cached_levels=0, key_bytes=2|4|8, value_bytes=2|4|8, log_blocks=N",
+            params: "node_bytes=N | node_pages=N | fanout=N, leaf_entries=N, cache=none|lru|mlru, cached_levels=0, write_buffer=0 (nodes), key_bytes=2|4|8, value_bytes=2|4|8, log_blocks=N",
         },
         IndexInfo {
             name: "bftl",
@@ -75,6 +75,11 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
+            name: super::asbtree::NAME,
+            description: "AS B-tree: a B+-tree whose modified nodes collect in a write buffer and are appended at the end of the file (sequential LBAs) through a NodeID -> LBA address mapping table; a node validation manager recycles subfiles with few valid nodes (as-btree.md §3)",
+            params: "fanout=N | node_bytes=N (default: a record of one page), write_buffer=32, cache_nodes=N (default: what the budget leaves), cache=wt-lru|lru|none, subfile_bytes=1024 records (paper: 64 MiB), threshold=0.05, nvm=true|false, key_bytes=2|4|8, value_bytes=2|4|8",
+        },
+        IndexInfo {
             name: delta::IPL,
             description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
             params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=2|4|8, value_bytes=2|4|8",
@@ -107,6 +112,7 @@ pub fn create(
             storage, memory, params,
         )?)),
         super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
+        super::asbtree::NAME => Ok(Box::new(super::asbtree::create(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
             storage,
@@ -147,6 +153,7 @@ pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Resu
             Ok(Box::new(LaTree::open_buffer_tree(storage, memory, params)?))
         }
         super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
+        super::asbtree::NAME => Ok(Box::new(super::asbtree::open(storage, memory, params)?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,
             storage,

@@ -2,7 +2,8 @@
 //! indexes: the checksummed page frame ([`page`]), the B+-tree node codec
 //! ([`codec`]), node caches ([`cache`]) and node stores ([`store`]: nodes
 //! in place over logical pages; [`log_store`]: nodes packed into a log on a
-//! raw chip) and the bounds on walks over pointers read from flash
+//! raw chip; [`write_buffer`]: the AS B-tree's write buffer in front of
+//! any store) and the bounds on walks over pointers read from flash
 //! ([`walk`]). Every tree index reuses these; none keeps its own copy.
 
 pub mod cache;
@@ -15,8 +16,10 @@ pub mod store;
 pub(crate) mod superblock_log;
 pub mod top_levels;
 pub mod walk;
+pub mod write_buffer;
 
 pub use cache::{CachePolicy, Evicted, NodeCache, Pin};
 pub use codec::{Node, NodeId, NodeLayout, NO_NODE};
 pub use log_store::LogNodeStore;
 pub use store::{NodeChange, NodeStore, PageNodeStore, TreeMeta};
+pub use write_buffer::WriteBuffer;

@@ -52,6 +52,9 @@ pub enum PageKind {
     /// A page of a Buffered-B+ tree buffer: the owning node's id, then
     /// buffer entries.
     BufferPage = 9,
+    /// An AS B-tree node record: the node id and the record's sequence
+    /// number, then a tree-node payload.
+    SequentialNode = 10,
 }
 
 impl PageKind {
@@ -66,6 +69,7 @@ impl PageKind {
             7 => Some(PageKind::NodePage),
             8 => Some(PageKind::RunPage),
             9 => Some(PageKind::BufferPage),
+            10 => Some(PageKind::SequentialNode),
             _ => None,
         }
     }

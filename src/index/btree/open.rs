@@ -9,7 +9,7 @@ use crate::index::{EntryFormat, IndexError, Params, Result};
 use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
 use crate::node::{
     CachePolicy, LogNodeStore, NodeCache, NodeChange, NodeLayout, NodeStore, PageNodeStore,
-    TreeMeta,
+    TreeMeta, WriteBuffer,
 };
 
 use super::{BTree, Counters, META_MEMORY, NAME};
@@ -114,11 +114,35 @@ fn top_levels(params: &mut Params, storage: &Storage) -> Result<u8> {
     Ok(levels)
 }
 
+/// `write_buffer=N`: the AS B-tree's Write Buffer of N nodes in front of
+/// the in-place store (`as-btree.md` Table 2 compares the two trees with
+/// the same buffer); 0, the default, writes nodes as the tree commits them.
+fn write_buffer(params: &mut Params) -> Result<usize> {
+    params.get("write_buffer", 0)
+}
+
+fn buffered(store: Box<dyn NodeStore>, nodes: usize) -> Result<Box<dyn NodeStore>> {
+    if nodes == 0 {
+        return Ok(store);
+    }
+    Ok(Box::new(WriteBuffer::new(store, nodes)?))
+}
+
 impl BTree {
+    /// Caps the node cache at `nodes` (the AS B-tree's `cache_nodes`).
+    /// Only a cache that holds nothing yet is replaced, so no dirty node
+    /// is ever dropped: call it right after `create_on` or `open_on`.
+    pub fn limit_cache(&mut self, nodes: usize) {
+        if self.cache.is_empty() && nodes < self.cache.capacity() {
+            self.cache = NodeCache::new(self.cache.policy(), nodes);
+        }
+    }
+
     /// A new, empty tree on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let opts = BTreeOptions::from_params(&mut params)?;
         let cached_levels = top_levels(&mut params, &storage)?;
+        let write_buffer = write_buffer(&mut params)?;
         params.finish(NAME)?;
         let layout = match &storage {
             Storage::Raw(_) => opts.log_layout(storage.page_size())?,
@@ -130,7 +154,7 @@ impl BTree {
             }
             Storage::Raw(_) => Box::new(LogNodeStore::new(storage, layout, opts.log_blocks)?),
         };
-        Self::create_on(NAME, store, memory, opts.cache)
+        Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)
     }
 
     /// Reopens the tree `flush` left on `storage`.
@@ -138,13 +162,15 @@ impl BTree {
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let opts = BTreeOptions::from_params(&mut params)?;
         let cached_levels = top_levels(&mut params, &storage)?;
+        let write_buffer = write_buffer(&mut params)?;
         params.finish(NAME)?;
         if let Storage::Raw(_) = storage {
             // The node log's superblock carries the layout too, but the log
             // must know the node size to scan: take it from the parameters.
             let layout = opts.log_layout(storage.page_size())?;
             let store = LogNodeStore::new(storage, layout, opts.log_blocks)?;
-            return Self::open_on(NAME, Box::new(store), memory, opts.cache);
+            let store = buffered(Box::new(store), write_buffer)?;
+            return Self::open_on(NAME, store, memory, opts.cache);
         }
         // The real layout comes from the superblock; this one only reads it.
         let probe = NodeLayout::with_node_bytes(opts.format, storage.page_size().max(64))?;
@@ -169,7 +195,12 @@ impl BTree {
         }
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?
             .with_top_levels(cached_levels);
-        Self::open_on(NAME, Box::new(store), memory, opts.cache)
+        Self::open_on(
+            NAME,
+            buffered(Box::new(store), write_buffer)?,
+            memory,
+            opts.cache,
+        )
     }
 
     /// A new tree over any node store (BFTL, delta schemes, ... pass theirs).

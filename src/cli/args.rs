@@ -86,7 +86,7 @@ pub struct CrashtestArgs {
 
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// Experiment id (see `flashix list`), or `all`.
+    /// Experiment id (see `flashix list`), several separated by commas, or `all`.
     pub id: String,
     /// Reduced sizes (seconds instead of minutes).
     #[arg(long)]
@@ -97,7 +97,9 @@ pub struct ReproduceArgs {
     /// Parallel runs (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Where `all` writes its RESULTS.md summary (default OUT/RESULTS.md).
+    /// Where `all` writes its RESULTS.md summary (default OUT/RESULTS.md);
+    /// with experiment ids, their sections of this summary are replaced
+    /// (or inserted) and the rest is kept.
     #[arg(long)]
     pub summary: Option<PathBuf>,
     #[arg(long)]

@@ -379,7 +379,9 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
     let chosen = if a.id == "all" {
         experiment::experiments()
     } else {
-        vec![experiment::find(&a.id)?]
+        a.id.split(',')
+            .map(|id| experiment::find(id.trim()))
+            .collect::<Result<Vec<_>, _>>()?
     };
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -436,6 +438,17 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         )
         .map_err(|e| format!("{}: {e}", summary.display()))?;
         println!("summary: {}", summary.display());
+    } else if let Some(summary) = &a.summary {
+        // Regenerate these experiments' sections of an existing summary.
+        let existing = std::fs::read_to_string(summary).unwrap_or_default();
+        let all = experiment::experiments();
+        let order: Vec<&str> = all.iter().map(|e| e.id).collect();
+        std::fs::write(
+            summary,
+            output::update_results_md(&existing, &done, summary, &order),
+        )
+        .map_err(|e| format!("{}: {e}", summary.display()))?;
+        println!("summary: {} (sections updated)", summary.display());
     }
     Ok(())
 }

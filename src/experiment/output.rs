@@ -328,7 +328,6 @@ pub fn results_md(
     summary: &Path,
     quick: bool,
 ) -> String {
-    let base = summary.parent().unwrap_or(Path::new("."));
     let mut md = String::from("# Results\n\n");
     let _ = writeln!(
         md,
@@ -340,30 +339,101 @@ pub fn results_md(
         summary.display()
     );
     for (exp, outcome) in done {
-        let (results, folder) = match outcome {
-            Ok((results, folder)) => (results, folder),
-            Err(missing) => {
-                // Every experiment keeps its section: a reader sees what
-                // was not run, why, and how to run it.
-                let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
-                let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
-                let _ = writeln!(
-                    md,
-                    "**Not run here.** {missing} With the input in place, `flashix reproduce {}` runs it.\n",
-                    exp.id
-                );
-                continue;
-            }
-        };
-        let png = folder.join(format!("{}.png", exp.id));
-        let rel = png.strip_prefix(base).unwrap_or(&png);
-        let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
-        let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
-        let _ = writeln!(md, "![{}]({})\n", exp.id, rel.display());
-        let _ = writeln!(md, "{}", results_table(exp, results));
-        let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
+        md.push_str(&section_md(exp, outcome, summary));
     }
     md
+}
+
+/// One experiment's section of `RESULTS.md`.
+fn section_md(exp: &Experiment, outcome: &Outcome, summary: &Path) -> String {
+    let base = summary.parent().unwrap_or(Path::new("."));
+    let mut md = String::new();
+    let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
+    let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
+    let (results, folder) = match outcome {
+        Ok((results, folder)) => (results, folder),
+        Err(missing) => {
+            // Every experiment keeps its section: a reader sees what was
+            // not run, why, and how to run it.
+            let _ = writeln!(
+                md,
+                "**Not run here.** {missing} With the input in place, `flashix reproduce {}` runs it.\n",
+                exp.id
+            );
+            return md;
+        }
+    };
+    let png = folder.join(format!("{}.png", exp.id));
+    let rel = png.strip_prefix(base).unwrap_or(&png);
+    let _ = writeln!(md, "![{}]({})\n", exp.id, rel.display());
+    let _ = writeln!(md, "{}", results_table(exp, results));
+    let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
+    md
+}
+
+/// `existing` (a `RESULTS.md`) with the sections of the experiments in
+/// `done` replaced, or inserted where `order` (every experiment id, in
+/// `reproduce all`'s order) puts them; the other sections stay as they
+/// were. `reproduce ID1,ID2 --summary FILE` regenerates part of a summary.
+pub fn update_results_md(
+    existing: &str,
+    done: &[(Experiment, Outcome)],
+    summary: &Path,
+    order: &[&str],
+) -> String {
+    // The text before the first section, then (id, section) pairs.
+    let (head, body) = match existing.find("\n## ") {
+        Some(i) => existing.split_at(i + 1),
+        None => (existing, ""),
+    };
+    let mut sections: Vec<(String, String)> = Vec::new();
+    for chunk in body.split_inclusive_sections() {
+        let id = chunk[3..]
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        sections.push((id, chunk.to_string()));
+    }
+    for (exp, outcome) in done {
+        let text = section_md(exp, outcome, summary);
+        match sections.iter_mut().find(|(id, _)| id == exp.id) {
+            Some(slot) => slot.1 = text,
+            None => {
+                let rank = |id: &str| order.iter().position(|o| *o == id).unwrap_or(usize::MAX);
+                let at = sections
+                    .iter()
+                    .position(|(id, _)| rank(id) > rank(exp.id))
+                    .unwrap_or(sections.len());
+                sections.insert(at, (exp.id.to_string(), text));
+            }
+        }
+    }
+    let mut md = head.to_string();
+    for (_, text) in sections {
+        md.push_str(&text);
+    }
+    md
+}
+
+/// Splits a run of `## ` sections into the sections, each with its text.
+trait Sections {
+    fn split_inclusive_sections(&self) -> Vec<&str>;
+}
+
+impl Sections for str {
+    fn split_inclusive_sections(&self) -> Vec<&str> {
+        let mut starts: Vec<usize> = self.match_indices("\n## ").map(|(i, _)| i + 1).collect();
+        if self.starts_with("## ") {
+            starts.insert(0, 0);
+        }
+        starts
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| &self[a..starts.get(k + 1).copied().unwrap_or(self.len())])
+            .collect()
+    }
 }
 
 #[cfg(test)]

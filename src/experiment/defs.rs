@@ -56,6 +56,7 @@ pub fn experiments() -> Vec<Experiment> {
         super::asbtree::asbtree_table3(),
         super::asbtree::asbtree_fig13_14(),
         super::asbtree::asbtree_table4(),
+        super::asbtree::asbtree_disk(),
         durability_cost(),
     ]
 }
@@ -89,9 +90,38 @@ pub(super) fn number<T: std::str::FromStr>(params: &Params, key: &str) -> Result
         .map_err(|_| format!("parameter `{key}` is not a number"))
 }
 
+/// In a `device` parameter, a fresh file in the temporary folder for each
+/// run (removed after it): `file:{scratch}` measures this machine's disk.
+pub(super) const SCRATCH: &str = "{scratch}";
+
+/// A file a run owns: removed when dropped.
+struct ScratchFile(std::path::PathBuf);
+
+impl ScratchFile {
+    fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ScratchFile(
+            std::env::temp_dir().join(format!("flashix-experiment-{}-{n}.db", std::process::id())),
+        )
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value), String> {
-    let device = DeviceSpec::parse(get(params, "device")?, &prefixed(params, "device."))
-        .map_err(|e| e.to_string())?;
+    let device_text = get(params, "device")?;
+    let scratch = device_text.contains(SCRATCH).then(ScratchFile::new);
+    let device_text = match &scratch {
+        Some(f) => device_text.replace(SCRATCH, &f.0.display().to_string()),
+        None => device_text.to_string(),
+    };
+    let device =
+        DeviceSpec::parse(&device_text, &prefixed(params, "device.")).map_err(|e| e.to_string())?;
     let sets = prefixed(params, "set.");
     let mut index_params = IndexParams::new();
     for (k, v) in &sets {

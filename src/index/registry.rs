@@ -27,12 +27,12 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: "btree",
             description: "B+-tree baseline: in-place nodes over an FTL or file, or a node log on raw:; node cache none/lru/mlru (mb-tree.md §4.7)",
-            params: "node_bytes=N | node_pages=N | fanout=N, leaf_entries=N, cache=none|lru|mlru, cached_levels=0, write_buffer=0 (nodes), key_bytes=2|4|8, value_bytes=2|4|8, log_blocks=N",
+            params: "node_bytes=N | node_pages=N | fanout=N, leaf_entries=N, cache=none|lru|mlru, cached_levels=0, write_buffer=0 (nodes), cache_nodes=N (default: what the budget leaves), key_bytes=2|4|8, value_bytes=2|4|8, log_blocks=N",
         },
         IndexInfo {
             name: "bftl",
             description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
-            params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, cache_nodes=N (wt-lru), key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: super::mbtree::NAME,

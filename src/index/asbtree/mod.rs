@@ -175,7 +175,7 @@ pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<BTr
     let policy = cache(&o, &layout, &wb, memory)?;
     let mut tree = BTree::create_on(NAME, Box::new(wb), memory, policy)?;
     if let Some(n) = o.cache_nodes {
-        tree.limit_cache(n);
+        tree.limit_cache(n)?;
     }
     Ok(tree)
 }
@@ -203,7 +203,7 @@ pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<B
     let policy = cache(&o, &image, &wb, memory)?;
     let mut tree = BTree::open_on(NAME, Box::new(wb), memory, policy)?;
     if let Some(n) = o.cache_nodes {
-        tree.limit_cache(n);
+        tree.limit_cache(n)?;
     }
     Ok(tree)
 }

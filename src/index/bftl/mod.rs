@@ -73,6 +73,9 @@ struct BftlOptions {
     compaction_c: usize,
     cached_levels: u8,
     cache: CachePolicy,
+    /// `cache_nodes=N`: the `wt-lru` cache's size in nodes (default: what
+    /// the budget leaves).
+    cache_nodes: Option<usize>,
 }
 
 fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
@@ -90,6 +93,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let capacity: usize = params.get("reservation_buffer", 60)?;
     let compaction_c: usize = params.get("compaction_c", 3)?;
     let cached_levels: u8 = params.get("cached_levels", 2)?;
+    let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
     params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(
@@ -102,6 +106,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
         compaction_c,
         cached_levels,
         cache,
+        cache_nodes,
     })
 }
 
@@ -176,7 +181,10 @@ impl Bftl {
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, true)?;
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
-        let tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
+        let mut tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
+        if let Some(n) = o.cache_nodes {
+            tree.limit_cache(n)?;
+        }
         Ok(Self::assemble(name, tree, o.capacity))
     }
 
@@ -195,7 +203,10 @@ impl Bftl {
     ) -> Result<Self> {
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
-        let tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
+        let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
+        if let Some(n) = o.cache_nodes {
+            tree.limit_cache(n)?;
+        }
         Ok(Self::assemble(name, tree, o.capacity))
     }
 

@@ -129,13 +129,29 @@ fn buffered(store: Box<dyn NodeStore>, nodes: usize) -> Result<Box<dyn NodeStore
 }
 
 impl BTree {
-    /// Caps the node cache at `nodes` (the AS B-tree's `cache_nodes`).
-    /// Only a cache that holds nothing yet is replaced, so no dirty node
-    /// is ever dropped: call it right after `create_on` or `open_on`.
-    pub fn limit_cache(&mut self, nodes: usize) {
+    /// Caps the node cache at `nodes` (`cache_nodes=N`: a cache of so many
+    /// nodes, as `as-btree.md` Figs. 13–14 size theirs); more than the
+    /// budget leaves for the cache is `BudgetTooSmall`. Only a cache that
+    /// holds nothing yet is replaced, so no dirty node is ever dropped:
+    /// call it right after `create_on` or `open_on`.
+    pub fn limit_cache(&mut self, nodes: usize) -> Result<()> {
+        if nodes > 0 && self.cache.policy() == CachePolicy::None {
+            return Err(IndexError::Config(format!(
+                "cache_nodes={nodes} needs a node cache, and cache=none has none"
+            )));
+        }
+        if nodes > self.cache.capacity() {
+            let node = self.layout.node_bytes;
+            return Err(IndexError::BudgetTooSmall {
+                needed: self.budget + (nodes - self.cache.capacity()) * node,
+                given: self.budget,
+                what: format!("a node cache of {nodes} nodes of {node} bytes beside the rest"),
+            });
+        }
         if self.cache.is_empty() && nodes < self.cache.capacity() {
             self.cache = NodeCache::new(self.cache.policy(), nodes);
         }
+        Ok(())
     }
 
     /// A new, empty tree on `storage`.
@@ -143,6 +159,7 @@ impl BTree {
         let opts = BTreeOptions::from_params(&mut params)?;
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
+        let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
         params.finish(NAME)?;
         let layout = match &storage {
             Storage::Raw(_) => opts.log_layout(storage.page_size())?,
@@ -154,7 +171,11 @@ impl BTree {
             }
             Storage::Raw(_) => Box::new(LogNodeStore::new(storage, layout, opts.log_blocks)?),
         };
-        Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)
+        let mut tree = Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)?;
+        if let Some(n) = cache_nodes {
+            tree.limit_cache(n)?;
+        }
+        Ok(tree)
     }
 
     /// Reopens the tree `flush` left on `storage`.
@@ -163,7 +184,22 @@ impl BTree {
         let opts = BTreeOptions::from_params(&mut params)?;
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
+        let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
         params.finish(NAME)?;
+        let mut tree = Self::open_store(storage, memory, opts, cached_levels, write_buffer)?;
+        if let Some(n) = cache_nodes {
+            tree.limit_cache(n)?;
+        }
+        Ok(tree)
+    }
+
+    fn open_store(
+        storage: Storage,
+        memory: usize,
+        opts: BTreeOptions,
+        cached_levels: u8,
+        write_buffer: usize,
+    ) -> Result<Self> {
         if let Storage::Raw(_) = storage {
             // The node log's superblock carries the layout too, but the log
             // must know the node size to scan: take it from the parameters.

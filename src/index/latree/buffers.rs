@@ -25,13 +25,16 @@
 //!   to make room first (`super::LaTree::ensure_partitions`). On a
 //!   logical-page device, pages fill node-store slots.
 //! * **Buffer pool** (`pool_bytes`): each buffer's tail page. With
-//!   `buffer_pool=entries` (default) a tail page counts the bytes it holds,
-//!   with `buffer_pool=pages` a whole page from its first entry. A new
-//!   entry or tail page, or a buffer loaded for emptying, that does not fit
-//!   evicts the page holding the most entries ("highest packed"), which is
-//!   written to flash. §5.3 does not say how a tail page is allocated; with
-//!   whole pages, 96 of them for the ~1,400 buffers of §6's tree leave 4.1
-//!   entries a page at q = 25% (`docs/DEVIATIONS.md`).
+//!   `buffer_pool=entries` (default) a tail page counts what the paper's
+//!   page holds (§5.2: its entry count, [`COUNT_BYTES`], and its entries);
+//!   the frame header and owner id of our page format are added when the
+//!   page is sealed and written, so they take no pool memory. With
+//!   `buffer_pool=pages` a tail page takes a whole page from its first
+//!   entry. A new entry or tail page, or a buffer loaded for emptying, that
+//!   does not fit evicts the page holding the most entries ("highest
+//!   packed"), which is written to flash. §5.3 does not say how a tail page
+//!   is allocated; with whole pages, 96 of them for the ~1,400 buffers of
+//!   §6's tree leave 4.1 entries a page at q = 25% (`docs/DEVIATIONS.md`).
 //!
 //! Buffers are never part of the durable state: `flush` empties every
 //! buffer into the tree first (`super`), so after a crash the buffer space
@@ -53,6 +56,11 @@ use super::space::{Held, Space};
 
 /// Bytes of the owning node's id at the start of a page's payload.
 const OWNER_BYTES: usize = 4;
+/// What a tail page in the pool takes besides its entries: the count of
+/// entries, the per-page metadata of §5.2 ("we store metadata in each
+/// buffer page that tells how many buffer entries are in the page"). The
+/// frame header and owner id are written only when the page is sealed.
+const COUNT_BYTES: usize = 2;
 
 /// What a buffer entry does when it reaches the leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,8 +151,9 @@ struct Frame {
 /// How the buffer pool counts a tail page against its memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PoolUnit {
-    /// The bytes the page holds so far (its header and entries): a page
-    /// grows as entries arrive, as a mote's allocator would hold it.
+    /// The bytes the page holds so far (its entry count and entries; the
+    /// frame header is added when it is written): a page grows as entries
+    /// arrive, as a mote's allocator would hold it.
     Entries,
     /// A whole page frame from its first entry.
     Pages,
@@ -341,7 +350,7 @@ impl<S: BufferState> Buffers<S> {
     fn frame_cost(&self, count: usize) -> usize {
         match self.pool_unit {
             PoolUnit::Pages => self.page_size,
-            PoolUnit::Entries => FRAME_HEADER + OWNER_BYTES + count * self.elem_bytes,
+            PoolUnit::Entries => COUNT_BYTES + count * self.elem_bytes,
         }
     }
 

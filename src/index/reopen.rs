@@ -80,3 +80,22 @@ pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: boo
     }
     Ok(())
 }
+
+/// Checks that the layout the parameters ask for (`asked`) is the one the
+/// image was written with: node size first, then the leaf cap.
+pub(crate) fn agree_layout(
+    image: &crate::node::NodeLayout,
+    asked: &crate::node::NodeLayout,
+) -> Result<()> {
+    if asked.node_bytes != image.node_bytes {
+        return Err(mismatch("node_bytes", image.node_bytes, asked.node_bytes));
+    }
+    if asked != image {
+        return Err(mismatch(
+            "leaf_entries",
+            image.leaf_capacity,
+            asked.leaf_capacity,
+        ));
+    }
+    Ok(())
+}

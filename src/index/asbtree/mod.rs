@@ -51,7 +51,6 @@ pub use store::{SequentialStore, SubfileOptions};
 
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
-use crate::index::reopen::mismatch;
 use crate::index::{IndexError, Params, Result};
 use crate::node::{CachePolicy, NodeLayout, NodeStore, WriteBuffer};
 
@@ -189,16 +188,7 @@ pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<B
     let sub = subfile_options(&o, &storage, &asked);
     let (store, _) = SequentialStore::open(storage, o.tree.format, sub, o.subfile_bytes.is_some())?;
     let image = store.layout();
-    if asked.node_bytes != image.node_bytes {
-        return Err(mismatch("node_bytes", image.node_bytes, asked.node_bytes));
-    }
-    if asked != image {
-        return Err(mismatch(
-            "leaf_entries",
-            image.leaf_capacity,
-            asked.leaf_capacity,
-        ));
-    }
+    crate::index::reopen::agree_layout(&image, &asked)?;
     let wb = WriteBuffer::new(Box::new(store), write_buffer_nodes(&o, &image, memory))?;
     let policy = cache(&o, &image, &wb, memory)?;
     let mut tree = BTree::open_on(NAME, Box::new(wb), memory, policy)?;

@@ -219,16 +219,7 @@ impl BTree {
             layout = layout.with_leaf_entries(meta.leaf_entries as usize)?;
         }
         let asked = opts.layout(store.storage().page_size())?;
-        if asked.node_bytes != layout.node_bytes {
-            return Err(mismatch("node_bytes", meta.node_bytes, asked.node_bytes));
-        }
-        if asked != layout {
-            return Err(mismatch(
-                "leaf_entries",
-                layout.leaf_capacity,
-                asked.leaf_capacity,
-            ));
-        }
+        crate::index::reopen::agree_layout(&layout, &asked)?;
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?
             .with_top_levels(cached_levels);
         Self::open_on(

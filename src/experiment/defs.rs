@@ -315,9 +315,12 @@ mod tests {
                 for r in &runs {
                     // Every swept configuration builds its device (and,
                     // for index runs, its index and workload).
-                    let device =
-                        DeviceSpec::parse(&r.params["device"], &prefixed(&r.params, "device."))
-                            .unwrap_or_else(|err| panic!("{}: {err}", e.id));
+                    // A run's own scratch file stands in the temporary folder.
+                    let scratch = std::env::temp_dir()
+                        .join(format!("flashix-defs-test-{}.db", std::process::id()));
+                    let text = r.params["device"].replace(SCRATCH, &scratch.display().to_string());
+                    let device = DeviceSpec::parse(&text, &prefixed(&r.params, "device."))
+                        .unwrap_or_else(|err| panic!("{}: {err}", e.id));
                     let storage = device.build().unwrap();
                     if e.kind == RunKind::Index {
                         let mut p = IndexParams::new();
@@ -342,6 +345,7 @@ mod tests {
                             .unwrap();
                         }
                     }
+                    let _ = std::fs::remove_file(&scratch);
                 }
             }
             for p in &e.published {

@@ -387,7 +387,7 @@ pub fn update_results_md(
         None => (existing, ""),
     };
     let mut sections: Vec<(String, String)> = Vec::new();
-    for chunk in body.split_inclusive_sections() {
+    for chunk in split_sections(body) {
         let id = chunk[3..]
             .split(':')
             .next()
@@ -417,23 +417,17 @@ pub fn update_results_md(
     md
 }
 
-/// Splits a run of `## ` sections into the sections, each with its text.
-trait Sections {
-    fn split_inclusive_sections(&self) -> Vec<&str>;
-}
-
-impl Sections for str {
-    fn split_inclusive_sections(&self) -> Vec<&str> {
-        let mut starts: Vec<usize> = self.match_indices("\n## ").map(|(i, _)| i + 1).collect();
-        if self.starts_with("## ") {
-            starts.insert(0, 0);
-        }
-        starts
-            .iter()
-            .enumerate()
-            .map(|(k, &a)| &self[a..starts.get(k + 1).copied().unwrap_or(self.len())])
-            .collect()
+/// The `## ` sections of `body` (which starts with one), each with its text.
+fn split_sections(body: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = body.match_indices("\n## ").map(|(i, _)| i + 1).collect();
+    if body.starts_with("## ") {
+        starts.insert(0, 0);
     }
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &a)| &body[a..starts.get(k + 1).copied().unwrap_or(body.len())])
+        .collect()
 }
 
 #[cfg(test)]
@@ -449,6 +443,29 @@ mod tests {
             measured: Some(measured),
             claim,
         }
+    }
+
+    #[test]
+    fn updating_a_summary_replaces_or_inserts_only_the_sections_run() {
+        let exp = |id| super::super::find(id).unwrap();
+        let summary = Path::new("docs/RESULTS.md");
+        let existing =
+            "# Results\n\nhead\n\n## lat-fig7: old\n\nold text\n\n## lat-fig9: kept\n\nkept text\n";
+        let done = vec![
+            (exp("lat-fig7"), Err("missing A.".to_string())),
+            (exp("lat-fig8"), Err("missing B.".to_string())),
+        ];
+        let order = ["lat-fig7", "lat-fig8", "lat-fig9"];
+        let md = update_results_md(existing, &done, summary, &order);
+        assert!(md.starts_with("# Results\n\nhead\n\n## lat-fig7: "), "{md}");
+        assert!(!md.contains("old text") && md.contains("missing A."));
+        let (a, b, c) = (
+            md.find("## lat-fig7:").unwrap(),
+            md.find("## lat-fig8:").unwrap(),
+            md.find("## lat-fig9: kept\n\nkept text\n").unwrap(),
+        );
+        assert!(a < b && b < c, "{md}");
+        assert_eq!(md.matches("\n## ").count(), 3);
     }
 
     #[test]

@@ -127,6 +127,16 @@ impl TreeMeta {
         Ok(Some((meta, &p[META_BYTES..META_BYTES + state_len])))
     }
 
+    /// The node layout the image was written with: its node size and, when
+    /// recorded, its leaf cap.
+    pub(crate) fn layout(&self) -> Result<NodeLayout, IndexError> {
+        let layout = NodeLayout::with_node_bytes(self.format, self.node_bytes as usize)?;
+        match self.leaf_entries {
+            0 => Ok(layout),
+            n => layout.with_leaf_entries(n as usize),
+        }
+    }
+
     pub(crate) fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
         let corrupt = |detail: &str| IndexError::Corrupt {
             page: 0,

@@ -53,6 +53,8 @@ pub struct WriteBuffer {
     slot_of: HashMap<NodeId, usize>,
     /// Images no longer buffered, kept for reuse.
     spare: Vec<Vec<u8>>,
+    /// A decoded node, for stores that take no images.
+    scratch: Node,
     write_hits: u64,
     read_hits: u64,
     flushes: u64,
@@ -76,6 +78,7 @@ impl WriteBuffer {
             wbd: Vec::with_capacity(capacity),
             slot_of: HashMap::with_capacity(capacity),
             spare: Vec::new(),
+            scratch: Node::default(),
             write_hits: 0,
             read_hits: 0,
             flushes: 0,
@@ -126,14 +129,14 @@ impl WriteBuffer {
         self.flushes += 1;
         let mut written = 0;
         let mut result = Ok(());
-        let mut node = Node::default();
+        let node = &mut self.scratch;
         for (id, image) in self.wba.iter().zip(&self.wbd) {
             let r = match self.inner.write_image(*id, image, NodeChange::Rewrite) {
                 Ok(true) => Ok(()),
                 Ok(false) => self
                     .layout
-                    .decode_checked(image, 0, &mut node)
-                    .and_then(|()| self.inner.write_node(*id, &node, NodeChange::Rewrite)),
+                    .decode_checked(image, 0, node)
+                    .and_then(|()| self.inner.write_node(*id, node, NodeChange::Rewrite)),
                 Err(e) => Err(e),
             };
             if let Err(e) = r {

@@ -138,30 +138,23 @@ fn write_buffer_nodes(o: &AsOptions, layout: &NodeLayout, memory: usize) -> usiz
     })
 }
 
-/// The policy and size of the buffer cache, checked against the budget.
-fn cache(
-    o: &AsOptions,
-    layout: &NodeLayout,
-    wb: &WriteBuffer,
-    memory: usize,
-) -> Result<CachePolicy> {
-    if let Some(n) = o.cache_nodes {
-        let needed = (n + 2) * layout.node_bytes + wb.reserved_bytes();
-        if memory < needed {
-            return Err(IndexError::BudgetTooSmall {
-                needed,
-                given: memory,
-                what: format!(
-                    "a buffer cache of {n} nodes, a write buffer of {} nodes and the two nodes a split holds, {} bytes each",
-                    wb.capacity(), layout.node_bytes
-                ),
-            });
-        }
-        if n == 0 {
-            return Ok(CachePolicy::None);
-        }
-    }
-    Ok(o.tree.cache)
+/// The tree over `store` behind its Write Buffer, new or (`reopen`) the one
+/// `flush` left; the buffer cache holds `cache_nodes` nodes when given
+/// (`BTree::limit_cache` checks them against the budget), none for 0.
+fn assemble(o: &AsOptions, store: SequentialStore, memory: usize, reopen: bool) -> Result<BTree> {
+    let layout = store.layout();
+    let wb = WriteBuffer::new(Box::new(store), write_buffer_nodes(o, &layout, memory))?;
+    let policy = match o.cache_nodes {
+        Some(0) => CachePolicy::None,
+        _ => o.tree.cache,
+    };
+    let mut tree = if reopen {
+        BTree::open_on(NAME, Box::new(wb), memory, policy)?
+    } else {
+        BTree::create_on(NAME, Box::new(wb), memory, policy)?
+    };
+    tree.limit_cache(o.cache_nodes)?;
+    Ok(tree)
 }
 
 /// A new, empty AS B-tree on `storage`.
@@ -169,14 +162,12 @@ pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<BTr
     let o = options(&mut params)?;
     let layout = layout(&o, storage.page_size())?;
     let sub = subfile_options(&o, &storage, &layout);
-    let store = SequentialStore::create(storage, layout, sub)?;
-    let wb = WriteBuffer::new(Box::new(store), write_buffer_nodes(&o, &layout, memory))?;
-    let policy = cache(&o, &layout, &wb, memory)?;
-    let mut tree = BTree::create_on(NAME, Box::new(wb), memory, policy)?;
-    if let Some(n) = o.cache_nodes {
-        tree.limit_cache(n)?;
-    }
-    Ok(tree)
+    assemble(
+        &o,
+        SequentialStore::create(storage, layout, sub)?,
+        memory,
+        false,
+    )
 }
 
 /// Reopens the AS B-tree `flush` left on `storage`, rebuilding the Address
@@ -186,14 +177,7 @@ pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<B
     let o = options(&mut params)?;
     let asked = layout(&o, storage.page_size())?;
     let sub = subfile_options(&o, &storage, &asked);
-    let (store, _) = SequentialStore::open(storage, o.tree.format, sub, o.subfile_bytes.is_some())?;
-    let image = store.layout();
-    crate::index::reopen::agree_layout(&image, &asked)?;
-    let wb = WriteBuffer::new(Box::new(store), write_buffer_nodes(&o, &image, memory))?;
-    let policy = cache(&o, &image, &wb, memory)?;
-    let mut tree = BTree::open_on(NAME, Box::new(wb), memory, policy)?;
-    if let Some(n) = o.cache_nodes {
-        tree.limit_cache(n)?;
-    }
-    Ok(tree)
+    let store = SequentialStore::open(storage, sub, o.subfile_bytes.is_some())?;
+    crate::index::reopen::agree_layout(&store.layout(), &asked)?;
+    assemble(&o, store, memory, true)
 }

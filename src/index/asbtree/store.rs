@@ -229,10 +229,9 @@ impl SequentialStore {
     /// `subfile_bytes` given is a `Mismatch`.
     pub fn open(
         mut storage: Storage,
-        format: crate::index::EntryFormat,
         opts: SubfileOptions,
         subfile_given: bool,
-    ) -> Result<(Self, TreeMeta), IndexError> {
+    ) -> Result<Self, IndexError> {
         let page_size = storage.page_size();
         let mut buf = vec![0u8; page_size];
         match &mut storage {
@@ -252,17 +251,7 @@ impl SequentialStore {
         };
         let (seq, subfile_pages, record_pages, high_water) =
             (u64_at(0), u64_at(8), u64_at(16), u64_at(24));
-        if meta.format != format {
-            return Err(crate::index::reopen::mismatch(
-                "key_bytes/value_bytes",
-                format!("{}/{}", meta.format.key_bytes, meta.format.value_bytes),
-                format!("{}/{}", format.key_bytes, format.value_bytes),
-            ));
-        }
-        let mut layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
-        if meta.leaf_entries > 0 {
-            layout = layout.with_leaf_entries(meta.leaf_entries as usize)?;
-        }
+        let layout = meta.layout()?;
         let expected_pages = Self::record_bytes(&layout).div_ceil(page_size) as u64;
         if record_pages != expected_pages || subfile_pages == 0 || subfile_pages % record_pages != 0
         {
@@ -311,7 +300,7 @@ impl SequentialStore {
         store.high_water = high_water;
         store.ids = IdAllocator::starting_at(meta.next_id);
         store.scan(meta.next_id)?;
-        Ok((store, meta))
+        Ok(store)
     }
 
     fn dev(&mut self) -> &mut dyn BlockDevice {

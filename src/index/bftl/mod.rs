@@ -20,7 +20,8 @@
 //! `none`; `wt-lru` gives the memory the reservation buffer leaves to an
 //! LRU node cache of clean copies, as `buffered-bplus-tree.md` §6.1 runs
 //! BFTL: "whenever memory is not being used by the reserve buffer or delta
-//! pool, it is used by the node cache"), `key_bytes`, `value_bytes`.
+//! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
+//! nodes), `key_bytes`, `value_bytes`.
 //!
 //! Memory: the reservation buffer (capacity × (entry + 1 flag byte)), the
 //! node translation table (4 bytes per listed sector and per node) — what
@@ -182,9 +183,7 @@ impl Bftl {
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
         let mut tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
-        if let Some(n) = o.cache_nodes {
-            tree.limit_cache(n)?;
-        }
+        tree.limit_cache(o.cache_nodes)?;
         Ok(Self::assemble(name, tree, o.capacity))
     }
 
@@ -204,9 +203,7 @@ impl Bftl {
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
         let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
-        if let Some(n) = o.cache_nodes {
-            tree.limit_cache(n)?;
-        }
+        tree.limit_cache(o.cache_nodes)?;
         Ok(Self::assemble(name, tree, o.capacity))
     }
 

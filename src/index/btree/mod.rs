@@ -12,8 +12,11 @@
 //!
 //! Parameters: `node_bytes=N` or `node_pages=N` (default one device page),
 //! `fanout=N` (the smallest node holding N children; overrides the size),
-//! `cache=none|lru|mlru` (default `mlru`), `key_bytes`, `value_bytes`,
-//! `log_blocks=N` (raw chips only).
+//! `cache=none|lru|mlru` (default `mlru`), `cache_nodes=N` (a cache of N
+//! nodes rather than what the budget leaves), `write_buffer=N` (the AS
+//! B-tree's Write Buffer, [`crate::node::WriteBuffer`], in front of the
+//! store; default 0, none), `key_bytes`, `value_bytes`, `log_blocks=N`
+//! (raw chips only).
 //!
 //! Storage: on a logical-page device (FTL, file) nodes are written in place
 //! ([`PageNodeStore`]); on a raw chip (`raw:PROFILE`) they are packed into

@@ -134,7 +134,10 @@ impl BTree {
     /// budget leaves for the cache is `BudgetTooSmall`. Only a cache that
     /// holds nothing yet is replaced, so no dirty node is ever dropped:
     /// call it right after `create_on` or `open_on`.
-    pub fn limit_cache(&mut self, nodes: usize) -> Result<()> {
+    pub fn limit_cache(&mut self, nodes: Option<usize>) -> Result<()> {
+        let Some(nodes) = nodes else {
+            return Ok(());
+        };
         if nodes > 0 && self.cache.policy() == CachePolicy::None {
             return Err(IndexError::Config(format!(
                 "cache_nodes={nodes} needs a node cache, and cache=none has none"
@@ -172,9 +175,7 @@ impl BTree {
             Storage::Raw(_) => Box::new(LogNodeStore::new(storage, layout, opts.log_blocks)?),
         };
         let mut tree = Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)?;
-        if let Some(n) = cache_nodes {
-            tree.limit_cache(n)?;
-        }
+        tree.limit_cache(cache_nodes)?;
         Ok(tree)
     }
 
@@ -187,9 +188,7 @@ impl BTree {
         let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
         params.finish(NAME)?;
         let mut tree = Self::open_store(storage, memory, opts, cached_levels, write_buffer)?;
-        if let Some(n) = cache_nodes {
-            tree.limit_cache(n)?;
-        }
+        tree.limit_cache(cache_nodes)?;
         Ok(tree)
     }
 
@@ -214,10 +213,7 @@ impl BTree {
         let meta = store
             .load_meta()?
             .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
-        let mut layout = NodeLayout::with_node_bytes(meta.format, meta.node_bytes as usize)?;
-        if meta.leaf_entries > 0 {
-            layout = layout.with_leaf_entries(meta.leaf_entries as usize)?;
-        }
+        let layout = meta.layout()?;
         let asked = opts.layout(store.storage().page_size())?;
         crate::index::reopen::agree_layout(&layout, &asked)?;
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?

@@ -79,6 +79,11 @@ const PAPER_ENTRIES: (&str, &str) = ("set.key_bytes", "2");
 /// entries and nodes (the variant that moves the misses below).
 const MEMORY_256K: (&str, &str) = ("memory", "262144");
 
+/// The node cache held at 64 KB's 16 KiB while the buffer pool grows to
+/// 112 KiB: the run that isolates the pool as what sets the Buffered-B+
+/// tree's pages written (lat-fig8).
+const POOL_112K: [(&str, &str); 2] = [("memory", "131072"), ("set.node_cache_share", "0.125")];
+
 /// `base` renamed, with `extra` parameters: a variant run of a series.
 fn variant(mut base: Series, name: &'static str, extra: &[(&'static str, &'static str)]) -> Series {
     base.name = name;
@@ -215,6 +220,9 @@ pub(super) fn lat_fig8() -> Experiment {
             variant(latree(), "Buffered-B+ tree, 6-byte entries", &[PAPER_ENTRIES]),
             variant(btree(), "B+-tree, 256 KiB", &[MEMORY_256K]),
             variant(latree(), "Buffered-B+ tree, 256 KiB", &[MEMORY_256K]),
+            variant(btree(), "B+-tree, seed 2", &[("replica", "2")]),
+            variant(latree(), "Buffered-B+ tree, seed 2", &[("replica", "2")]),
+            variant(latree(), "Buffered-B+ tree, 112 KiB pool", &POOL_112K),
         ],
         fixed: setting(),
         quick: QUICK.to_vec(),
@@ -263,13 +271,32 @@ pub(super) fn lat_fig8() -> Experiment {
                 "x",
                 below(ratio("Buffered-B+ tree, 256 KiB", "B+-tree, 256 KiB", "2", "page_writes")),
             ),
+            row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "B+-tree / Buffered-B+ tree, pages written at q = 25%, a second seed (issue #14: at least 2x)",
+                2.0,
+                "x",
+                ratio("B+-tree, seed 2", "Buffered-B+ tree, seed 2", "0.25", "page_writes"),
+            ),
+            row(
+                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "B+-tree (64 KiB) / Buffered-B+ tree with its 16 KiB node cache and a 112 KiB buffer pool, pages written at q = 25% (issue #14: at least 2x)",
+                2.0,
+                "x",
+                ratio("B+-tree", "Buffered-B+ tree, 112 KiB pool", "0.25", "page_writes"),
+            ),
         ],
-        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x row at q = 25% is issue #14's target, not a number of the paper. Pages written include the final flush, which empties every buffer. What the Buffered-B+ tree writes is half buffer pages, and their packing is set by how many tail pages the 48 KiB buffer pool holds for the ~1,000 leaf-subtree buffers: about 22 entries a page at q = 25% with 64 KiB, 52 with 256 KiB. The paper's 6-byte entries (our 9-byte buffer entries become 7, the nodes 170 and 90 bytes) leave the q = 1% ratio about where it was: the B+-tree's nodes shrink as much. At 64 KiB the Buffered-B+ tree writes fewer pages than the B+-tree at every q, but only by about 1% at q = 200%, and the issue's 2x at q = 25% is not met. Moved by a run: 256 KiB per index raises the ratio past 2x at q = 25% and to 1.7x at q = 200%.",
+        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x rows at q = 25% are issue #14's target, not a number of the paper. Pages written include the final flush, which empties every buffer (about 12% of the Buffered-B+ tree's pages at q = 25%). At q = 25% with 64 KiB, half of what the Buffered-B+ tree writes is buffer pages, and their packing is set by how many tail pages the 48 KiB buffer pool holds for the ~1,200 buffers (1,197 hold entries at the final flush), nearly all of them leaf-subtree buffers: the highest-packed page goes to flash with about 22 entries of the 54 a page holds (43 with the 112 KiB pool, 52 with 256 KiB), and most entries reach flash in each of the three buffers on their path. The paper's 6-byte entries (our 9-byte buffer entries become 7, the nodes 170 and 90 bytes) do not move the ratio: the B+-tree's nodes shrink as much. At 64 KiB the Buffered-B+ tree writes fewer pages than the B+-tree at every q, but only by about 1% at q = 200%, and the issue's 2x at q = 25% is not met; a second seed gives the same ratio. Moved by runs: holding the node cache at 16 KiB and growing only the buffer pool to 112 KiB (the 112 KiB pool series) brings q = 25% to about 2x, the pool alone; 256 KiB per index takes it past 2x and q = 200% to 1.7x. The other settings of the paper that we reproduce match its tuning (the energy minimum at a 25% node cache, lat-fig12a; fanout optima 8 and 16, lat-fig12b), so the gap is in how many entries a 64 KB pool holds per buffer, not in the policies.",
         kind: RunKind::Index,
-        axis_for: at(
-            &["B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB"],
-            &["0.01", "0.25", "2"],
-        ),
+        axis_for: {
+            let mut a = at(
+                &["B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB"],
+                &["0.01", "0.25", "2"],
+            );
+            a.extend(at(&["B+-tree, seed 2", "Buffered-B+ tree, seed 2"], &["0.25"]));
+            a.extend(at(&["Buffered-B+ tree, 112 KiB pool"], &["0.01", "0.25", "2"]));
+            a
+        },
     }
 }
 

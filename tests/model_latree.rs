@@ -162,6 +162,57 @@ fn lookups_drive_adaptive_emptying() {
     }
 }
 
+/// The breakdown of buffer pages by where they go (the leaf subtrees'
+/// buffers and those above) accounts for every page and entry written,
+/// and no class writes more entries than were appended to it.
+#[test]
+fn buffer_writes_by_class_add_up() {
+    for set in [
+        &["fanout=4", "subtree_height=2"][..],
+        &["fanout=4", "subtree_height=1"],
+    ] {
+        let mut t = registry::create("latree", raw(1024), 16 << 10, p(set)).unwrap();
+        let mut got = Vec::new();
+        for i in 0..20_000u64 {
+            t.insert(i * 7919 % 9_001, i).unwrap();
+            if i % 10 == 0 {
+                t.get(i * 31 % 9_001, &mut got).unwrap();
+            }
+        }
+        t.flush().unwrap();
+        let s = t.stats();
+        let g = |k: &str| s.get(k).unwrap_or_else(|| panic!("{k} missing: {s:?}"));
+        let (upper, leaf) = ("upper", "leaf_subtrees");
+        assert!(g("buffer_pages_written") > 0.0, "{set:?}: {s:?}");
+        assert_eq!(
+            g(&format!("buffer_pages_written_{upper}"))
+                + g(&format!("buffer_pages_written_{leaf}")),
+            g("buffer_pages_written"),
+            "{set:?}"
+        );
+        for class in [upper, leaf] {
+            let written = g(&format!("buffer_entries_written_{class}"));
+            assert!(
+                written <= g(&format!("buffer_entries_appended_{class}")),
+                "{set:?} {class}"
+            );
+        }
+        // Every insert enters the root's buffer; a flush or a lack of
+        // partitions may take entries to the leaves past the buffers below.
+        let appended = g(&format!("buffer_entries_appended_{upper}"))
+            + g(&format!("buffer_entries_appended_{leaf}"));
+        assert!(appended >= 20_000.0, "{set:?}: {s:?}");
+        assert!(
+            g(&format!("buffer_entries_appended_{leaf}")) > 0.0,
+            "{set:?}"
+        );
+        assert!(
+            g(&format!("buffer_entries_appended_{upper}")) > 0.0,
+            "{set:?}"
+        );
+    }
+}
+
 /// Invalid parameters are clear errors.
 #[test]
 fn bad_parameters_are_errors() {

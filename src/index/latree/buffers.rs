@@ -170,11 +170,28 @@ impl std::str::FromStr for PoolUnit {
     }
 }
 
+/// What the buffers at one level took in and wrote out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LevelCounts {
+    /// Entries appended to buffers at the level.
+    pub appended: u64,
+    /// Entries that reached flash in a buffer page at the level.
+    pub written: u64,
+    pub pages: u64,
+}
+
+/// Levels [`BufferCounters::by_level`] tells apart (higher ones count as
+/// the last).
+pub const COUNTED_LEVELS: usize = 8;
+
 /// Counters for the report.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BufferCounters {
     pub pages_written: u64,
     pub entries_written: u64,
+    /// Per buffer level: where buffer pages go to flash, and with how
+    /// many of the entries that passed through (lat-fig8's breakdown).
+    pub by_level: [LevelCounts; COUNTED_LEVELS],
     pub pages_read: u64,
     pub pool_evictions: u64,
     pub partitions_taken: u64,
@@ -408,6 +425,8 @@ impl<S: BufferState> Buffers<S> {
             Op::Lookup => 3,
         };
         fr.count += 1;
+        let at = self.dir.get(&id).map_or(level, |b| b.level);
+        self.counters.by_level[(at as usize).min(COUNTED_LEVELS - 1)].appended += 1;
         if self.pool_unit == PoolUnit::Entries {
             self.pool_used += elem_bytes;
         }
@@ -506,6 +525,9 @@ impl<S: BufferState> Buffers<S> {
             writer: owner,
         });
         b.flash_entries += count as u64;
+        let at = &mut self.counters.by_level[(b.level as usize).min(COUNTED_LEVELS - 1)];
+        at.written += count as u64;
+        at.pages += 1;
         b.tail = None;
         self.drop_frame(f);
         Ok(())

@@ -784,6 +784,26 @@ impl Index for LaTree {
         ] {
             s.set(name, v);
         }
+        // Where buffer pages go: the leaf subtrees' buffers and those above
+        // them, the root's included (lat-fig8's breakdown).
+        let mut classes = [buffers::LevelCounts::default(); 2];
+        for (level, at) in b.by_level.iter().enumerate() {
+            let class = usize::from(self.child_level(level as u8).is_none());
+            classes[class].appended += at.appended;
+            classes[class].written += at.written;
+            classes[class].pages += at.pages;
+        }
+        for (class, at) in ["upper", "leaf_subtrees"].iter().zip(classes) {
+            s.set(
+                &format!("buffer_entries_appended_{class}"),
+                at.appended as f64,
+            );
+            s.set(
+                &format!("buffer_entries_written_{class}"),
+                at.written as f64,
+            );
+            s.set(&format!("buffer_pages_written_{class}"), at.pages as f64);
+        }
         s.set("memory_budget", self.budget as f64);
         s
     }

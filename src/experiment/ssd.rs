@@ -19,7 +19,7 @@ use super::defs::{get, number, prefixed};
 use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
 
 /// The `device` value that stands for a file in the temporary directory.
-const TEMP_FILE: &str = "file:TEMP";
+pub(super) const TEMP_FILE: &str = "file:TEMP";
 
 /// The series of one device: its four patterns.
 fn four(device: &'static str, names: [&'static str; 4]) -> Vec<Series> {

@@ -46,8 +46,10 @@
 //!    tail frame's entries.
 //! 2. Every frame belongs to exactly one buffer and is its `tail`.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
+use crate::device::nand::FastMap;
 use crate::index::{EntryFormat, IndexError, Result};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::{NodeId, NodeStore};
@@ -113,8 +115,9 @@ pub struct Buffer<S> {
     held: Held,
     flash_entries: u64,
     tail: Option<usize>,
-    /// Queued for emptying (too large, or its partition filled).
-    pub overfull: bool,
+    /// Queued for emptying (too large, or its partition filled); such
+    /// buffers are also in [`Buffers::overfull_queue`].
+    overfull: bool,
     pub state: S,
 }
 
@@ -206,7 +209,11 @@ pub struct Buffers<S> {
     /// Entries a page holds.
     per_page: usize,
     space: Space,
-    dir: HashMap<NodeId, Buffer<S>>,
+    /// Node ids are ours, small integers: no need for SipHash here.
+    dir: FastMap<NodeId, Buffer<S>>,
+    /// The overfull buffers as (level, Reverse(node)): the last is the
+    /// next to empty, so finding it does not walk every buffer.
+    overfull_queue: BTreeSet<(u8, Reverse<NodeId>)>,
     frames: Vec<Option<Frame>>,
     /// Page buffers of dropped frames, for reuse.
     spare_bytes: Vec<Vec<u8>>,
@@ -257,7 +264,8 @@ impl<S: BufferState> Buffers<S> {
             page_size,
             per_page,
             space,
-            dir: HashMap::new(),
+            dir: FastMap::default(),
+            overfull_queue: BTreeSet::new(),
             frames: Vec::new(),
             spare_bytes: Vec::new(),
             free_slots: Vec::new(),
@@ -312,11 +320,17 @@ impl<S: BufferState> Buffers<S> {
 
     /// Buffers queued for emptying, highest level first.
     pub fn overfull(&self) -> Option<NodeId> {
-        self.dir
-            .iter()
-            .filter(|(_, b)| b.overfull)
-            .max_by_key(|(&id, b)| (b.level, std::cmp::Reverse(id)))
-            .map(|(&id, _)| id)
+        self.overfull_queue.last().map(|&(_, Reverse(id))| id)
+    }
+
+    /// Queues buffer `id` for emptying at the next safe point.
+    pub fn mark_overfull(&mut self, id: NodeId) {
+        if let Some(b) = self.dir.get_mut(&id) {
+            if !b.overfull {
+                b.overfull = true;
+                self.overfull_queue.insert((b.level, Reverse(id)));
+            }
+        }
     }
 
     /// Buffered entries in all.
@@ -545,7 +559,7 @@ impl<S: BufferState> Buffers<S> {
             .next_page(store, &mut b.held, &mut self.counters)?;
         if filled {
             // The partition filled: empty at the next safe point.
-            b.overfull = true;
+            self.mark_overfull(owner);
         }
         Ok(addr)
     }
@@ -588,14 +602,23 @@ impl<S: BufferState> Buffers<S> {
         id: NodeId,
         mut f: impl FnMut(Elem),
     ) -> Result<()> {
-        let Some(b) = self.dir.get(&id) else {
+        let Some(b) = self.dir.get_mut(&id) else {
             return Ok(());
         };
-        let pages = b.pages.clone();
+        // Lent out while its pages are read (reading changes no buffer).
+        let pages = std::mem::take(&mut b.pages);
         let tail = b.tail;
-        for p in pages {
-            self.read_page(store, p, &mut f)?;
+        let mut read = Ok(());
+        for &p in &pages {
+            read = self.read_page(store, p, &mut f);
+            if read.is_err() {
+                break;
+            }
         }
+        if let Some(b) = self.dir.get_mut(&id) {
+            b.pages = pages;
+        }
+        read?;
         if let Some(t) = tail {
             let fr = self.frame(t);
             decode_entries(
@@ -645,6 +668,9 @@ impl<S: BufferState> Buffers<S> {
         debug_assert!(out.len() >= start);
         // Invariant: checked present above, and nothing between removes it.
         let b = self.dir.remove(&id).expect("present");
+        if b.overfull {
+            self.overfull_queue.remove(&(b.level, Reverse(id)));
+        }
         self.release(store, &b)?;
         Ok(Some((b.level, b.state)))
     }
@@ -668,6 +694,10 @@ impl<S: BufferState> Buffers<S> {
     pub fn rename(&mut self, from: NodeId, to: NodeId, level: u8) {
         if let Some(mut b) = self.dir.remove(&from) {
             debug_assert!(!self.dir.contains_key(&to));
+            if b.overfull {
+                self.overfull_queue.remove(&(b.level, Reverse(from)));
+                self.overfull_queue.insert((level, Reverse(to)));
+            }
             b.level = level;
             if let Some(t) = b.tail {
                 if let Some(fr) = self.frames[t].as_mut() {

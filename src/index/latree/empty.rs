@@ -224,9 +224,7 @@ impl LaTree {
     pub(super) fn push(&mut self, id: NodeId, level: u8, e: Elem) -> Result<()> {
         let n = self.bufs.append(self.tree.store_mut(), id, level, e)?;
         if n >= self.max_entries {
-            if let Some(b) = self.bufs.get_mut(id) {
-                b.overfull = true;
-            }
+            self.bufs.mark_overfull(id);
         }
         Ok(())
     }

@@ -67,8 +67,6 @@ mod empty;
 mod lookups;
 mod space;
 
-use std::collections::BTreeSet;
-
 pub use adapt::Policy;
 
 use crate::device::Storage;
@@ -226,6 +224,10 @@ pub struct LaTree {
     kids: Vec<NodeId>,
     found: Vec<Elem>,
     base: Vec<(u64, u64)>,
+    /// Scratch of [`LaTree::merge_found`]: `found` as (pair, arrival, op).
+    found_order: Vec<((u64, u64), u32, Op)>,
+    /// Scratch of [`LaTree::merge_found`]: the live pairs being built.
+    live: Vec<(u64, u64)>,
     counters: Counters,
     /// Inside [`LaTree::ensure_partitions`] (its emptyings do not recurse
     /// into it).
@@ -330,6 +332,8 @@ impl LaTree {
             kids: Vec::new(),
             found: Vec::new(),
             base: Vec::new(),
+            found_order: Vec::new(),
+            live: Vec::new(),
             counters: Counters::default(),
             making_space: false,
         })
@@ -423,20 +427,56 @@ impl LaTree {
         result
     }
 
-    /// The live pairs of `lo..=hi` after [`LaTree::collect`].
-    fn merged(&self) -> Vec<(u64, u64)> {
+    /// Turns `self.base` into the live pairs of `lo..=hi` after
+    /// [`LaTree::collect`]: a pair's buffered entries, oldest first
+    /// (invariant 1), decide it by the last insert or delete among them;
+    /// a pair with none keeps what the tree says. Reuses its buffers (a
+    /// lookup allocates nothing here).
+    fn merge_found(&mut self) {
         if self.found.is_empty() {
-            return self.base.clone();
+            return;
         }
-        let mut live: BTreeSet<(u64, u64)> = self.base.iter().copied().collect();
-        for e in &self.found {
-            match e.op {
-                Op::Insert => live.insert(e.pair()),
-                Op::Delete => live.remove(&e.pair()),
-                Op::Lookup => false,
+        let mut order = std::mem::take(&mut self.found_order);
+        order.clear();
+        order.extend(
+            self.found
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.pair(), i as u32, e.op)),
+        );
+        // (pair, arrival): each pair's entries together, oldest first.
+        order.sort_unstable_by_key(|&(pair, at, _)| (pair, at));
+        let mut live = std::mem::take(&mut self.live);
+        live.clear();
+        let base = &self.base;
+        let (mut b, mut i) = (0, 0);
+        while i < order.len() {
+            let pair = order[i].0;
+            let mut last = None;
+            while i < order.len() && order[i].0 == pair {
+                if order[i].2 != Op::Lookup {
+                    last = Some(order[i].2);
+                }
+                i += 1;
+            }
+            while b < base.len() && base[b] < pair {
+                live.push(base[b]);
+                b += 1;
+            }
+            let in_tree = b < base.len() && base[b] == pair;
+            b += usize::from(in_tree);
+            let present = match last {
+                Some(op) => op == Op::Insert,
+                None => in_tree,
             };
+            if present {
+                live.push(pair);
+            }
         }
-        live.into_iter().collect()
+        live.extend_from_slice(&base[b..]);
+        std::mem::swap(&mut self.base, &mut live);
+        self.live = live;
+        self.found_order = order;
     }
 
     /// Whether the policy empties buffer `id` (at `level`) before this
@@ -635,7 +675,8 @@ impl Index for LaTree {
         self.format.check(key, value)?;
         self.counters.lookups += 1;
         self.collect(key, key, true)?;
-        let present = self.merged().binary_search(&(key, value)).is_ok();
+        self.merge_found();
+        let present = self.base.binary_search(&(key, value)).is_ok();
         if present {
             self.buffer_op(Elem {
                 key,
@@ -677,7 +718,8 @@ impl Index for LaTree {
         self.format.check_key(key)?;
         self.counters.lookups += 1;
         self.collect(key, key, true)?;
-        out.extend(self.merged().into_iter().map(|(_, v)| v));
+        self.merge_found();
+        out.extend(self.base.iter().map(|&(_, v)| v));
         Ok(())
     }
 
@@ -691,7 +733,8 @@ impl Index for LaTree {
             return Ok(());
         }
         self.collect(lo, hi, false)?;
-        out.extend(self.merged());
+        self.merge_found();
+        out.extend_from_slice(&self.base);
         Ok(())
     }
 

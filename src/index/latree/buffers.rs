@@ -424,27 +424,10 @@ impl<S: BufferState> Buffers<S> {
                 f
             }
         };
-        let elem_bytes = self.elem_bytes;
-        let kb = self.format.key_bytes as usize;
-        let vb = self.format.value_bytes as usize;
-        // Invariant 2: `frame` is live.
-        let fr = self.frames[frame].as_mut().expect("live frame");
-        let at = FRAME_HEADER + OWNER_BYTES + fr.count * elem_bytes;
-        let slot = &mut fr.bytes[at..at + elem_bytes];
-        slot[..kb].copy_from_slice(&e.key.to_le_bytes()[..kb]);
-        slot[kb..kb + vb].copy_from_slice(&e.value.to_le_bytes()[..vb]);
-        slot[kb + vb] = match e.op {
-            Op::Insert => 1,
-            Op::Delete => 2,
-            Op::Lookup => 3,
-        };
-        fr.count += 1;
+        self.put(frame, e);
         let at = self.dir.get(&id).map_or(level, |b| b.level);
         self.counters.by_level[(at as usize).min(COUNTED_LEVELS - 1)].appended += 1;
-        if self.pool_unit == PoolUnit::Entries {
-            self.pool_used += elem_bytes;
-        }
-        self.loading_bytes = self.loading_bytes.saturating_sub(elem_bytes);
+        self.loading_bytes = self.loading_bytes.saturating_sub(self.elem_bytes);
         Ok(self.entries(id))
     }
 
@@ -661,9 +644,19 @@ impl<S: BufferState> Buffers<S> {
                 b.tail = None;
             }
         }
-        self.loading_bytes += flash_bytes + tail_elems.len() * self.elem_bytes;
-        self.make_room(store, 0)?;
-        self.scan(store, id, |e| out.push(e))?;
+        let loading = flash_bytes + tail_elems.len() * self.elem_bytes;
+        self.loading_bytes += loading;
+        let loaded = self
+            .make_room(store, 0)
+            .and_then(|()| self.scan(store, id, |e| out.push(e)));
+        if let Err(e) = loaded {
+            // Nothing is taken: the buffer gets its tail back (in RAM, the
+            // pool may run over) and keeps its pages.
+            out.truncate(start);
+            self.loading_bytes = self.loading_bytes.saturating_sub(loading);
+            self.restore_tail(id, &tail_elems);
+            return Err(e);
+        }
         out.extend(tail_elems);
         debug_assert!(out.len() >= start);
         // Invariant: checked present above, and nothing between removes it.
@@ -673,6 +666,43 @@ impl<S: BufferState> Buffers<S> {
         }
         self.release(store, &b)?;
         Ok(Some((b.level, b.state)))
+    }
+
+    /// Gives buffer `id` (which has no tail) a tail frame holding `elems`,
+    /// evicting nothing: what a failed [`Buffers::take`] had removed.
+    fn restore_tail(&mut self, id: NodeId, elems: &[Elem]) {
+        if elems.is_empty() {
+            return;
+        }
+        let f = self.new_frame(id);
+        for e in elems {
+            self.put(f, *e);
+        }
+        if let Some(b) = self.dir.get_mut(&id) {
+            b.tail = Some(f);
+        }
+    }
+
+    /// Writes `e` as the next entry of frame `f` (which has room).
+    fn put(&mut self, f: usize, e: Elem) {
+        let elem_bytes = self.elem_bytes;
+        let kb = self.format.key_bytes as usize;
+        let vb = self.format.value_bytes as usize;
+        // Invariant 2: `f` is live.
+        let fr = self.frames[f].as_mut().expect("live frame");
+        let at = FRAME_HEADER + OWNER_BYTES + fr.count * elem_bytes;
+        let slot = &mut fr.bytes[at..at + elem_bytes];
+        slot[..kb].copy_from_slice(&e.key.to_le_bytes()[..kb]);
+        slot[kb..kb + vb].copy_from_slice(&e.value.to_le_bytes()[..vb]);
+        slot[kb + vb] = match e.op {
+            Op::Insert => 1,
+            Op::Delete => 2,
+            Op::Lookup => 3,
+        };
+        fr.count += 1;
+        if self.pool_unit == PoolUnit::Entries {
+            self.pool_used += elem_bytes;
+        }
     }
 
     /// Forgets what a loaded buffer still holds in RAM (an emptying that

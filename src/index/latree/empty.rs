@@ -37,6 +37,7 @@ use crate::index::btree::ShapeChange;
 impl LaTree {
     /// Empties buffer `id` (nothing when it has none).
     pub(super) fn empty(&mut self, id: NodeId, cause: Cause) -> Result<()> {
+        self.drain_spill()?;
         let mut loaded = std::mem::take(&mut self.loaded);
         loaded.clear();
         let taken = self.bufs.take(self.tree.store_mut(), id, &mut loaded);
@@ -56,8 +57,8 @@ impl LaTree {
         // operations (a delayed lookup sees exactly those before it).
         loaded.sort_by_key(|e| e.key);
         let result = match self.child_level(level) {
-            None => self.apply(&loaded),
-            Some(below) => self.distribute(&loaded, below),
+            None => self.apply(&loaded, level),
+            Some(below) => self.distribute(&loaded, level, below),
         };
         self.loaded = loaded;
         result
@@ -69,6 +70,7 @@ impl LaTree {
     /// directly, not routed into the buffers below. Takes no partition
     /// (the space of last resort, [`LaTree::ensure_partitions`]).
     pub(super) fn flush_subtree(&mut self, id: NodeId, level: u8) -> Result<()> {
+        self.drain_spill()?;
         if let Some(below) = self.child_level(level) {
             let mut nodes = vec![id];
             let mut next = Vec::new();
@@ -92,7 +94,7 @@ impl LaTree {
             Ok(Some(_)) => {
                 self.counters.count_empty(Cause::Space, loaded.len() as u64);
                 loaded.sort_by_key(|e| e.key);
-                self.apply(&loaded)
+                self.apply(&loaded, level)
             }
             Ok(None) => Ok(()),
             Err(e) => Err(e),
@@ -103,32 +105,51 @@ impl LaTree {
 
     /// A leaf subtree's emptying: every entry applied to the tree, in
     /// order; a delayed lookup's part is answered with the key's pairs in
-    /// its span ([`super::lookups`]).
-    fn apply(&mut self, elems: &[Elem]) -> Result<()> {
+    /// its span ([`super::lookups`]). A failure leaves the entries not
+    /// applied in the spill, at `level`, the level of their buffer.
+    fn apply(&mut self, elems: &[Elem], level: u8) -> Result<()> {
         let mut found = Vec::new();
         let mut values = Vec::new();
-        for e in elems {
-            match e.op {
-                Op::Insert => self.tree.insert(e.key, e.value)?,
-                Op::Delete => {
-                    self.tree.delete(e.key, e.value)?;
-                }
-                Op::Lookup => {
-                    if let Some((lo, hi)) = self.delayed_lookups.span(e.value) {
-                        self.tree.range(e.key, e.key, &mut found)?;
-                        values.clear();
-                        values.extend(
-                            found
-                                .iter()
-                                .filter(|&&p| p >= lo && hi.is_none_or(|h| p < h))
-                                .map(|p| p.1),
-                        );
-                        self.delayed_lookups.answer(e.value, &values);
-                    }
-                }
+        for (i, e) in elems.iter().enumerate() {
+            if let Err(err) = self.apply_one(e, &mut found, &mut values) {
+                self.spill(level, &elems[i..]);
+                return Err(err);
             }
             self.bufs.loaded_consumed(1);
-            self.follow_shapes()?;
+            if let Err(err) = self.follow_shapes() {
+                self.spill(level, &elems[i + 1..]);
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// One entry applied to the tree (nothing changed when it fails).
+    fn apply_one(
+        &mut self,
+        e: &Elem,
+        found: &mut Vec<(u64, u64)>,
+        values: &mut Vec<u64>,
+    ) -> Result<()> {
+        match e.op {
+            Op::Insert => self.tree.insert(e.key, e.value)?,
+            Op::Delete => {
+                self.tree.delete(e.key, e.value)?;
+            }
+            Op::Lookup => {
+                if let Some((lo, hi)) = self.delayed_lookups.span(e.value) {
+                    self.tree.range(e.key, e.key, found)?;
+                    values.clear();
+                    values.extend(
+                        found
+                            .iter()
+                            .filter(|&&p| p >= lo && hi.is_none_or(|h| p < h))
+                            .map(|p| p.1),
+                    );
+                    // An answered part is gone: applying it again does nothing.
+                    self.delayed_lookups.answer(e.value, values);
+                }
+            }
         }
         Ok(())
     }
@@ -156,9 +177,20 @@ impl LaTree {
         Ok(())
     }
 
-    /// A non-leaf subtree's emptying: every entry to the buffer of the
-    /// subtree root at `below` on its path.
-    fn distribute(&mut self, elems: &[Elem], below: u8) -> Result<()> {
+    /// A non-leaf subtree's emptying (of a buffer at `level`): every entry
+    /// to the buffer of the subtree root at `below` on its path. A failure
+    /// leaves the entries not passed on in the spill, at `level`.
+    fn distribute(&mut self, elems: &[Elem], level: u8, below: u8) -> Result<()> {
+        let mut done = 0;
+        let result = self.distribute_from(elems, below, &mut done);
+        if result.is_err() {
+            self.spill(level, &elems[done..]);
+        }
+        result
+    }
+
+    /// [`LaTree::distribute`]; `done` counts the entries passed on.
+    fn distribute_from(&mut self, elems: &[Elem], below: u8, done: &mut usize) -> Result<()> {
         let mut below_spans = Vec::new();
         let mut spans = Vec::new();
         let mut parts = Vec::new();
@@ -188,13 +220,25 @@ impl LaTree {
                 spans.extend(below_spans.iter().map(|&(_, s)| s));
                 parts.clear();
                 self.delayed_lookups.cut(e.value, &spans, &mut parts);
-                for &(i, part) in &parts {
+                for (n, &(i, part)) in parts.iter().enumerate() {
                     let elem = Elem { value: part, ..e };
-                    self.push(below_spans[i].0, below, elem)?;
+                    if let Err(err) = self.push(below_spans[i].0, below, elem) {
+                        // The parts not passed on stay with the lookup's
+                        // level, in the spill (the caller spills the rest).
+                        let rest: Vec<Elem> = parts[n..]
+                            .iter()
+                            .map(|&(_, p)| Elem { value: p, ..e })
+                            .collect();
+                        *done += 1;
+                        self.spill_parts(below, &rest);
+                        return Err(err);
+                    }
                 }
+                *done += 1;
                 continue;
             }
             self.push(target, below, e)?;
+            *done += 1;
         }
         Ok(())
     }
@@ -230,19 +274,117 @@ impl LaTree {
     }
 
     /// Moves buffer entries after the shape changes the tree recorded.
+    /// Those a failure leaves are followed first next time (a change that
+    /// failed has spilled what it held).
     pub(super) fn follow_shapes(&mut self) -> Result<()> {
         let mut shapes = std::mem::take(&mut self.shapes);
         shapes.clear();
+        shapes.append(&mut self.pending_shapes);
         self.tree.take_shapes(&mut shapes);
         let mut result = Ok(());
-        for &change in &shapes {
+        for (n, &change) in shapes.iter().enumerate() {
             result = self.follow(change);
             if result.is_err() {
+                self.pending_shapes.extend_from_slice(&shapes[n + 1..]);
                 break;
             }
         }
         self.shapes = shapes;
         result
+    }
+
+    /// Keeps `elems`, taken out of buffers at `level`, in RAM (the spill,
+    /// in level order): they follow the buffers at that level and precede
+    /// those above, for lookups, until [`LaTree::drain_spill`].
+    pub(super) fn spill(&mut self, level: u8, elems: &[Elem]) {
+        if elems.is_empty() {
+            return;
+        }
+        self.spill.extend(elems.iter().map(|&e| (level, e)));
+        // Stable: each level keeps its entries' order.
+        self.spill.sort_by_key(|&(l, _)| l);
+        self.bufs.loaded_consumed(elems.len());
+    }
+
+    /// Where entries spilled from a buffer at `level` go back: that level
+    /// if it still holds buffers, else the next buffered level above (the
+    /// root's, when the root has grown past it or the tree shrunk below).
+    fn holding_level(&self, level: u8) -> u8 {
+        let (_, top) = self.tree.root();
+        if level >= top {
+            return top;
+        }
+        (level..top)
+            .find(|&l| self.buffered_level(l))
+            .unwrap_or(top)
+    }
+
+    /// [`LaTree::spill`] for parts of delayed lookups cut for buffers at
+    /// `level` (they are new entries, not taken from a loaded buffer).
+    fn spill_parts(&mut self, level: u8, parts: &[Elem]) {
+        self.spill.extend(parts.iter().map(|&e| (level, e)));
+        self.spill.sort_by_key(|&(l, _)| l);
+    }
+
+    /// Puts the spilled entries back into the buffers of their level, in
+    /// order, routed by the tree as it is now; what does not fit stays.
+    pub(super) fn drain_spill(&mut self) -> Result<()> {
+        if !self.pending_shapes.is_empty() {
+            self.follow_shapes()?;
+        }
+        if self.spill.is_empty() {
+            return Ok(());
+        }
+        let spill = std::mem::take(&mut self.spill);
+        let mut spans = Vec::new();
+        let mut cut_spans = Vec::new();
+        let mut parts = Vec::new();
+        for (n, &(spilled_at, e)) in spill.iter().enumerate() {
+            let level = self.holding_level(spilled_at);
+            // Whether the entry itself is consumed (a lookup's part is, once
+            // cut: what is not pushed is spilled as new parts).
+            let mut consumed = false;
+            let pushed = if e.op == Op::Lookup {
+                // The part is cut again by the nodes at its level now.
+                match self.spans_below(e.key, level, &mut spans) {
+                    Err(err) => Err(err),
+                    Ok(()) => {
+                        cut_spans.clear();
+                        cut_spans.extend(spans.iter().map(|&(_, s)| s));
+                        parts.clear();
+                        self.delayed_lookups.cut(e.value, &cut_spans, &mut parts);
+                        consumed = true;
+                        let mut pushed = Ok(());
+                        for (k, &(i, part)) in parts.iter().enumerate() {
+                            pushed = self.push(spans[i].0, level, Elem { value: part, ..e });
+                            if pushed.is_err() {
+                                let rest: Vec<Elem> = parts[k..]
+                                    .iter()
+                                    .map(|&(_, p)| Elem { value: p, ..e })
+                                    .collect();
+                                self.spill_parts(level, &rest);
+                                break;
+                            }
+                        }
+                        pushed
+                    }
+                }
+            } else {
+                self.route(e.pair(), level)
+                    .and_then(|t| self.push(t, level, e))
+            };
+            if let Err(err) = pushed {
+                let rest = &spill[n + usize::from(consumed)..];
+                let rest: Vec<(u8, Elem)> = rest
+                    .iter()
+                    .map(|&(l, e)| (self.holding_level(l), e))
+                    .collect();
+                self.spill.extend(rest);
+                self.spill.sort_by_key(|&(l, _)| l);
+                return Err(err);
+            }
+        }
+        Ok(())
     }
 
     fn follow(&mut self, change: ShapeChange) -> Result<()> {
@@ -306,23 +448,38 @@ impl LaTree {
     ) -> Result<()> {
         let mut elems = Vec::new();
         for &id in from {
-            self.bufs.take(self.tree.store_mut(), id, &mut elems)?;
+            if let Err(err) = self.bufs.take(self.tree.store_mut(), id, &mut elems) {
+                self.spill(level, &elems);
+                return Err(err);
+            }
         }
         self.counters.buffer_splits += 1;
-        for e in elems {
+        for (n, &e) in elems.iter().enumerate() {
             if e.op == Op::Lookup {
-                // A part whose pairs now lie on both sides becomes two.
+                // A part whose pairs now lie on both sides becomes two;
+                // the spill (routed again when drained) keeps it whole.
                 let sides = [((0, 0), Some(sep)), (sep, None)];
                 let mut cut = Vec::new();
                 self.delayed_lookups.cut(e.value, &sides, &mut cut);
-                for (i, part) in cut {
+                for (k, &(i, part)) in cut.iter().enumerate() {
                     let to = if i == 0 { pair.0 } else { pair.1 };
-                    self.push(to, level, Elem { value: part, ..e })?;
+                    if let Err(err) = self.push(to, level, Elem { value: part, ..e }) {
+                        let rest: Vec<Elem> = cut[k..]
+                            .iter()
+                            .map(|&(_, p)| Elem { value: p, ..e })
+                            .collect();
+                        self.spill_parts(level, &rest);
+                        self.spill(level, &elems[n + 1..]);
+                        return Err(err);
+                    }
                 }
                 continue;
             }
             let to = if e.pair() < sep { pair.0 } else { pair.1 };
-            self.push(to, level, e)?;
+            if let Err(err) = self.push(to, level, e) {
+                self.spill(level, &elems[n..]);
+                return Err(err);
+            }
         }
         Ok(())
     }
@@ -332,8 +489,11 @@ impl LaTree {
         let mut elems = Vec::new();
         self.bufs.take(self.tree.store_mut(), from, &mut elems)?;
         self.counters.buffer_splits += 1;
-        for e in elems {
-            self.push(to, level, e)?;
+        for (n, &e) in elems.iter().enumerate() {
+            if let Err(err) = self.push(to, level, e) {
+                self.spill(level, &elems[n..]);
+                return Err(err);
+            }
         }
         Ok(())
     }

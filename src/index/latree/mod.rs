@@ -52,13 +52,26 @@
 //! therefore charged to the final flush, never free. Buffer pages are
 //! scratch: nothing reads them after a crash.
 //!
+//! A full device: an emptying or a buffer move that finds no room keeps
+//! the entries it had taken out, in order, in the **spill** (RAM beyond
+//! the budget, at most a buffer's worth, counted in the memory figure),
+//! and the shape changes it had not followed; lookups read the spill with
+//! the buffers, and the next operation first puts it back into the
+//! buffers and retries the emptying, taking nothing new while that fails.
+//! The operation that met the full device returns `Full` and may already
+//! be buffered; every one that returned `Ok` is kept.
+//!
 //! Invariants:
 //! 1. For every pair, its buffered entries lie in the buffers on its
 //!    root-to-leaf path, older ones deeper; within a buffer, in the order
 //!    of the operations.
 //! 2. Only subtree roots (and the root) have buffers; a buffer belongs to
 //!    the node whose subtree holds its entries' keys.
-//! 3. Between operations no buffer is queued for emptying.
+//! 3. Between operations no buffer is queued for emptying, unless an
+//!    operation failed (`stuck`).
+//! 4. Spilled entries belong after the buffers at their level and before
+//!    those above (they share no pair with the buffers at their level);
+//!    the spill is kept in level order.
 
 mod adapt;
 mod buffer_tree;
@@ -69,7 +82,7 @@ mod space;
 
 pub use adapt::Policy;
 
-use crate::device::Storage;
+use crate::device::{DeviceError, Storage};
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::reopen::tree_params;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
@@ -224,6 +237,16 @@ pub struct LaTree {
     kids: Vec<NodeId>,
     found: Vec<Elem>,
     base: Vec<(u64, u64)>,
+    /// Entries an emptying or a buffer move had taken out when the device
+    /// ran out of room (`empty::spill`), each with the level of the
+    /// buffers it belongs to, in order; RAM beyond the budget until
+    /// [`LaTree::drain_spill`] puts them back into those buffers.
+    spill: Vec<(u8, Elem)>,
+    /// Shape changes not yet followed when the device ran out of room.
+    pending_shapes: Vec<crate::index::btree::ShapeChange>,
+    /// An operation failed (a full device): the next one retries what
+    /// it left before taking anything new.
+    stuck: bool,
     /// Scratch of [`LaTree::merge_found`]: `found` as (pair, arrival, op).
     found_order: Vec<((u64, u64), u32, Op)>,
     /// Scratch of [`LaTree::merge_found`]: the live pairs being built.
@@ -332,6 +355,9 @@ impl LaTree {
             kids: Vec::new(),
             found: Vec::new(),
             base: Vec::new(),
+            spill: Vec::new(),
+            pending_shapes: Vec::new(),
+            stuck: false,
             found_order: Vec::new(),
             live: Vec::new(),
             counters: Counters::default(),
@@ -368,7 +394,7 @@ impl LaTree {
     /// path the range takes, deepest buffer first, and `self.base` with the
     /// tree's entries; `adaptive` lets the policy empty buffers on the way
     /// (a lookup), otherwise they are only scanned (a range).
-    fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
+    fn collect(&mut self, lo: u64, hi: u64, mut adaptive: bool) -> Result<()> {
         'restart: loop {
             self.walk.clear();
             self.stack.clear();
@@ -382,9 +408,20 @@ impl LaTree {
                         self.counters.entries_met += self.bufs.entries(id);
                         if self.decide(id, level) {
                             // Loading it may write other tail pages.
-                            self.ensure_partitions(0, &[], u8::MAX)?;
-                            self.empty(id, Cause::Adapt)?;
-                            self.settle()?;
+                            let emptied = self
+                                .ensure_partitions(0, &[], u8::MAX)
+                                .and_then(|_| self.empty(id, Cause::Adapt))
+                                .and_then(|()| self.settle());
+                            match emptied {
+                                Ok(()) => {}
+                                // A full device: the lookup is answered
+                                // by scanning (what was taken is spilled).
+                                Err(IndexError::Device(DeviceError::Full { .. })) => {
+                                    self.stuck = true;
+                                    adaptive = false
+                                }
+                                Err(e) => return Err(e),
+                            }
                             continue 'restart;
                         }
                     }
@@ -410,7 +447,17 @@ impl LaTree {
         self.found.clear();
         let walk = std::mem::take(&mut self.walk);
         let mut result = Ok(());
-        for &(id, _) in &walk {
+        // Spilled entries (kept in level order) follow the buffers at their
+        // level and precede those above.
+        let spill = std::mem::take(&mut self.spill);
+        let mut next_spilled = 0;
+        for &(id, level) in &walk {
+            while let Some(&(_, e)) = spill.get(next_spilled).filter(|(l, _)| *l < level) {
+                if (lo..=hi).contains(&e.key) {
+                    self.found.push(e);
+                }
+                next_spilled += 1;
+            }
             self.counters.buffers_scanned += 1;
             self.counters.entries_scanned += self.bufs.get(id).map_or(0, |b| b.flash_entries());
             let found = &mut self.found;
@@ -423,6 +470,12 @@ impl LaTree {
                 break;
             }
         }
+        for &(_, e) in &spill[next_spilled.min(spill.len())..] {
+            if (lo..=hi).contains(&e.key) {
+                self.found.push(e);
+            }
+        }
+        self.spill = spill;
         self.walk = walk;
         result
     }
@@ -645,11 +698,39 @@ impl LaTree {
     }
 
     /// Appends an operation to the root's buffer and settles.
+    /// `flush`: every buffer emptied into the tree, then the tree's flush.
+    fn flush_all(&mut self) -> Result<()> {
+        // What a full device left spilled goes back into buffers first.
+        self.drain_spill()?;
+        // Top down, so every emptying moves entries toward the leaves once.
+        while let Some((id, _, _)) = self
+            .bufs
+            .all()
+            .max_by_key(|&(id, level, _)| (level, std::cmp::Reverse(id)))
+        {
+            self.empty(id, Cause::Flush)?;
+            self.settle()?;
+        }
+        self.tree.flush()
+    }
+
+    /// After the device ran out of room, the unfinished emptyings are
+    /// retried first, and nothing new is taken while they fail.
     fn buffer_op(&mut self, e: Elem) -> Result<()> {
-        self.ensure_partitions(1, &[], u8::MAX)?;
-        let (root, level) = self.tree.root();
-        self.push(root, level, e)?;
-        self.settle()
+        if self.stuck {
+            self.drain_spill()?;
+            self.settle()?;
+            self.stuck = false;
+        }
+        let result = self.ensure_partitions(1, &[], u8::MAX).and_then(|_| {
+            let (root, level) = self.tree.root();
+            self.push(root, level, e)?;
+            self.settle()
+        });
+        if result.is_err() {
+            self.stuck = true;
+        }
+        result
     }
 }
 
@@ -739,20 +820,17 @@ impl Index for LaTree {
     }
 
     fn flush(&mut self) -> Result<()> {
-        // Top down, so every emptying moves entries toward the leaves once.
-        while let Some((id, _, _)) = self
-            .bufs
-            .all()
-            .max_by_key(|&(id, level, _)| (level, std::cmp::Reverse(id)))
-        {
-            self.empty(id, Cause::Flush)?;
-            self.settle()?;
+        let result = self.flush_all();
+        if result.is_err() {
+            self.stuck = true;
         }
-        self.tree.flush()
+        result
     }
 
     fn memory_bytes(&self) -> usize {
-        self.tree.memory_bytes() + self.bufs.pool_memory()
+        self.tree.memory_bytes()
+            + self.bufs.pool_memory()
+            + self.spill.len() * self.bufs.elem_bytes()
     }
 
     fn notes(&self) -> Vec<String> {
@@ -787,6 +865,7 @@ impl Index for LaTree {
             ("max_buffer_entries", self.max_entries as f64),
             ("buffers", self.bufs.all().count() as f64),
             ("buffered_entries", self.bufs.total_entries() as f64),
+            ("spilled_entries", self.spill.len() as f64),
             ("empties_full", c.empties_full as f64),
             ("empties_partition", c.empties_partition as f64),
             ("empties_adapt", c.empties_adapt as f64),

@@ -269,6 +269,11 @@ impl Bftl {
     }
 
     fn record(&mut self, key: u64, value: u64, insert: bool) -> Result<()> {
+        // Full only after a commit failed (a full device): retried first,
+        // and nothing new is taken while it fails.
+        if self.reservation_buffer.len() >= self.capacity {
+            self.flush_reservation_buffer()?;
+        }
         self.reservation_buffer.push((key, value, insert));
         if self.reservation_buffer.len() >= self.capacity {
             self.flush_reservation_buffer()?;

@@ -337,6 +337,11 @@ impl FdTree {
     }
 
     fn add_to_head(&mut self, key: u64, value: u64, delta: i64) -> Result<()> {
+        // Over its capacity only after a merge failed (a full device): the
+        // merge is retried first, and nothing new is taken while it fails.
+        if self.head_entries + self.head_fences.len() as u64 > self.head_capacity {
+            self.merge_cascade()?;
+        }
         let c = self.head.entry((key, value)).or_insert(0);
         let before = c.unsigned_abs();
         *c += delta;

@@ -101,6 +101,18 @@ struct Component {
     passes: u64,
 }
 
+/// What [`LsmTree::step`] needs to undo a failed step.
+struct StepUndo {
+    disk_len: usize,
+    /// The source and destination components before the step.
+    src: Option<Component>,
+    dst: Option<Component>,
+    /// The destination's builder tree before the step.
+    builder: Option<(u32, Tree)>,
+    next_tree: u32,
+    extents: Extents,
+}
+
 /// The LSM-tree.
 pub struct LsmTree {
     io: PageIo,
@@ -260,8 +272,61 @@ impl LsmTree {
     }
 
     /// One step of the rolling merge into `disk[dst]` (from C0 when `dst`
-    /// is 0, else from `disk[dst − 1]`).
+    /// is 0, else from `disk[dst − 1]`). A step that fails (a full device,
+    /// an I/O error) is undone: the entries it had taken go back where they
+    /// were, so nothing is lost, and the trees it had started are dropped.
     fn step(&mut self, dst: usize) -> Result<()> {
+        let undo = StepUndo {
+            disk_len: self.disk.len(),
+            src: dst.checked_sub(1).and_then(|s| self.disk.get(s).cloned()),
+            dst: self.disk.get(dst).cloned(),
+            builder: self
+                .disk
+                .get(dst)
+                .and_then(|c| c.pass.as_ref())
+                .and_then(|p| p.builder)
+                .and_then(|id| self.trees.get(&id).map(|t| (id, t.clone()))),
+            next_tree: self.next_tree,
+            extents: self.extents.clone(),
+        };
+        match self.merge_step(dst) {
+            // What is left (ending the pass, freeing trees no component
+            // names) takes nothing out, and is not undone.
+            Ok(true) => self.free_unreferenced(),
+            Ok(false) => self.end_pass(dst),
+            Err(e) => {
+                self.undo_step(dst, undo);
+                Err(e)
+            }
+        }
+    }
+
+    /// Puts back what a failed step changed ([`LsmTree::step`]).
+    fn undo_step(&mut self, dst: usize, undo: StepUndo) {
+        if dst == 0 {
+            // The step took `batch` out of C0.
+            for e in &self.batch {
+                self.c0.insert((e.key, e.value), e.kind != Kind::Filter);
+            }
+        }
+        self.disk.truncate(undo.disk_len);
+        if let (Some(src), Some(c)) = (undo.src, dst.checked_sub(1)) {
+            self.disk[c] = src;
+        }
+        if let Some(d) = undo.dst {
+            self.disk[dst] = d;
+        }
+        self.trees.retain(|&id, _| id < undo.next_tree);
+        if let Some((id, t)) = undo.builder {
+            self.trees.insert(id, t);
+        }
+        self.next_tree = undo.next_tree;
+        self.extents = undo.extents;
+    }
+
+    /// The step itself; `Ok(false)` when the source has nothing left past
+    /// the cursor (the pass is to end). `self.batch` holds what it took.
+    fn merge_step(&mut self, dst: usize) -> Result<bool> {
         if self.disk.len() <= dst {
             self.disk.push(Component::default());
         }
@@ -282,17 +347,55 @@ impl LsmTree {
                 self.c0.remove(&(e.key, e.value));
             }
             self.c0_dirty = true;
-            batch.last().map(|e| (e.key, e.value))
+            Ok(batch.last().map(|e| (e.key, e.value)))
         } else {
-            self.take_emptying_leaf(dst - 1, cursor, &mut batch)?
+            self.take_emptying_leaf(dst - 1, cursor, &mut batch)
         };
-        let Some(high) = high else {
-            self.batch = batch;
-            return self.end_pass(dst);
+        let high = match high {
+            Ok(Some(high)) => high,
+            Ok(None) => {
+                self.batch = batch;
+                return Ok(false);
+            }
+            Err(e) => {
+                self.batch = batch;
+                return Err(e);
+            }
         };
-        // The entries of the destination in the same range.
         let mut older = std::mem::take(&mut self.older);
         older.clear();
+        let mut low = cursor;
+        let merged = self.merge_batch(dst, cursor, high, &batch, &mut older, &mut low);
+        // Kept for the next step, and for undoing this one.
+        self.batch = batch;
+        self.older = older;
+        merged?;
+        let pass = self.disk[dst].pass.get_or_insert_with(Pass::default);
+        if let Some(id) = pass.builder {
+            if Some(high) > low {
+                self.add_segment(dst, id, low, high);
+            }
+        }
+        let c = &mut self.disk[dst];
+        c.steps += 1;
+        if let Some(p) = c.pass.as_mut() {
+            p.cursor = Some(high);
+        }
+        Ok(true)
+    }
+
+    /// Merges `batch` with the entries of `disk[dst]` in `(cursor, high]`
+    /// (read into `older`) into the pass's trees.
+    fn merge_batch(
+        &mut self,
+        dst: usize,
+        cursor: Option<Pair>,
+        high: Pair,
+        batch: &[Entry],
+        older: &mut Vec<Entry>,
+        low: &mut Option<Pair>,
+    ) -> Result<()> {
+        // The entries of the destination in the same range.
         for s in &self.disk[dst].segments {
             if Some(s.high) <= cursor || s.low >= Some(high) {
                 continue;
@@ -301,20 +404,13 @@ impl LsmTree {
                 .trees
                 .get(&s.tree)
                 .ok_or_else(|| missing_tree(s.tree))?;
-            self.io.scan(
-                t,
-                s.low.max(cursor),
-                s.high.min(high),
-                false,
-                false,
-                &mut older,
-            )?;
+            self.io
+                .scan(t, s.low.max(cursor), s.high.min(high), false, false, older)?;
         }
         self.cut(dst, cursor, high);
         self.disk[dst].entries = self.disk[dst].entries.saturating_sub(older.len() as u64);
         // Merge: the newer version of a pair wins.
         let bottom = dst + 1 == self.disk.len();
-        let mut low = cursor;
         let (mut i, mut j) = (0, 0);
         while i < batch.len() || j < older.len() {
             let e = match (batch.get(i), older.get(j)) {
@@ -341,22 +437,9 @@ impl LsmTree {
                 self.dropped_filters += 1;
                 continue;
             }
-            self.emit(dst, e, &mut low)?;
+            self.emit(dst, e, low)?;
         }
-        self.batch = batch;
-        self.older = older;
-        let pass = self.disk[dst].pass.get_or_insert_with(Pass::default);
-        if let Some(id) = pass.builder {
-            if Some(high) > low {
-                self.add_segment(dst, id, low, high);
-            }
-        }
-        let c = &mut self.disk[dst];
-        c.steps += 1;
-        if let Some(p) = c.pass.as_mut() {
-            p.cursor = Some(high);
-        }
-        self.free_unreferenced()
+        Ok(())
     }
 
     /// Takes from `disk[src]` the entries past `cursor` in the first leaf
@@ -810,6 +893,11 @@ impl Index for LsmTree {
 
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.io.format.check(key, value)?;
+        // After a failed step (a full device) C0 is over its capacity: the
+        // merge is retried first, and nothing new is taken while it fails.
+        if self.c0.len() as u64 > self.c0_capacity {
+            self.maintain()?;
+        }
         self.c0.insert((key, value), true);
         self.c0_dirty = true;
         self.dirty = true;
@@ -829,6 +917,9 @@ impl Index for LsmTree {
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.io.format.check(key, value)?;
+        if self.c0.len() as u64 > self.c0_capacity {
+            self.maintain()?;
+        }
         self.collect(key, key)?;
         let pair = (key, value);
         let at = self.found.partition_point(|e| e.0 < pair);

@@ -110,7 +110,6 @@ struct StepUndo {
     /// The destination's builder tree before the step.
     builder: Option<(u32, Tree)>,
     next_tree: u32,
-    extents: Extents,
 }
 
 /// The LSM-tree.
@@ -137,6 +136,9 @@ pub struct LsmTree {
     memory_budget: usize,
     cache_pages: usize,
     dropped_filters: u64,
+    /// During a step: the extent allocator before the step changed it
+    /// (`Some(None)` while it has not).
+    step_extents: Option<Option<Extents>>,
     /// Buffers reused by every step and search.
     batch: Vec<Entry>,
     older: Vec<Entry>,
@@ -215,6 +217,7 @@ impl LsmTree {
             memory_budget: memory,
             cache_pages,
             dropped_filters: 0,
+            step_extents: None,
             batch: Vec::new(),
             older: Vec::new(),
             found: Vec::new(),
@@ -287,22 +290,25 @@ impl LsmTree {
                 .and_then(|p| p.builder)
                 .and_then(|id| self.trees.get(&id).map(|t| (id, t.clone()))),
             next_tree: self.next_tree,
-            extents: self.extents.clone(),
         };
-        match self.merge_step(dst) {
+        // The extent allocator is copied only if the step changes it.
+        self.step_extents = Some(None);
+        let stepped = self.merge_step(dst);
+        let extents = self.step_extents.take().flatten();
+        match stepped {
             // What is left (ending the pass, freeing trees no component
             // names) takes nothing out, and is not undone.
             Ok(true) => self.free_unreferenced(),
             Ok(false) => self.end_pass(dst),
             Err(e) => {
-                self.undo_step(dst, undo);
+                self.undo_step(dst, undo, extents);
                 Err(e)
             }
         }
     }
 
     /// Puts back what a failed step changed ([`LsmTree::step`]).
-    fn undo_step(&mut self, dst: usize, undo: StepUndo) {
+    fn undo_step(&mut self, dst: usize, undo: StepUndo, extents: Option<Extents>) {
         if dst == 0 {
             // The step took `batch` out of C0.
             for e in &self.batch {
@@ -321,7 +327,17 @@ impl LsmTree {
             self.trees.insert(id, t);
         }
         self.next_tree = undo.next_tree;
-        self.extents = undo.extents;
+        if let Some(e) = extents {
+            self.extents = e;
+        }
+    }
+
+    /// Inside a step, keeps the extent allocator as it was before the
+    /// step's first change to it (for [`LsmTree::undo_step`]).
+    fn before_extents_change(&mut self) {
+        if let Some(None) = self.step_extents {
+            self.step_extents = Some(Some(self.extents.clone()));
+        }
     }
 
     /// The step itself; `Ok(false)` when the source has nothing left past
@@ -523,6 +539,7 @@ impl LsmTree {
         } else {
             self.disk[dst - 1].entries
         };
+        self.before_extents_change();
         let per = self.io.per_page as u64;
         let want = (src + self.disk[dst].entries) * 5 / 4;
         let leaf_pages = want.div_ceil(per).max(2);
@@ -568,6 +585,7 @@ impl LsmTree {
 
     /// Seals tree `id` and returns the rest of its extents.
     fn seal(&mut self, id: u32) -> Result<()> {
+        self.before_extents_change();
         let span = self.io.span;
         let t = self.trees.get_mut(&id).ok_or_else(|| missing_tree(id))?;
         self.io.seal(t)?;

@@ -7,62 +7,23 @@
 
 mod common;
 
-use flashix::device::{DeviceError, DeviceSpec, Storage};
+use common::{fill_until_full, holds_what_was_accepted, raw, small_ftl};
+use flashix::device::DeviceError;
 use flashix::index::{registry, Index, IndexError, Params};
 
-fn small_ftl() -> Storage {
-    let sets = vec![("blocks".to_string(), "16".to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
 fn fill(name: &str, dev: &str, mut t: Box<dyn Index>) -> Result<(), String> {
-    let pair = |i: u64| (i * 7919 % 100_003, i % 5);
-    let mut accepted = Vec::new();
-    let err = loop {
-        let (k, v) = pair(accepted.len() as u64);
-        match t.insert(k, v) {
-            Ok(()) => accepted.push((k, v)),
-            Err(e) => break e,
-        }
-        assert!(accepted.len() < 3_000_000, "{name} on {dev}: never filled");
-    };
-    if !matches!(err, IndexError::Device(DeviceError::Full { .. })) {
-        return Err(format!("{name} on {dev}: {err}"));
+    let mut f = fill_until_full(t.as_mut());
+    if !matches!(f.err, IndexError::Device(DeviceError::Full { .. })) {
+        return Err(format!("{name} on {dev}: {}", f.err));
     }
-    let failed = pair(accepted.len() as u64);
     for i in 0..20 {
-        let _ = t
-            .insert(2_000_000 + i, 1)
-            .map(|()| accepted.push((2_000_000 + i, 1)));
+        if t.insert(2_000_000 + i, 1).is_ok() {
+            f.accepted.push((2_000_000 + i, 1));
+        }
     }
-    accepted.sort_unstable();
-    accepted.dedup();
-    let mut out = Vec::new();
-    t.range(0, u64::MAX, &mut out).unwrap();
-    let missing = accepted
-        .iter()
-        .filter(|p| out.binary_search(p).is_err())
-        .count();
-    if missing > 0 {
-        return Err(format!(
-            "{name} on {dev}: {missing} of {} entries lost after {err}",
-            accepted.len()
-        ));
-    }
-    let extra: Vec<_> = out
-        .iter()
-        .filter(|p| accepted.binary_search(p).is_err())
-        .collect();
-    if !(extra.is_empty() || extra == vec![&failed]) {
-        return Err(format!(
-            "{name} on {dev}: {} entries whose insert failed are there",
-            extra.len()
-        ));
-    }
-    Ok(())
+    f.accepted.sort_unstable();
+    holds_what_was_accepted(t.as_mut(), &f.accepted, f.failed)
+        .map_err(|e| format!("{name} on {dev}: {e} after {}", f.err))
 }
 
 #[test]
@@ -73,10 +34,10 @@ fn every_index_keeps_what_it_accepted_when_the_device_fills() {
         if matches!(info.name, "latree" | "buffer-tree") {
             continue;
         }
-        let t = registry::create(info.name, small_ftl(), 16 << 10, none())
+        let t = registry::create(info.name, small_ftl(16), 16 << 10, none())
             .unwrap_or_else(|e| panic!("{}: {e}", info.name));
         failures.extend(fill(info.name, "the FTL", t).err());
-        if let Ok(t) = registry::create(info.name, common::raw(64), 16 << 10, none()) {
+        if let Ok(t) = registry::create(info.name, raw(64), 16 << 10, none()) {
             failures.extend(fill(info.name, "a raw chip", t).err());
         }
     }

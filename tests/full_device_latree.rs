@@ -4,68 +4,28 @@
 
 mod common;
 
-use common::raw;
-use flashix::device::{DeviceError, DeviceSpec, Storage};
+use common::{fill_until_full, holds_what_was_accepted, raw, small_ftl};
+use flashix::device::{DeviceError, Storage};
 use flashix::index::{registry, IndexError, Params};
 
 fn p(set: &[&str]) -> Params {
     Params::parse(set.iter().copied()).unwrap()
 }
 
-fn small_ftl(blocks: u64) -> Storage {
-    let sets = vec![("blocks".to_string(), blocks.to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
-}
-
 fn fill(name: &str, set: &[&str], storage: Storage, memory: usize) {
     let mut t = registry::create(name, storage, memory, p(set)).unwrap();
-    let mut accepted = Vec::new();
-    let pair = |i: u64| (i * 7919 % 100_003, i % 5);
-    let err = loop {
-        let (k, v) = pair(accepted.len() as u64);
-        match t.insert(k, v) {
-            Ok(()) => accepted.push((k, v)),
-            Err(e) => break e,
-        }
-        assert!(accepted.len() < 2_000_000, "{name} {set:?}: never filled");
-    };
+    let mut f = fill_until_full(t.as_mut());
     assert!(
-        matches!(err, IndexError::Device(DeviceError::Full { .. })),
-        "{name} {set:?}: {err}"
+        matches!(f.err, IndexError::Device(DeviceError::Full { .. })),
+        "{name} {set:?}: {}",
+        f.err
     );
-    // The insert that failed may already be buffered; nothing else is
-    // new, and nothing accepted is lost.
-    let failed = pair(accepted.len() as u64);
-    accepted.sort_unstable();
-    accepted.dedup();
-    let check = |t: &mut Box<dyn flashix::index::Index>, accepted: &[(u64, u64)], when: &str| {
-        let mut out = Vec::new();
-        t.range(0, u64::MAX, &mut out).unwrap();
-        let extra: Vec<_> = out
-            .iter()
-            .filter(|p| accepted.binary_search(p).is_err())
-            .collect();
-        assert!(
-            extra.is_empty() || extra == vec![&failed],
-            "{name} {set:?} {when}: {extra:?}"
-        );
-        let missing = accepted
-            .iter()
-            .filter(|p| out.binary_search(p).is_err())
-            .count();
-        assert_eq!(
-            missing, 0,
-            "{name} {set:?} {when}: entries lost after {err}"
-        );
-    };
-    check(&mut t, &accepted, "after the failed insert");
+    holds_what_was_accepted(t.as_mut(), &f.accepted, f.failed)
+        .unwrap_or_else(|e| panic!("{name} {set:?}: {e} after {}", f.err));
     // Lookups still answer (an emptying they would start finds no room
     // and they scan instead), and later writes fail without taking more.
     let mut got = Vec::new();
-    for &(k, v) in accepted.iter().step_by(97) {
+    for &(k, v) in f.accepted.iter().step_by(97) {
         t.get(k, &mut got).unwrap();
         assert!(
             got.contains(&v),
@@ -75,11 +35,12 @@ fn fill(name: &str, set: &[&str], storage: Storage, memory: usize) {
     for i in 0..50 {
         let (k, v) = (i * 31 + 1_000_000, 1);
         if t.insert(k, v).is_ok() {
-            accepted.push((k, v));
-            accepted.sort_unstable();
+            f.accepted.push((k, v));
         }
     }
-    check(&mut t, &accepted, "after more inserts");
+    f.accepted.sort_unstable();
+    holds_what_was_accepted(t.as_mut(), &f.accepted, f.failed)
+        .unwrap_or_else(|e| panic!("{name} {set:?} after more inserts: {e}"));
 }
 
 #[test]

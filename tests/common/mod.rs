@@ -197,3 +197,69 @@ pub fn churn() -> Vec<ModelOp> {
     seq.push(ModelOp::Reopen);
     seq
 }
+
+/// The FTL over a `blocks`-block `slc-small` chip (small: to fill it).
+pub fn small_ftl(blocks: u64) -> Storage {
+    let sets = vec![("blocks".to_string(), blocks.to_string())];
+    DeviceSpec::parse("slc-small", &sets)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+/// What [`fill_until_full`] leaves: the pairs accepted (sorted, once
+/// each), the one whose insert failed, and its error.
+pub struct Filled {
+    pub accepted: Vec<(u64, u64)>,
+    pub failed: (u64, u64),
+    pub err: flashix::index::IndexError,
+}
+
+/// Inserts scattered pairs into `t` until an insert fails.
+pub fn fill_until_full(t: &mut dyn Index) -> Filled {
+    let pair = |i: u64| (i * 7919 % 100_003, i % 5);
+    let mut accepted = Vec::new();
+    let err = loop {
+        let (k, v) = pair(accepted.len() as u64);
+        match t.insert(k, v) {
+            Ok(()) => accepted.push((k, v)),
+            Err(e) => break e,
+        }
+        assert!(accepted.len() < 3_000_000, "{}: never filled", t.name());
+    };
+    let failed = pair(accepted.len() as u64);
+    accepted.sort_unstable();
+    accepted.dedup();
+    Filled {
+        accepted,
+        failed,
+        err,
+    }
+}
+
+/// Whether `t` holds every pair of `accepted` (sorted) and nothing else
+/// but, perhaps, `failed` (an insert that returned an error may already
+/// be buffered); an error names what differs.
+pub fn holds_what_was_accepted(
+    t: &mut dyn Index,
+    accepted: &[(u64, u64)],
+    failed: (u64, u64),
+) -> Result<(), String> {
+    let mut out = Vec::new();
+    t.range(0, u64::MAX, &mut out).map_err(|e| e.to_string())?;
+    let missing = accepted
+        .iter()
+        .filter(|p| out.binary_search(p).is_err())
+        .count();
+    if missing > 0 {
+        return Err(format!("{missing} of {} entries lost", accepted.len()));
+    }
+    let extra = out
+        .iter()
+        .filter(|p| accepted.binary_search(p).is_err() && **p != failed)
+        .count();
+    if extra > 0 {
+        return Err(format!("{extra} entries whose insert failed are there"));
+    }
+    Ok(())
+}

@@ -141,20 +141,18 @@ pub fn ram() -> Storage {
 
 /// The FTL over a 256-block (4 MiB) `slc-small` chip.
 pub fn ftl() -> Storage {
-    let sets = vec![("blocks".to_string(), "256".to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
+    small_ftl(256)
 }
 
 /// A raw `toshiba-byte` chip of `blocks` blocks.
 pub fn raw(blocks: u64) -> Storage {
+    device("raw:toshiba-byte", blocks)
+}
+
+/// Device `spec` with a chip of `blocks` blocks.
+fn device(spec: &str, blocks: u64) -> Storage {
     let sets = vec![("blocks".to_string(), blocks.to_string())];
-    DeviceSpec::parse("raw:toshiba-byte", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
+    DeviceSpec::parse(spec, &sets).unwrap().build().unwrap()
 }
 
 /// Runs `ops` on index `name` over a fresh real file (created once; the
@@ -200,11 +198,7 @@ pub fn churn() -> Vec<ModelOp> {
 
 /// The FTL over a `blocks`-block `slc-small` chip (small: to fill it).
 pub fn small_ftl(blocks: u64) -> Storage {
-    let sets = vec![("blocks".to_string(), blocks.to_string())];
-    DeviceSpec::parse("slc-small", &sets)
-        .unwrap()
-        .build()
-        .unwrap()
+    device("slc-small", blocks)
 }
 
 /// What [`fill_until_full`] leaves: the pairs accepted (sorted, once

@@ -220,21 +220,9 @@ impl LaTree {
                 spans.extend(below_spans.iter().map(|&(_, s)| s));
                 parts.clear();
                 self.delayed_lookups.cut(e.value, &spans, &mut parts);
-                for (n, &(i, part)) in parts.iter().enumerate() {
-                    let elem = Elem { value: part, ..e };
-                    if let Err(err) = self.push(below_spans[i].0, below, elem) {
-                        // The parts not passed on stay with the lookup's
-                        // level, in the spill (the caller spills the rest).
-                        let rest: Vec<Elem> = parts[n..]
-                            .iter()
-                            .map(|&(_, p)| Elem { value: p, ..e })
-                            .collect();
-                        *done += 1;
-                        self.spill_parts(below, &rest);
-                        return Err(err);
-                    }
-                }
+                // Cut, the lookup is passed on (what fails is spilled).
                 *done += 1;
+                self.push_parts(e, &parts, below, |i| below_spans[i].0)?;
                 continue;
             }
             self.push(target, below, e)?;
@@ -297,12 +285,7 @@ impl LaTree {
     /// in level order): they follow the buffers at that level and precede
     /// those above, for lookups, until [`LaTree::drain_spill`].
     pub(super) fn spill(&mut self, level: u8, elems: &[Elem]) {
-        if elems.is_empty() {
-            return;
-        }
-        self.spill.extend(elems.iter().map(|&e| (level, e)));
-        // Stable: each level keeps its entries' order.
-        self.spill.sort_by_key(|&(l, _)| l);
+        self.spill_parts(level, elems);
         self.bufs.loaded_consumed(elems.len());
     }
 
@@ -319,11 +302,37 @@ impl LaTree {
             .unwrap_or(top)
     }
 
-    /// [`LaTree::spill`] for parts of delayed lookups cut for buffers at
-    /// `level` (they are new entries, not taken from a loaded buffer).
-    fn spill_parts(&mut self, level: u8, parts: &[Elem]) {
-        self.spill.extend(parts.iter().map(|&e| (level, e)));
+    /// [`LaTree::spill`] for entries not taken from a loaded buffer (the
+    /// new parts of a delayed lookup, cut for buffers at `level`).
+    fn spill_parts(&mut self, level: u8, elems: &[Elem]) {
+        if elems.is_empty() {
+            return;
+        }
+        self.spill.extend(elems.iter().map(|&e| (level, e)));
+        // Stable: each level keeps its entries' order.
         self.spill.sort_by_key(|&(l, _)| l);
+    }
+
+    /// Pushes the parts of delayed lookup `e`, each `(i, part)` to buffer
+    /// `target(i)` at `level`; the parts a failure leaves are spilled.
+    fn push_parts(
+        &mut self,
+        e: Elem,
+        parts: &[(usize, u64)],
+        level: u8,
+        target: impl Fn(usize) -> NodeId,
+    ) -> Result<()> {
+        for (k, &(i, part)) in parts.iter().enumerate() {
+            if let Err(err) = self.push(target(i), level, Elem { value: part, ..e }) {
+                let rest: Vec<Elem> = parts[k..]
+                    .iter()
+                    .map(|&(_, p)| Elem { value: p, ..e })
+                    .collect();
+                self.spill_parts(level, &rest);
+                return Err(err);
+            }
+        }
+        Ok(())
     }
 
     /// Puts the spilled entries back into the buffers of their level, in
@@ -354,19 +363,7 @@ impl LaTree {
                         parts.clear();
                         self.delayed_lookups.cut(e.value, &cut_spans, &mut parts);
                         consumed = true;
-                        let mut pushed = Ok(());
-                        for (k, &(i, part)) in parts.iter().enumerate() {
-                            pushed = self.push(spans[i].0, level, Elem { value: part, ..e });
-                            if pushed.is_err() {
-                                let rest: Vec<Elem> = parts[k..]
-                                    .iter()
-                                    .map(|&(_, p)| Elem { value: p, ..e })
-                                    .collect();
-                                self.spill_parts(level, &rest);
-                                break;
-                            }
-                        }
-                        pushed
+                        self.push_parts(e, &parts, level, |i| spans[i].0)
                     }
                 }
             } else {
@@ -461,17 +458,10 @@ impl LaTree {
                 let sides = [((0, 0), Some(sep)), (sep, None)];
                 let mut cut = Vec::new();
                 self.delayed_lookups.cut(e.value, &sides, &mut cut);
-                for (k, &(i, part)) in cut.iter().enumerate() {
-                    let to = if i == 0 { pair.0 } else { pair.1 };
-                    if let Err(err) = self.push(to, level, Elem { value: part, ..e }) {
-                        let rest: Vec<Elem> = cut[k..]
-                            .iter()
-                            .map(|&(_, p)| Elem { value: p, ..e })
-                            .collect();
-                        self.spill_parts(level, &rest);
-                        self.spill(level, &elems[n + 1..]);
-                        return Err(err);
-                    }
+                let side = |i| if i == 0 { pair.0 } else { pair.1 };
+                if let Err(err) = self.push_parts(e, &cut, level, side) {
+                    self.spill(level, &elems[n + 1..]);
+                    return Err(err);
                 }
                 continue;
             }

@@ -45,6 +45,7 @@
 //! 1. A buffer's entries are its flash pages in `pages` order, then its
 //!    tail frame's entries.
 //! 2. Every frame belongs to exactly one buffer and is its `tail`.
+//! 3. `overfull_queue` names buffers in the directory, each at its level.
 
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
@@ -115,9 +116,6 @@ pub struct Buffer<S> {
     held: Held,
     flash_entries: u64,
     tail: Option<usize>,
-    /// Queued for emptying (too large, or its partition filled); such
-    /// buffers are also in [`Buffers::overfull_queue`].
-    overfull: bool,
     pub state: S,
 }
 
@@ -129,7 +127,6 @@ impl<S: BufferState> Buffer<S> {
             held: Held::default(),
             flash_entries: 0,
             tail: None,
-            overfull: false,
             state: S::default(),
         }
     }
@@ -211,8 +208,9 @@ pub struct Buffers<S> {
     space: Space,
     /// Node ids are ours, small integers: no need for SipHash here.
     dir: FastMap<NodeId, Buffer<S>>,
-    /// The overfull buffers as (level, Reverse(node)): the last is the
-    /// next to empty, so finding it does not walk every buffer.
+    /// The buffers queued for emptying (too large, or their partition
+    /// filled) as (level, Reverse(node)): the last is the next to empty,
+    /// so finding it does not walk every buffer.
     overfull_queue: BTreeSet<(u8, Reverse<NodeId>)>,
     frames: Vec<Option<Frame>>,
     /// Page buffers of dropped frames, for reuse.
@@ -325,11 +323,8 @@ impl<S: BufferState> Buffers<S> {
 
     /// Queues buffer `id` for emptying at the next safe point.
     pub fn mark_overfull(&mut self, id: NodeId) {
-        if let Some(b) = self.dir.get_mut(&id) {
-            if !b.overfull {
-                b.overfull = true;
-                self.overfull_queue.insert((b.level, Reverse(id)));
-            }
+        if let Some(b) = self.dir.get(&id) {
+            self.overfull_queue.insert((b.level, Reverse(id)));
         }
     }
 
@@ -661,9 +656,7 @@ impl<S: BufferState> Buffers<S> {
         debug_assert!(out.len() >= start);
         // Invariant: checked present above, and nothing between removes it.
         let b = self.dir.remove(&id).expect("present");
-        if b.overfull {
-            self.overfull_queue.remove(&(b.level, Reverse(id)));
-        }
+        self.overfull_queue.remove(&(b.level, Reverse(id)));
         self.release(store, &b)?;
         Ok(Some((b.level, b.state)))
     }
@@ -724,8 +717,7 @@ impl<S: BufferState> Buffers<S> {
     pub fn rename(&mut self, from: NodeId, to: NodeId, level: u8) {
         if let Some(mut b) = self.dir.remove(&from) {
             debug_assert!(!self.dir.contains_key(&to));
-            if b.overfull {
-                self.overfull_queue.remove(&(b.level, Reverse(from)));
+            if self.overfull_queue.remove(&(b.level, Reverse(from))) {
                 self.overfull_queue.insert((level, Reverse(to)));
             }
             b.level = level;

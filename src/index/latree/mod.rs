@@ -54,7 +54,8 @@
 //!
 //! A full device: an emptying or a buffer move that finds no room keeps
 //! the entries it had taken out, in order, in the **spill** (RAM beyond
-//! the budget, at most a buffer's worth, counted in the memory figure),
+//! the budget, at most what that one operation had taken out, counted in
+//! the memory figure),
 //! and the shape changes it had not followed; lookups read the spill with
 //! the buffers, and the next operation first puts it back into the
 //! buffers and retries the emptying, taking nothing new while that fails.

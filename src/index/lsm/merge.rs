@@ -1,5 +1,5 @@
-//! The LSM-tree's rolling merges (O'Neil et al. 1996, §3.2; the module
-//! docs of [`super`] describe them): the merge steps that keep every
+//! The LSM-tree's rolling merges (O'Neil et al. 1996; the module docs of
+//! [`super`] describe them): the merge steps that keep every
 //! component within its capacity, the trees a pass builds and seals, and
 //! the segments each component owns. A step that fails (a full device, an
 //! I/O error) is undone, so a merge never loses what it had taken.
@@ -461,7 +461,7 @@ impl LsmTree {
             (t.dir_start, t.dir_reserved),
         ] {
             let n = pages * span;
-            self.io.cache.forget(start, n);
+            self.io.forget(start, n);
             for lba in start..start + n {
                 self.io.dev().trim(lba)?;
             }

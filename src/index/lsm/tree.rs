@@ -144,6 +144,20 @@ impl PageIo {
         }
     }
 
+    /// Forgets every page read from LBAs `start..start + n` (a freed
+    /// tree's, which later trees may write again): the cached ones and the
+    /// merge's last page.
+    pub(super) fn forget(&mut self, start: u64, n: u64) {
+        self.cache.forget(start, n);
+        if self
+            .emptying
+            .as_ref()
+            .is_some_and(|(lba, _)| (start..start + n).contains(lba))
+        {
+            self.emptying = None;
+        }
+    }
+
     /// Page `number` at `level` of `t`; searches go through the LRU cache,
     /// merges (`cached = false`) past it.
     fn page(&mut self, t: &Tree, level: u8, number: u64, cached: bool) -> Result<Rc<Page>> {

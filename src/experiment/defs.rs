@@ -94,16 +94,21 @@ pub(super) fn number<T: std::str::FromStr>(params: &Params, key: &str) -> Result
 /// run (removed after it): `file:{scratch}` measures this machine's disk.
 pub(super) const SCRATCH: &str = "{scratch}";
 
-/// A file a run owns: removed when dropped.
-struct ScratchFile(std::path::PathBuf);
+/// A file in the temporary folder that a run owns: removed when dropped.
+pub(super) struct ScratchFile(std::path::PathBuf);
 
 impl ScratchFile {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         ScratchFile(
             std::env::temp_dir().join(format!("flashix-experiment-{}-{n}.db", std::process::id())),
         )
+    }
+
+    /// `file:PATH` for it.
+    pub(super) fn device(&self) -> String {
+        format!("file:{}", self.0.display())
     }
 }
 
@@ -117,7 +122,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
     let device_text = get(params, "device")?;
     let scratch = device_text.contains(SCRATCH).then(ScratchFile::new);
     let device_text = match &scratch {
-        Some(f) => device_text.replace(SCRATCH, &f.0.display().to_string()),
+        Some(f) => device_text.replace(&format!("file:{SCRATCH}"), &f.device()),
         None => device_text.to_string(),
     };
     let device =
@@ -315,13 +320,12 @@ mod tests {
                 for r in &runs {
                     // Every swept configuration builds its device (and,
                     // for index runs, its index and workload).
-                    // A run's own scratch file stands in the temporary folder.
-                    let scratch = std::env::temp_dir()
-                        .join(format!("flashix-defs-test-{}.db", std::process::id()));
+                    // A run's own file stands in the temporary folder (ssd-table1's
+                    // runner places its file there too).
+                    let scratch = ScratchFile::new();
                     let text = match r.params["device"].as_str() {
-                        // ssd-table1's file, which its runner places there too.
-                        super::super::ssd::TEMP_FILE => format!("file:{}", scratch.display()),
-                        d => d.replace(SCRATCH, &scratch.display().to_string()),
+                        super::super::ssd::TEMP_FILE => scratch.device(),
+                        d => d.replace(&format!("file:{SCRATCH}"), &scratch.device()),
                     };
                     let device = DeviceSpec::parse(&text, &prefixed(&r.params, "device."))
                         .unwrap_or_else(|err| panic!("{}: {err}", e.id));
@@ -349,7 +353,6 @@ mod tests {
                             .unwrap();
                         }
                     }
-                    let _ = std::fs::remove_file(&scratch);
                 }
             }
             for p in &e.published {

@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{DeviceSpec, Storage};
 
-use super::defs::{get, number, prefixed};
+use super::defs::{get, number, prefixed, ScratchFile};
 use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
 
 /// The `device` value that stands for a file in the temporary directory.
@@ -215,15 +215,10 @@ pub(super) fn device_bench_run(
     let pattern = get(params, "pattern")?;
     let requests: u64 = number(params, "requests")?;
     let span_mib: u64 = number(params, "span_mib")?;
-    let temp = (device == TEMP_FILE).then(|| {
-        std::env::temp_dir().join(format!(
-            "flashix-ssd-table1-{}-{seed}-{pattern}-{}.img",
-            std::process::id(),
-            params.get("device.page_size").map_or("", String::as_str)
-        ))
-    });
+    // Removed when the run ends.
+    let temp = (device == TEMP_FILE).then(ScratchFile::new);
     let spec_name = match &temp {
-        Some(p) => format!("file:{}", p.display()),
+        Some(f) => f.device(),
         None => device.to_string(),
     };
     let mut sets = prefixed(params, "device.");
@@ -233,9 +228,7 @@ pub(super) fn device_bench_run(
     }
     let spec = DeviceSpec::parse(&spec_name, &sets).map_err(|e| e.to_string())?;
     let result = bench(&spec, pattern, requests, span_mib, seed);
-    if let Some(p) = temp {
-        let _ = std::fs::remove_file(p);
-    }
+    drop(temp);
     result
 }
 

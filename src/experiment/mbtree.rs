@@ -13,7 +13,8 @@
 //!   Indicator, on a workload with deletes.
 //!
 //! The real workload of Figs. 7-18 is a genome: by default where Debian's
-//! `kleborate-examples` installs it, or the FASTA file (plain, .gz or .xz)
+//! `kleborate-examples` installs it (or where `dpkg -x` unpacked that
+//! package into the user's cache folder, as `.ci/run` does), or the FASTA file (plain, .gz or .xz)
 //! the environment variable `FLASHIX_GENOME` names, for a machine that
 //! keeps it elsewhere. Without the file those experiments refuse to run
 //! rather than substitute synthetic keys; point `FLASHIX_GENOME` at a
@@ -655,9 +656,28 @@ fn genome_at_20k() -> Vec<(&'static str, &'static str)> {
 /// Where Debian's `kleborate-examples` installs the genome.
 const DEBIAN_GENOME: &str = "/usr/share/doc/kleborate/examples/data/NTUH-K2044.fna.xz";
 
+/// Where the README's `dpkg -x` unpacks the same package without installing
+/// it: `kleborate-examples` below the user's cache folder
+/// (`$XDG_CACHE_HOME`, else `$HOME/.cache`, then `flashix/`), the Debian
+/// path inside it.
+fn cached_genome() -> Option<std::path::PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
+    Some(
+        cache
+            .join("flashix/kleborate-examples")
+            .join(DEBIAN_GENOME.trim_start_matches('/')),
+    )
+}
+
 /// The DNA workload of the MB-Tree experiments, `dna:PATH`: PATH is the
 /// value of `FLASHIX_GENOME` (a FASTA file, plain, .gz or .xz) if it is set
-/// and not empty, else [`DEBIAN_GENOME`]. Read once per process, because
+/// and not empty, else [`DEBIAN_GENOME`] where the package is installed,
+/// else the unpacked copy of [`cached_genome`] if there is one, else
+/// [`DEBIAN_GENOME`] (missing: the experiments say how to get it). Read
+/// once per process, because
 /// the experiment definitions hold `&'static str`s.
 fn genome_workload() -> &'static str {
     static WORKLOAD: OnceLock<String> = OnceLock::new();
@@ -673,8 +693,15 @@ fn genome_workload() -> &'static str {
 /// [`genome_workload`] for a given value of `FLASHIX_GENOME`; an empty one
 /// counts as unset, so `FLASHIX_GENOME=` restores the default.
 fn genome_workload_for(env: Option<&str>) -> String {
-    let path = env.filter(|p| !p.is_empty()).unwrap_or(DEBIAN_GENOME);
-    format!("dna:{path}")
+    if let Some(path) = env.filter(|p| !p.is_empty()) {
+        return format!("dna:{path}");
+    }
+    if !std::path::Path::new(DEBIAN_GENOME).exists() {
+        if let Some(cached) = cached_genome().filter(|p| p.exists()) {
+            return format!("dna:{}", cached.display());
+        }
+    }
+    format!("dna:{DEBIAN_GENOME}")
 }
 
 #[cfg(test)]
@@ -683,11 +710,14 @@ mod tests {
 
     #[test]
     fn flashix_genome_overrides_the_genome_path() {
-        assert_eq!(genome_workload_for(None), format!("dna:{DEBIAN_GENOME}"));
-        assert_eq!(
-            genome_workload_for(Some("")),
-            format!("dna:{DEBIAN_GENOME}")
+        // Unset or empty: the installed package, else the unpacked copy in
+        // the cache folder, else the Debian path (whichever this machine has).
+        let default = genome_workload_for(None);
+        assert!(
+            default.ends_with(DEBIAN_GENOME.trim_start_matches('/')),
+            "{default}"
         );
+        assert_eq!(genome_workload_for(Some("")), default);
         let w = genome_workload_for(Some("/data/chr19.fa.gz"));
         assert!(
             w.starts_with("dna:") && w.ends_with("/data/chr19.fa.gz"),

@@ -499,10 +499,12 @@ pub fn missing_dna_input(workload: &str) -> Option<String> {
     (!std::path::Path::new(path).exists()).then(|| {
         format!(
             "the DNA workload reads {path}, which is not on this machine; the experiments use \
-             the complete genome Debian ships in the package kleborate-examples \
-             (`apt-get update && apt-get install kleborate-examples`), or the FASTA file that \
-             the environment variable FLASHIX_GENOME names. flashix never substitutes synthetic \
-             keys for it."
+             the complete genome Debian ships in the package kleborate-examples: \
+             `apt-get update && apt-get download kleborate-examples && dpkg -x \
+             kleborate-examples_*.deb ~/.cache/flashix/kleborate-examples` (one 6 MB package, no \
+             root needed for dpkg -x; `apt-get install --no-install-recommends kleborate-examples` \
+             also works), or the FASTA file that the environment variable FLASHIX_GENOME names. \
+             flashix never substitutes synthetic keys for it."
         )
     })
 }

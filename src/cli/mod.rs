@@ -64,7 +64,7 @@ fn pairs(items: &[String], flag: &str) -> CliResult<Vec<(String, String)>> {
 }
 
 fn memory(text: &str) -> CliResult<usize> {
-    Ok(size::parse_size(text).map_err(|e| format!("--memory: {e}"))? as usize)
+    Ok(size::parse_size_as(text).map_err(|e| format!("--memory: {e}"))?)
 }
 
 fn list() -> CliResult<()> {

@@ -2,4 +2,4 @@
 //! parser ([`crate::device::size`]), so that a flag and a `--device-set`
 //! size read the same way. `KiB`/`K` are 1,024 bytes, `KB` 1,000.
 
-pub use crate::device::size::{parse_size, SIZE_FORMS};
+pub use crate::device::size::{parse_size, parse_size_as, SIZE_FORMS};

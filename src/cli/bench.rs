@@ -249,11 +249,11 @@ fn render(b: &Bench) -> String {
     }
     out.push_str(&format!("  ratio flashix / BTreeMap: {:.2}\n\n", b.ratio()));
     out.push_str(&format!(
-        "  flashix's device: {} page reads, {} page writes, {} erases; {:.1} s simulated\n",
+        "  flashix's device: {} page reads, {} page writes, {} erases; {} s simulated\n",
         group(d.physical_reads),
         group(d.physical_writes),
         group(d.erases),
-        f.time_us / 1e6
+        tenths(f.time_us / 1e6)
     ));
     let limit = b.rss_limit();
     match b.peak_rss {
@@ -284,6 +284,12 @@ fn size_text(bytes: u64) -> String {
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", group(b >> 10)),
         b => format!("{} B", group(b)),
     }
+}
+
+/// `2151.46` as `2,151.5`.
+fn tenths(x: f64) -> String {
+    let t = (x * 10.0).round() as u64;
+    format!("{}.{}", group(t / 10), t % 10)
 }
 
 /// `1234567` as `1,234,567`.
@@ -371,5 +377,9 @@ mod tests {
         assert_eq!(size_text(65536), "64 KiB");
         assert_eq!(size_text(20_000), "20,000 B");
         assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(
+            (tenths(2151.46), tenths(9.96)),
+            ("2,151.5".into(), "10.0".into())
+        );
     }
 }

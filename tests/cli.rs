@@ -136,24 +136,94 @@ fn keys_too_wide_unknown_names_and_small_budgets() {
 #[test]
 fn replay_prints_exactly_the_lookup_results() {
     let t = trace("I 5 9\nI 5 1\nI 7 2\nS 5\nS 6\nR 4 7\nD 5 9\nU 7 2 3\nS 7\n");
-    let out = flashix(&[
+    let p = t.path().to_str().unwrap();
+    let base = [
         "replay",
         "--trace",
-        t.path().to_str().unwrap(),
+        p,
         "--index",
         "btree",
         "--device",
         "slc-small",
-        "--print-results",
+    ];
+    // Printing is the default; `--print-results` (once required) is
+    // still accepted and changes nothing.
+    for extra in [&[][..], &["--print-results"][..]] {
+        let out = flashix(&[&base[..], extra].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "S 5: 1 9\nS 6:\nR 4 7: 5:1 5:9 7:2\nS 7: 3\n",
+            "{extra:?}"
+        );
+    }
+}
+
+/// `--device` names every device family and every profile `flashix list`
+/// shows, wherever it is taken; every `--memory` states its units.
+#[test]
+fn help_names_every_device_and_the_size_units() {
+    use flashix::device::{profile::profiles, ssd::ssd_profiles};
+    let names: Vec<&str> = profiles()
+        .iter()
+        .map(|p| p.name)
+        .chain(ssd_profiles().iter().map(|p| p.name))
+        .chain(["raw:PROFILE", "file:PATH"])
+        .collect();
+    for cmd in ["run", "replay", "compare"] {
+        let out = flashix(&[cmd, "--help"]);
+        let help = String::from_utf8(out.stdout).unwrap();
+        for name in &names {
+            assert!(
+                help.contains(name),
+                "`{cmd} --help` does not name {name}:\n{help}"
+            );
+        }
+    }
+    for cmd in ["run", "replay", "bench", "crashtest"] {
+        let out = flashix(&[cmd, "--help"]);
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains("1,024-based") && help.contains("1,000-based"),
+            "{cmd}:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn device_sizes_take_units() {
+    let t = trace("I 5 9\nS 5\n");
+    let p = t.path().to_str().unwrap();
+    let out = flashix(&[
+        "replay",
+        "--trace",
+        p,
+        "--index",
+        "btree",
+        "--device-set",
+        "capacity=1MiB",
     ]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "S 5: 1 9\nS 6:\nR 4 7: 5:1 5:9 7:2\nS 7: 3\n"
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "S 5: 9\n");
+    fails_with(
+        &[
+            "replay",
+            "--trace",
+            p,
+            "--index",
+            "btree",
+            "--device-set",
+            "capacity=1 furlong",
+        ],
+        "device parameter `capacity`: `1 furlong` is not a size",
     );
 }
 

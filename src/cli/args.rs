@@ -1,5 +1,10 @@
 //! Command-line grammar (clap derive). The forms in the README are a
 //! contract with scripts: keep them stable, add options freely.
+//!
+//! Every size (`--memory`, `--device-set capacity=`) is bytes or a number
+//! with a unit, parsed by [`crate::device::size`]: `KiB`, `K` (and `MiB`,
+//! `M`, `GiB`, `G`) are powers of 1,024; `KB`, `MB`, `GB` powers of 1,000.
+//! Each size flag's help says so.
 
 use std::path::PathBuf;
 
@@ -31,8 +36,9 @@ pub enum Command {
     Trace(TraceCommand),
     /// Every listed index on the same device, workload and memory budget.
     Compare(CompareArgs),
-    /// The speed benchmark: random inserts then searches on `btree` over
-    /// the simulated FTL, with throughput and peak memory.
+    /// How fast the simulation runs: random inserts then searches on
+    /// `btree` over the simulated FTL and on Rust's in-memory BTreeMap, in
+    /// this process, with both rates, their ratio and the peak memory.
     Bench(BenchArgs),
     /// Reproduce a paper experiment (or `all`): CSV, JSON, figure and a
     /// published-vs-measured report.
@@ -54,13 +60,15 @@ pub struct CrashtestArgs {
     /// Index parameter, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
-    /// `PROFILE` (FTL), `raw:PROFILE` or `file:PATH` (scenario files are
+    /// `PROFILE` (FTL), `raw:PROFILE`, an SSD model (`x25e`,
+    /// `samsung-ssd32`, `intel-extreme`) or `file:PATH` (scenario files are
     /// PATH.N, removed after); default: the FTL on `slc-small`, the raw
     /// chip where the index runs on one, and a file in the temporary
     /// folder.
     #[arg(long)]
     pub device: Option<String>,
-    /// Device parameter, KEY=VALUE (repeatable).
+    /// Device parameter, KEY=VALUE (repeatable), as for `run`; sizes take
+    /// units (`capacity=64KiB`).
     #[arg(long = "device-set", value_name = "K=V")]
     pub device_set: Vec<String>,
     /// Scenarios per index and device.
@@ -73,7 +81,9 @@ pub struct CrashtestArgs {
     #[arg(long, default_value_t = 50)]
     pub flush_every: usize,
     /// Memory budget of the index (small, so that nodes go to the device
-    /// between flushes).
+    /// between flushes): bytes, or a number with a unit: KiB, MiB, GiB (or K,
+    /// M, G) are 1,024-based; KB, MB, GB 1,000-based (64KiB = 65,536 B, 64KB =
+    /// 64,000 B).
     #[arg(long, default_value = "16KiB")]
     pub memory: String,
     #[arg(long, default_value_t = 42)]
@@ -120,13 +130,21 @@ pub struct IndexArgs {
 /// Device choice and overrides.
 #[derive(Debug, Args, Clone)]
 pub struct DeviceArgs {
-    /// `PROFILE` (FTL over that chip), `raw:PROFILE` (the raw chip) or
-    /// `file:PATH` (a real file). `run` and `compare` size an FTL device
-    /// without `blocks=` or `capacity=` to the work (see `--fill`).
+    /// The device (`flashix list` describes each): an FTL profile
+    /// (`slc-small`, `slc-large`, `mlc`, `toshiba-byte`, `samsung-large`: a
+    /// page-mapping FTL over that simulated NAND chip), `raw:PROFILE` (the
+    /// chip itself, for indexes that manage erase blocks), an SSD model
+    /// (`x25e`, `samsung-ssd32`, `intel-extreme`: a timing model of a real
+    /// SSD) or `file:PATH` (a real file). `run` and `compare` size an FTL
+    /// device without `blocks=` or `capacity=` to the work (see `--fill`).
     #[arg(long, default_value = "slc-small")]
     pub device: String,
-    /// Device parameter, KEY=VALUE (repeatable): page_size, pages_per_block,
-    /// blocks, overprovision, gc, nop, endurance and every cost field.
+    /// Device parameter, KEY=VALUE (repeatable): capacity, page_size,
+    /// pages_per_block, blocks, overprovision, gc, nop, endurance,
+    /// spare_size, atomic and every cost field; on an SSD model capacity,
+    /// page_size, blocks, atomic, streams and curve points (`rw_4KiB=30`).
+    /// Sizes are bytes or take a unit as `--memory` does
+    /// (`capacity=64KiB`).
     #[arg(long = "device-set", value_name = "K=V")]
     pub device_set: Vec<String>,
 }
@@ -162,7 +180,9 @@ pub struct RunArgs {
     pub device: DeviceArgs,
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Memory budget of the index: 65536, 64KiB, 1MiB, 20KB.
+    /// Memory budget of the index: bytes, or a number with a unit: KiB, MiB,
+    /// GiB (or K, M, G) are 1,024-based; KB, MB, GB 1,000-based (64KiB = 65,536
+    /// B, 64KB = 64,000 B).
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
     /// Sizing of an FTL device without `blocks=`/`capacity=`: the largest
@@ -208,11 +228,14 @@ pub struct ReplayArgs {
     pub index: IndexArgs,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Memory budget of the index.
+    /// Memory budget of the index: bytes, or a number with a unit: KiB, MiB,
+    /// GiB (or K, M, G) are 1,024-based; KB, MB, GB 1,000-based (64KiB = 65,536
+    /// B, 64KB = 64,000 B).
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
-    /// Print one line per `S` and `R` op (required: it is what replay is for).
-    #[arg(long, required = true)]
+    /// Accepted and ignored, for scripts written when it was required:
+    /// replay always prints one line per `S` and `R` op.
+    #[arg(long)]
     pub print_results: bool,
     /// Answer the trace on an index already on the device (`file:PATH`)
     /// instead of creating one.
@@ -279,17 +302,23 @@ pub struct CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Random inserts (then as many searches of the inserted keys).
+    /// Random inserts (then as many searches of the inserted keys), on
+    /// each side.
     #[arg(long, default_value_t = 1_000_000)]
     pub ops: u64,
-    /// Memory budget (modified LRU cache).
+    /// Memory budget of flashix's B+-tree (its modified LRU node cache): bytes,
+    /// or a number with a unit: KiB, MiB, GiB (or K, M, G) are 1,024-based; KB,
+    /// MB, GB 1,000-based (64KiB = 65,536 B, 64KB = 64,000 B).
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Write the JSON report here.
+    /// Write the JSON report here: the flashix run's report, with
+    /// `btreemap`, `ratio_flashix_to_btreemap`, `peak_rss_bytes` and
+    /// `rss_limit_bytes`.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }

@@ -2,6 +2,7 @@
 //! `bench` (grammar in [`args`]). Every error reaches `main` as one line.
 
 pub mod args;
+mod bench;
 mod compare;
 mod crashtest;
 mod predict;
@@ -23,8 +24,8 @@ use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
 
 use args::{
-    BenchArgs, Cli, Command, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs, RunArgs,
-    TraceCommand, WorkloadArgs,
+    Cli, Command, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs, RunArgs, TraceCommand,
+    WorkloadArgs,
 };
 
 type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -43,7 +44,7 @@ pub fn main() -> CliResult<()> {
             trace_gen(&a.workload)
         }
         Command::Compare(a) => compare::compare(a),
-        Command::Bench(a) => bench(a),
+        Command::Bench(a) => bench::bench(a),
         Command::Reproduce(a) => reproduce(a),
         Command::Crashtest(a) => crashtest::crashtest(a),
         Command::Damagetest(a) => crashtest::damagetest(a),
@@ -63,7 +64,7 @@ fn pairs(items: &[String], flag: &str) -> CliResult<Vec<(String, String)>> {
 }
 
 fn memory(text: &str) -> CliResult<usize> {
-    Ok(size::parse_size(text).map_err(|e| format!("--memory: {e}"))? as usize)
+    Ok(size::parse_size_as(text).map_err(|e| format!("--memory: {e}"))?)
 }
 
 fn list() -> CliResult<()> {
@@ -297,81 +298,6 @@ fn trace_gen(w: &WorkloadArgs) -> CliResult<()> {
         out.write(&op?)?;
     }
     out.finish()?;
-    Ok(())
-}
-
-/// Peak resident set size of this process (Linux), in bytes.
-fn peak_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Operations at which `bench` checks its speed target.
-const BENCH_SPEED_OPS: u64 = 1_000_000;
-/// Simulated operations per wall-clock second `bench` aims for there.
-const BENCH_SPEED_TARGET: f64 = 2_000_000.0;
-
-fn bench(a: BenchArgs) -> CliResult<()> {
-    let mem = memory(&a.memory)?;
-    let spec = DeviceSpec::parse("slc-small", &[])?;
-    let i = IndexArgs {
-        index: "btree".into(),
-        set: vec!["node_bytes=512".into(), "cache=mlru".into()],
-    };
-    let mut index = build_index(&i, &spec, mem, false)?;
-    let w = WorkloadArgs {
-        workload: Some("mbtree".into()),
-        workload_set: vec!["key_max=4294967295".into()],
-        trace: None,
-        preload: Some(0),
-        ops: Some(a.ops),
-        seed: a.seed,
-    };
-    let options = RunOptions {
-        quiet: a.quiet,
-        index: describe(&i),
-        memory_budget: mem as u64,
-        ..RunOptions::default()
-    };
-    let report = execute(index.as_mut(), &w, options, None)?;
-    print!("{}", report.summary_table());
-    let rss = peak_rss();
-    // The targets of issue #13 ("Scale"): memory within 1.5 x the flash the
-    // index uses + 64 MiB (at 10^6 and 10^7 operations), and at least
-    // 2,000,000 simulated operations per wall-clock second at 10^6.
-    let limit = report.flash_bytes_used * 3 / 2 + 64 * 1024 * 1024;
-    println!(
-        "bench: {} inserts + {} searches on btree (4+4 B entries, 512 B nodes, {} B modified LRU) over Ftl<Nand slc-small>",
-        a.ops, a.ops, mem
-    );
-    let speed_verdict = if a.ops == BENCH_SPEED_OPS {
-        if report.ops_per_wall_second >= BENCH_SPEED_TARGET {
-            "target >= 2,000,000 at --ops 1000000: met"
-        } else {
-            "target >= 2,000,000 at --ops 1000000: NOT met"
-        }
-    } else {
-        "the target of >= 2,000,000 applies at --ops 1000000"
-    };
-    println!(
-        "  {:.0} simulated index operations per wall-clock second ({:.2} s); {speed_verdict}",
-        report.ops_per_wall_second, report.wall_seconds
-    );
-    match rss {
-        Some(r) => println!(
-            "  peak RSS {:.1} MiB; limit 1.5 x flash used ({:.1} MiB) + 64 MiB = {:.1} MiB: {}",
-            r as f64 / 1048576.0,
-            report.flash_bytes_used as f64 / 1048576.0,
-            limit as f64 / 1048576.0,
-            if r <= limit { "within" } else { "EXCEEDED" }
-        ),
-        None => println!("  peak RSS: not available on this system"),
-    }
-    if let Some(path) = &a.json {
-        write_json(path, &report)?;
-    }
     Ok(())
 }
 

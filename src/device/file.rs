@@ -2,13 +2,20 @@
 //! chosen in simulation can be used for real.
 //!
 //! Pages are read and written with `pread`/`pwrite` at `lba × page_size`.
-//! When the page size is a multiple of 4,096 bytes the file is opened with
-//! `O_DIRECT` (bypassing the page cache, so counts and times are the
-//! disk's); buffers, offsets and lengths are then 4,096-aligned, and a
-//! partial-page write becomes a read-modify-write of the whole page. If the
-//! filesystem refuses `O_DIRECT` (`EINVAL` at open or first I/O) the device
-//! falls back to buffered I/O and says so in [`DeviceInfo::notes`] and
-//! `o_direct: Some(false)`.
+//! When the page size is a multiple of 4,096 bytes the file bypasses the
+//! page cache, so counts and times are the disk's: on Linux it is opened
+//! with `O_DIRECT`, on macOS (which has no `O_DIRECT`) it gets `F_NOCACHE`
+//! by `fcntl` after opening. Buffers, offsets and lengths are 4,096-aligned
+//! (what `O_DIRECT` requires), and a partial-page write becomes a
+//! read-modify-write of the whole page. If the filesystem refuses the
+//! bypass (`EINVAL` at open) the device falls back to buffered I/O and says
+//! so in [`DeviceInfo::notes`] and `o_direct: Some(false)`.
+//!
+//! Platforms: Linux and macOS as above; other Unix systems use buffered I/O
+//! (the page cache sits between the index and the disk, said in the notes);
+//! elsewhere opening a file device is refused with a
+//! [`DeviceError::Config`] saying so, since the device needs positioned I/O
+//! (`pread`/`pwrite`).
 //!
 //! Invariants:
 //! 1. Bytes never written read as zeros (sparse file, reads past the end).
@@ -23,7 +30,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -105,26 +111,13 @@ impl FileDevice {
         // Truncation waits for the lock (below): truncating at open would
         // destroy an index another process is using before we learn of it.
         opts.read(true).write(true).create(truncate).truncate(false);
-        let mut direct = false;
-        let file = if page_size.is_multiple_of(ALIGN) {
-            let mut d = opts.clone();
-            d.custom_flags(libc::O_DIRECT);
-            match d.open(path) {
-                Ok(f) => {
-                    direct = true;
-                    f
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                    notes.push("O_DIRECT refused by the filesystem; using buffered I/O".into());
-                    opts.open(path)?
-                }
-                Err(e) => return Err(io_at(e, path)),
-            }
+        let (file, direct) = if page_size.is_multiple_of(ALIGN) {
+            platform::open_uncached(&opts, path, &mut notes)?
         } else {
             notes.push(format!(
                 "page size {page_size} is not a multiple of {ALIGN}: O_DIRECT needs aligned I/O, using buffered I/O"
             ));
-            opts.open(path).map_err(|e| io_at(e, path))?
+            (platform::open(&opts, path)?, false)
         };
         lock(&file, path)?;
         if truncate {
@@ -147,7 +140,8 @@ impl FileDevice {
         })
     }
 
-    /// Whether `O_DIRECT` is in use.
+    /// Whether the page cache is bypassed (`O_DIRECT` on Linux,
+    /// `F_NOCACHE` on macOS).
     pub fn is_direct(&self) -> bool {
         self.direct
     }
@@ -171,10 +165,11 @@ impl FileDevice {
         let pos = lba * self.page_size as u64;
         let mut done = 0;
         while done < self.page_size {
-            let n = match self
-                .file
-                .read_at(&mut self.buf.as_mut()[done..], pos + done as u64)
-            {
+            let n = match platform::read_at(
+                &self.file,
+                &mut self.buf.as_mut()[done..],
+                pos + done as u64,
+            ) {
                 Ok(n) => n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(io_at(e, &self.path)),
@@ -192,8 +187,7 @@ impl FileDevice {
 
     fn write_page(&mut self, lba: u64) -> Result<()> {
         let pos = lba * self.page_size as u64;
-        self.file
-            .write_all_at(self.buf.as_slice(), pos)
+        platform::write_all_at(&self.file, self.buf.as_slice(), pos)
             .map_err(|e| io_at(e, &self.path))?;
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += self.page_size as u64;
@@ -211,6 +205,110 @@ fn lock(file: &File, path: &Path) -> Result<()> {
             path: path.display().to_string(),
         }),
         Err(std::fs::TryLockError::Error(e)) => Err(io_at(e, path)),
+    }
+}
+
+/// Opening without the page cache, and positioned I/O, per platform.
+mod platform {
+    use std::fs::{File, OpenOptions};
+    use std::path::Path;
+
+    use super::{io_at, Result};
+
+    /// Opens the file; `Ok((file, true))` when the page cache is bypassed,
+    /// `(file, false)` with a note saying why not.
+    #[cfg(target_os = "linux")]
+    pub fn open_uncached(
+        opts: &OpenOptions,
+        path: &Path,
+        notes: &mut Vec<String>,
+    ) -> Result<(File, bool)> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut d = opts.clone();
+        d.custom_flags(libc::O_DIRECT);
+        match d.open(path) {
+            Ok(f) => Ok((f, true)),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                notes.push("O_DIRECT refused by the filesystem; using buffered I/O".into());
+                Ok((open(opts, path)?, false))
+            }
+            Err(e) => Err(io_at(e, path)),
+        }
+    }
+
+    /// macOS has no `O_DIRECT`; `F_NOCACHE` on the open file is its way of
+    /// keeping reads and writes out of the unified buffer cache.
+    #[cfg(target_os = "macos")]
+    pub fn open_uncached(
+        opts: &OpenOptions,
+        path: &Path,
+        notes: &mut Vec<String>,
+    ) -> Result<(File, bool)> {
+        use std::os::fd::AsRawFd;
+        let file = open(opts, path)?;
+        #[allow(unsafe_code)]
+        // SAFETY: the descriptor belongs to `file`, which is open for the
+        // whole call; F_NOCACHE takes an int and touches no memory of ours.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_NOCACHE, 1) };
+        if rc == -1 {
+            notes.push(format!(
+                "F_NOCACHE refused ({}); using buffered I/O",
+                std::io::Error::last_os_error()
+            ));
+            return Ok((file, false));
+        }
+        Ok((file, true))
+    }
+
+    /// Other systems: buffered I/O, said in the notes.
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    pub fn open_uncached(
+        opts: &OpenOptions,
+        path: &Path,
+        notes: &mut Vec<String>,
+    ) -> Result<(File, bool)> {
+        notes.push(format!(
+            "no O_DIRECT on {}: using buffered I/O (the page cache serves repeated reads)",
+            std::env::consts::OS
+        ));
+        Ok((open(opts, path)?, false))
+    }
+
+    #[cfg(unix)]
+    pub fn open(opts: &OpenOptions, path: &Path) -> Result<File> {
+        opts.open(path).map_err(|e| io_at(e, path))
+    }
+
+    /// Without `pread`/`pwrite` the device is refused at open, before it
+    /// touches the file.
+    #[cfg(not(unix))]
+    pub fn open(_opts: &OpenOptions, path: &Path) -> Result<File> {
+        Err(super::DeviceError::Config(format!(
+            "{}: file devices need a Unix system (Linux or macOS) for positioned I/O; this is {}",
+            path.display(),
+            std::env::consts::OS
+        )))
+    }
+
+    #[cfg(unix)]
+    pub fn read_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(file, buf, pos)
+    }
+
+    #[cfg(unix)]
+    pub fn write_all_at(file: &File, buf: &[u8], pos: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::write_all_at(file, buf, pos)
+    }
+
+    // Never reached: `open` refuses, so no device exists to call these.
+    #[cfg(not(unix))]
+    pub fn read_at(_file: &File, _buf: &mut [u8], _pos: u64) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+
+    #[cfg(not(unix))]
+    pub fn write_all_at(_file: &File, _buf: &[u8], _pos: u64) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
     }
 }
 

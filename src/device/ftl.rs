@@ -39,7 +39,7 @@
 //! written).
 //!
 //! Garbage collection's own tables, the reverse map and the sealed blocks
-//! by valid count ([`SealedBlocks`]), are built from `l2p` and the block
+//! by valid count (`SealedBlocks`), are built from `l2p` and the block
 //! records when the first collection needs a victim, and kept up to date
 //! from then on (`gc_tables`). Before that, a write only counts the page it
 //! invalidates: on a chip that never fills (`flashix bench`'s 64 GiB) the

@@ -35,6 +35,7 @@ pub mod profile;
 pub mod ram;
 mod sealed;
 pub mod shadow;
+pub mod size;
 mod slot_table;
 mod spare;
 pub mod ssd;
@@ -180,7 +181,8 @@ pub struct DeviceInfo {
     pub pages_per_block: u32,
     /// Logical capacity in pages.
     pub capacity_pages: u64,
-    /// For a real file: whether O_DIRECT is in use.
+    /// For a real file: whether the page cache is bypassed (O_DIRECT on
+    /// Linux, F_NOCACHE on macOS).
     pub o_direct: Option<bool>,
     /// Logical pages up to and including the highest one ever written: the
     /// logical space the index needed (where the device tracks it). The

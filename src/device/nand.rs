@@ -3,14 +3,14 @@
 //!
 //! Storage is sparse and sized by what is written, not by the chip:
 //!
-//! * Blocks live in a two-level directory (chunks of [`DIR_CHUNK`] blocks,
+//! * Blocks live in a two-level directory (chunks of `DIR_CHUNK` blocks,
 //!   allocated when a block in them is first programmed), indexed directly,
 //!   so a page access costs no hashing. A 64 GiB chip costs nothing until
 //!   written.
 //! * A programmed block keeps, per page, its program count (1 byte), its
-//!   spare area in the compact encoding of [`super::spare`] (about 4 bytes
+//!   spare area in the compact encoding of `device::spare` (about 4 bytes
 //!   for an FTL's 16), and while any of its pages holds data, a slot number
-//!   (4 bytes, in [`super::slot_table`], where a read finds it without
+//!   (4 bytes, in `device::slot_table`, where a read finds it without
 //!   touching the block's other records).
 //! * Page bytes live in a slab of fixed-size chunks (no allocation per
 //!   page) only until their block is erased or the owner calls
@@ -31,7 +31,7 @@
 //!    [`CostModel`] before it returns `Ok`; a rejected operation charges
 //!    nothing.
 //! 5. A block has a slot table exactly while one of its pages holds a slab
-//!    slot ([`super::slot_table`]).
+//!    slot (`device::slot_table`).
 //!
 //! Spare (out-of-band) area: `spare_size` bytes per page (at most
 //! [`MAX_SPARE`]), programmed together with the data, so it is neither

@@ -20,6 +20,9 @@
 //! 10,000); 16 spare bytes per page; greedy GC; 7% over-provisioning. The
 //! default capacity is 64 GiB of chip: storage is sparse, so that costs
 //! nothing until written and any workload fits; `blocks=N` sets it exactly.
+//! Size parameters (`capacity`, `page_size`, `spare_size`) take bytes or a
+//! unit, as every size flag does ([`super::size`]): `capacity=64KiB` is
+//! 65,536 bytes, `capacity=64KB` 64,000.
 //! The command line (`run`, `compare`) sizes an FTL device whose size was
 //! not chosen to the work instead (`cli::sizing`), since on 64 GiB no index
 //! ever collects garbage.
@@ -197,6 +200,13 @@ pub const DEVICE_KEYS: [&str; 9] = [
     "spare_size",
 ];
 
+/// A size-valued device parameter (`capacity`, `page_size`, `spare_size`):
+/// bytes or a number with a unit, as every size flag takes them.
+fn size<T: TryFrom<u64>>(key: &str, value: &str) -> Result<T> {
+    super::size::parse_size_as(value)
+        .map_err(|e| DeviceError::Config(format!("device parameter `{key}`: {e}")))
+}
+
 impl DeviceSpec {
     /// `NAME`, `raw:NAME` or `file:PATH`, with `K=V` overrides.
     pub fn parse(spec: &str, sets: &[(String, String)]) -> Result<DeviceSpec> {
@@ -236,9 +246,7 @@ impl DeviceSpec {
                 DeviceError::Config(format!("device parameter `{k}`: `{v}` is not {what}"))
             };
             match k.as_str() {
-                "page_size" => {
-                    d.geometry.page_size = v.parse().map_err(|_| bad("a page size in bytes"))?
-                }
+                "page_size" => d.geometry.page_size = size(k, v)?,
                 "pages_per_block" => {
                     d.geometry.pages_per_block = v.parse().map_err(|_| bad("a count"))?
                 }
@@ -252,12 +260,10 @@ impl DeviceSpec {
                 "gc" => d.ftl.gc = v.parse::<GcPolicy>().map_err(DeviceError::Config)?,
                 "nop" => d.geometry.nop = v.parse().map_err(|_| bad("a count"))?,
                 "endurance" => d.geometry.endurance = v.parse().map_err(|_| bad("a count"))?,
-                "spare_size" => {
-                    d.geometry.spare_size = v.parse().map_err(|_| bad("a size in bytes"))?
-                }
+                "spare_size" => d.geometry.spare_size = size(k, v)?,
                 "atomic" => atomic = Some(v.parse().map_err(|_| bad("true or false"))?),
                 "capacity" => {
-                    total_bytes = v.parse().map_err(|_| bad("a size in bytes"))?;
+                    total_bytes = size(k, v)?;
                     d.explicit_size = true;
                 }
                 other => {
@@ -304,7 +310,7 @@ impl DeviceSpec {
     }
 
     /// An SSD profile with its overrides: `page_size` (the request size),
-    /// `capacity` (bytes), `atomic`, and the timing keys of
+    /// `capacity` (sizes, [`super::size`]), `atomic`, and the timing keys of
     /// [`SsdTiming::set`].
     fn parse_ssd(spec: &str, mut t: SsdTiming, sets: &[(String, String)]) -> Result<DeviceSpec> {
         let mut page_size = t.page_size;
@@ -317,9 +323,9 @@ impl DeviceSpec {
                 DeviceError::Config(format!("device parameter `{k}`: `{v}` is not {what}"))
             };
             match k.as_str() {
-                "page_size" => page_size = v.parse().map_err(|_| bad("a page size in bytes"))?,
+                "page_size" => page_size = size(k, v)?,
                 "capacity" => {
-                    capacity = v.parse().map_err(|_| bad("a size in bytes"))?;
+                    capacity = size(k, v)?;
                     explicit_size = true;
                 }
                 "atomic" => atomic = v.parse().map_err(|_| bad("true or false"))?,
@@ -331,7 +337,7 @@ impl DeviceSpec {
                 other => {
                     if !t.set(other, v)? {
                         return Err(DeviceError::Config(format!(
-                            "unknown SSD parameter `{other}`; accepted: page_size, capacity (bytes), blocks (pages), atomic, streams, and sr|sw|rr|rw_BYTES or _tail (MB/s)"
+                            "unknown SSD parameter `{other}`; accepted: page_size, capacity (sizes), blocks (pages), atomic, streams, and sr|sw|rr|rw_SIZE (a request size: 4096, 4KiB) or _tail (MB/s)"
                         )));
                     }
                 }
@@ -459,5 +465,42 @@ mod tests {
         assert!(op.build().is_err());
         let raw = DeviceSpec::parse("raw:mlc", &[]).unwrap();
         assert!(matches!(raw.build().unwrap(), Storage::Raw(_)));
+    }
+
+    #[test]
+    fn size_parameters_take_units() {
+        let kib = DeviceSpec::parse("slc-small", &sets(&[("capacity", "64KiB")])).unwrap();
+        // 64 KiB of 512 B pages in blocks of 32: 4 blocks.
+        assert_eq!((kib.geometry.blocks, kib.explicit_size), (4, true));
+        let plain = DeviceSpec::parse("slc-small", &sets(&[("capacity", "65536")])).unwrap();
+        assert_eq!(plain.geometry.blocks, 4);
+        let si = DeviceSpec::parse("slc-small", &sets(&[("capacity", "1MB")])).unwrap();
+        assert_eq!(si.geometry.blocks, 1_000_000 / (512 * 32));
+        let page = DeviceSpec::parse(
+            "mlc",
+            &sets(&[("page_size", "8KiB"), ("spare_size", "64B")]),
+        )
+        .unwrap();
+        assert_eq!(
+            (page.geometry.page_size, page.geometry.spare_size),
+            (8192, 64)
+        );
+        let file =
+            DeviceSpec::parse("file:/nonexistent/x", &sets(&[("capacity", "1MiB")])).unwrap();
+        assert_eq!(file.file_pages, 256);
+        let ssd = DeviceSpec::parse("x25e", &sets(&[("capacity", "1GiB")])).unwrap();
+        assert_eq!(ssd.geometry.blocks, (1 << 30) / 4096);
+        let e = DeviceSpec::parse("slc-small", &sets(&[("capacity", "64 furlongs")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`capacity`") && e.contains("KiB, MiB"), "{e}");
+        let e = DeviceSpec::parse("slc-small", &sets(&[("page_size", "8GiB")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`page_size`") && e.contains("too large"), "{e}");
+        let e = DeviceSpec::parse("x25e", &sets(&[("capacity", "1.5")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("whole number of bytes"), "{e}");
     }
 }

@@ -258,8 +258,10 @@ impl SsdTiming {
         &self.curves[p.index()]
     }
 
-    /// Applies one `--device-set` key: `PAT_BYTES=MBps` (a point; `k`
-    /// suffix for KiB, e.g. `rw_4k=30`), `PAT_tail=MBps`, or `streams=N`.
+    /// Applies one `--device-set` key: `PAT_SIZE=MBps` (a point at a
+    /// request size in bytes or with a unit of [`super::size`], e.g.
+    /// `rw_4096=30`, `rw_4k=30` or `rw_4KiB=30`), `PAT_tail=MBps`, or
+    /// `streams=N`.
     /// `Ok(false)` when the key is not an SSD key.
     pub fn set(&mut self, key: &str, value: &str) -> Result<bool> {
         let bad = |what: &str| {
@@ -281,15 +283,11 @@ impl SsdTiming {
             curve.tail_mbps = mbps;
             return Ok(true);
         }
-        let (digits, scale) = match rest.strip_suffix('k') {
-            Some(d) => (d, 1024),
-            None => (rest, 1),
-        };
-        let size: u32 = digits
-            .parse::<u32>()
-            .ok()
-            .and_then(|s| s.checked_mul(scale))
-            .ok_or_else(|| bad("a request size in bytes"))?;
+        let size: u32 = super::size::parse_size_as(rest).map_err(|e| {
+            DeviceError::Config(format!(
+                "device parameter `{key}`: the request size after `{code}_`: {e}"
+            ))
+        })?;
         curve.set(size, mbps);
         Ok(true)
     }
@@ -502,6 +500,11 @@ mod tests {
         assert!(!t.set("blocks", "3").unwrap());
         assert!(t.set("rw_4k", "fast").is_err());
         assert!(t.set("rw_x", "3").is_err());
+        // A request size takes the units of every size (4KiB = 4k = 4096).
+        assert!(t.set("rw_8KiB", "60").unwrap());
+        assert!((t.curve(Pattern::RandomWrite).time_us(8192) - 8192.0 / 60.0).abs() < 1e-9);
+        let e = t.set("rw_4parsecs", "3").unwrap_err().to_string();
+        assert!(e.contains("`rw_4parsecs`") && e.contains("KiB"), "{e}");
         t.set("rr_2048", "0").unwrap();
         assert!(t.check().is_err());
         let mut t = ssd_profile("x25e").unwrap();

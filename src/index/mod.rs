@@ -111,7 +111,7 @@ pub trait Index {
     /// pass where the index has a bulk loader (the B+-tree and BFTL, the
     /// FD-tree, the LSM-tree), inserted one by one otherwise. Nothing is
     /// durable until the next `flush`; an input out of order is an
-    /// [`IndexError::BulkLoad`] and leaves the index empty ([`bulk`]).
+    /// [`IndexError::BulkLoad`] and leaves the index empty (`index::bulk`).
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
         let mut input = bulk::BulkInput::new(self.format(), entries);
         for (key, value) in input.by_ref() {

@@ -11,7 +11,7 @@
 //! flush). A node still in that buffer is read from RAM.
 //!
 //! On-flash format (raw chip):
-//! * blocks 0, 1 and 2: the superblock log ([`super::superblock_log`]).
+//! * blocks 0, 1 and 2: the superblock log (`node::superblock_log`).
 //!   Each flush programs a superblock whose store state is the active half
 //!   (`u8`), the number of log pages written in it (`u64`: the durable
 //!   head, below) and `log_blocks` (`u64`); the valid one with the highest

@@ -29,7 +29,7 @@
 //! `memory_bytes`.
 //!
 //! **FlashDB** (`flashdb`, `mb-tree.md` §2.3) is this index with the node
-//! store's self-tuning log/disk node modes ([`modes`]); its default node is
+//! store's self-tuning log/disk node modes (`bftl::modes`); its default node is
 //! one page (fanout 40 and 60 entries a leaf with 4 + 4-byte entries in
 //! 512-byte sectors), every other parameter as BFTL's.
 //!
@@ -53,7 +53,7 @@ use crate::node::{CachePolicy, NodeLayout};
 /// Name in the registry.
 pub const NAME: &str = "bftl";
 /// FlashDB (`mb-tree.md` §2.3): BFTL whose nodes switch between log and
-/// disk mode ([`modes`]).
+/// disk mode (`bftl::modes`).
 pub const FLASHDB: &str = "flashdb";
 
 /// BFTL.

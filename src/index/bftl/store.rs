@@ -44,7 +44,7 @@
 //! 4. FlashDB only: a *node page* (page kind 7: sequence number, node id,
 //!    then a B+-tree node image) holds a node whole and starts its list,
 //!    as a reset unit does; it is only ever the first sector of a list.
-//!    See [`super::modes`] for when a node is written so.
+//!    See `bftl::modes` for when a node is written so.
 
 use std::collections::BTreeMap;
 

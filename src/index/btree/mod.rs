@@ -4,7 +4,7 @@
 //!
 //! Entries are ordered by (key, value), so repeated keys are distinct
 //! entries and a pair is unique. Nodes are written in place through a
-//! [`NodeStore`] ([`PageNodeStore`] here; later indexes keep this tree and
+//! [`NodeStore`] ([`PageNodeStore`](crate::node::PageNodeStore) here; later indexes keep this tree and
 //! swap the store). A [`NodeCache`] with policy `none`, `lru` or `mlru`
 //! (`mb-tree.md` §4.7) sits in front of the store. Deletion is real:
 //! an underfull node borrows from a sibling (redistribution) or merges with
@@ -19,8 +19,8 @@
 //! (raw chips only).
 //!
 //! Storage: on a logical-page device (FTL, file) nodes are written in place
-//! ([`PageNodeStore`]); on a raw chip (`raw:PROFILE`) they are packed into
-//! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`]), the
+//! ([`PageNodeStore`](crate::node::PageNodeStore)); on a raw chip (`raw:PROFILE`) they are packed into
+//! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`](crate::node::LogNodeStore)), the
 //! layout that paper's tuned B+-tree uses.
 //!
 //! Reopening takes the entry widths and node size from the superblock when

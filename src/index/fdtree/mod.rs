@@ -3,7 +3,7 @@
 //! cascading.
 //!
 //! Levels L0 … L(l−1). L0, the *head tree*, takes every update; each lower
-//! level Li is a *sorted run* in contiguous pages ([`run`]), k times the
+//! level Li is a *sorted run* in contiguous pages (`fdtree::run`), k times the
 //! capacity of the level above (`‖Li‖ = kⁱ·‖L0‖`). A level holds index
 //! entries (key, rid, type) and *fences* (key, type, pid): one external
 //! fence per page of the level below (the key of that page's last entry),
@@ -46,7 +46,7 @@
 //! page: default the device's page, else a multiple of it, read and written
 //! as that many consecutive device pages), `key_bytes`, `value_bytes`.
 //!
-//! On-flash format: the superblock at page 0 ([`superblock`]), then runs
+//! On-flash format: the superblock at page 0 (`fdtree::superblock`), then runs
 //! (`docs/FORMAT.md`). Durability: `flush` writes the head tree as a
 //! level-0 run and then the superblock naming every run; over the commit
 //! layer that is atomic, and runs that a merge frees are reused only

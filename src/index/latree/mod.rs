@@ -8,17 +8,17 @@
 //! root and has a **buffer** (§4.1, Fig. 5).
 //!
 //! * **Insert** (§5.1): a buffer entry goes into the root's buffer.
-//! * **Emptying** ([`empty`]): when a buffer holds U entries (`max_buffer_bytes`,
+//! * **Emptying** (`latree::empty`): when a buffer holds U entries (`max_buffer_bytes`,
 //!   default 3M/4 as §5.1 sets it, over the entry size), or its flash
 //!   partition fills, or the adaptive policy says so at a lookup, or a raw
-//!   chip runs short of partitions ([`LaTree::ensure_partitions`]), it is
+//!   chip runs short of partitions (`LaTree::ensure_partitions`), it is
 //!   loaded, sorted and either routed through its subtree into the buffers
 //!   of the subtrees below or, for a leaf subtree, applied to the leaves
 //!   with splits that cascade (buffer splits included). A buffer filled by
 //!   an emptying is emptied in turn (highest level first).
 //! * **Immediate lookup** (§5.1): down the tree as a B+-tree search, and
 //!   at each subtree root on the way its buffer is scanned, unless the
-//!   policy ([`adapt`]: `adapt=adapt|simple|off`, default `simple`, the
+//!   policy (`latree::adapt`: `adapt=adapt|simple|off`, default `simple`, the
 //!   paper's implementation) empties it first. The answer is the leaves'
 //!   entries with the buffered operations on the path applied, deepest
 //!   (oldest) buffer first, each in arrival order.
@@ -33,7 +33,7 @@
 //! and copying garbage collection on a raw chip ([`LogNodeStore`], whose
 //! `log_blocks` default here is a quarter of the chip per half, so that the
 //! other half holds buffer partitions), or written in place on a
-//! logical-page device ([`PageNodeStore`]). Buffers: [`buffers`].
+//! logical-page device ([`PageNodeStore`]). Buffers: `latree::buffers`.
 //!
 //! Memory (§5.3): a share `node_cache_share` (default 0.25) of the budget
 //! is the B+-tree's node cache (`cache=lru` by default: "an LRU eviction
@@ -270,7 +270,7 @@ impl LaTree {
         Self::build(NAME, storage, memory, params, true)
     }
 
-    /// A new, empty buffer tree (§3.1) on `storage`: see [`buffer_tree`].
+    /// A new, empty buffer tree (§3.1) on `storage`: see `latree::buffer_tree`.
     pub fn create_buffer_tree(storage: Storage, memory: usize, params: Params) -> Result<Self> {
         Self::build(BUFFER_TREE, storage, memory, params, false)
     }

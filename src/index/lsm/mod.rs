@@ -4,7 +4,7 @@
 //!
 //! * **C0** lives in memory (a sorted map standing in for the paper's AVL
 //!   tree) and takes every insert and delete.
-//! * **C1 … Ck** are B+-trees on flash ([`tree`]) with leaves packed full;
+//! * **C1 … Ck** are B+-trees on flash (`lsm::tree`) with leaves packed full;
 //!   component `Ci` is meant to hold `ratio` times `Ci−1` (`c0_bytes` of
 //!   entries for C0).
 //! * **Rolling merges.** Between each pair of adjacent components a merge
@@ -22,7 +22,7 @@
 //!   capacity, steps run until it is back within it, and whenever `Ci`
 //!   passes `c0 · ratioⁱ`, steps from `Ci` into `Ci+1` run (adding a
 //!   component at the bottom when the last one overflows).
-//!   The steps, passes and the trees they build are [`merge`].
+//!   The steps, passes and the trees they build are `lsm::merge`.
 //! * A component is therefore a list of *segments* — key ranges `(low,
 //!   high]` of pairs, each naming the tree that holds them — which are
 //!   disjoint and in key order. A tree whose every range has been merged
@@ -45,7 +45,7 @@
 //! `key_bytes`, `value_bytes`. The rest of the memory budget is the page
 //! cache.
 //!
-//! On-flash format ([`meta`], `docs/FORMAT.md`): the superblock at page 0,
+//! On-flash format (`lsm::meta`, `docs/FORMAT.md`): the superblock at page 0,
 //! trees of run pages, and a state record naming the trees, segments and
 //! cursors. Durability: `flush` seals every tree being built (its partial
 //! nodes are written; the pass goes on into a new tree), writes C0 as a

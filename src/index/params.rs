@@ -50,15 +50,23 @@ impl Params {
         Ok(self.get_opt(key)?.unwrap_or(default))
     }
 
-    /// Typed value of `key`, if given.
+    /// Typed value of `key`, if given. A key named `*_bytes` is a size and
+    /// takes the units every size on the command line takes (`4KiB`,
+    /// `64K`, `20KB`: [`crate::device::size`]).
     pub fn get_opt<T: FromStr>(&mut self, key: &str) -> Result<Option<T>, IndexError> {
-        match self.raw(key) {
-            None => Ok(None),
-            Some(v) => v
-                .parse::<T>()
-                .map(Some)
-                .map_err(|_| IndexError::Config(format!("parameter `{key}`: cannot parse `{v}`"))),
-        }
+        let Some(given) = self.raw(key) else {
+            return Ok(None);
+        };
+        let text = if key.ends_with("_bytes") {
+            crate::device::size::parse_size(&given)
+                .map_err(|e| IndexError::Config(format!("parameter `{key}`: {e}")))?
+                .to_string()
+        } else {
+            given.clone()
+        };
+        text.parse::<T>()
+            .map(Some)
+            .map_err(|_| IndexError::Config(format!("parameter `{key}`: cannot parse `{given}`")))
     }
 
     /// Fails on any key that no getter asked for.
@@ -87,6 +95,19 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sizes_take_units() {
+        let mut p = Params::parse(["node_bytes=4KiB", "head_bytes=20KB", "fanout=8"]).unwrap();
+        assert_eq!(p.get_opt::<usize>("node_bytes").unwrap(), Some(4096));
+        assert_eq!(p.get::<u64>("head_bytes", 0).unwrap(), 20_000);
+        assert_eq!(p.get::<usize>("fanout", 0).unwrap(), 8);
+        let mut bad = Params::parse(["node_bytes=4 parsecs", "fanout=8KiB"]).unwrap();
+        let e = bad.get_opt::<usize>("node_bytes").unwrap_err().to_string();
+        assert!(e.contains("node_bytes") && e.contains("parsecs"), "{e}");
+        // Only sizes take units: a fanout is a count.
+        assert!(bad.get_opt::<usize>("fanout").is_err());
+    }
 
     #[test]
     fn unknown_keys_are_named_with_the_accepted_ones() {

@@ -133,3 +133,29 @@ fn an_unknown_experiment_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// A figure that cannot be drawn (here its PNG's path is a folder) is a
+/// warning naming the file: the data and the report are written and the
+/// command succeeds.
+#[test]
+fn a_figure_that_cannot_be_drawn_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("ftl-wa");
+    let png = folder.join("ftl-wa.png");
+    std::fs::create_dir_all(&png).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(["reproduce", "ftl-wa", "--quick", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("warning: could not draw {}: ", png.display())),
+        "{err}"
+    );
+    for ext in ["csv", "json", "md"] {
+        let text = std::fs::read_to_string(folder.join(format!("ftl-wa.{ext}"))).unwrap();
+        assert!(!text.is_empty(), "{ext}");
+    }
+}

@@ -1,36 +1,39 @@
-//! Text for the PNG figures, with every glyph whole.
+//! The figures' font, embedded in the binary, and PNG text with every glyph
+//! whole and rotated text turned.
 //!
-//! plotters' TrueType path rasterizes each glyph into a canvas whose left
-//! edge is the glyph's origin, so a glyph that reaches left of its origin
-//! (a negative left side bearing: DejaVu Sans' `j` and, at some sizes, `J`)
-//! loses that part, at many sizes its whole stem: "energy (joule)" came out
-//! as "energy (.oule)". [`WholeGlyphs`] wraps the bitmap backend and
-//! rasterizes text itself, with the same font choice (fontconfig through
-//! font-kit), the same size convention and baseline as plotters, and a
-//! margin around the origin so nothing is cut. Kerning is not applied: the
-//! strings are short labels, and plotters' layout box (kerned) differs from
-//! the drawn width by at most a pixel or two. SVG figures carry real text
-//! and need none of this.
+//! Figures must draw on a machine with no font installed and build with no
+//! font library, so the font is DejaVu Sans from the `dejavu` crate
+//! (`include_bytes!`; licence in LICENSE-DEJAVU), registered with plotters'
+//! pure-Rust `ab_glyph` text path by [`register`] for the one family the
+//! figures ask for, "sans-serif". plotters uses it to lay text out (and the
+//! SVG backend to place its `<text>` elements); the PNG glyphs are drawn
+//! here, not by plotters, for two reasons:
+//!
+//! - plotters' ab_glyph path draws each glyph from the left edge of its
+//!   ink, dropping the side bearing (a `j`, whose ink reaches left of its
+//!   origin, lands one stem too far right; an `l` sits on its neighbour),
+//!   and puts the baseline at half the size, which lifts capitals above
+//!   their layout box (a y tick label sits above its tick);
+//! - text that plotters asks the backend to rotate (the y-axis title) comes
+//!   out unrotated in PNG.
+//!
+//! [`WholeGlyphs`] wraps the bitmap backend and rasterizes text with
+//! ab_glyph at plotters' size convention (`size` is the font's ascent minus
+//! descent in pixels, so widths equal plotters' layout box, kerning
+//! included), each glyph at its origin with its own bounds (nothing is
+//! cut), capitals centred in the layout box, then turned by the style's
+//! rotation.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::sync::OnceLock;
 
-use font_kit::canvas::{Canvas, Format, RasterizationOptions};
-use font_kit::family_name::FamilyName;
-use font_kit::font::Font;
-use font_kit::hinting::HintingOptions;
-use font_kit::properties::{Properties, Style, Weight};
-use font_kit::source::SystemSource;
-use pathfinder_geometry::transform2d::Transform2F;
-use pathfinder_geometry::vector::{Vector2F, Vector2I};
+use ab_glyph::{point, Font, FontRef, ScaleFont};
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontFamily,
-    FontStyle,
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
 
-/// A text drawing failure: no font, or a glyph the font cannot render.
+/// A text drawing failure: the embedded font did not load.
 #[derive(Debug)]
 pub struct GlyphError(String);
 
@@ -42,84 +45,63 @@ impl std::fmt::Display for GlyphError {
 
 impl std::error::Error for GlyphError {}
 
-thread_local! {
-    static FONTS: RefCell<HashMap<String, Font>> = RefCell::new(HashMap::new());
+/// The embedded DejaVu Sans, parsed once.
+fn font() -> Result<&'static FontRef<'static>, GlyphError> {
+    static FONT: OnceLock<Option<FontRef<'static>>> = OnceLock::new();
+    FONT.get_or_init(|| FontRef::try_from_slice(dejavu::sans::regular()).ok())
+        .as_ref()
+        .ok_or_else(|| GlyphError("the embedded DejaVu Sans does not parse".into()))
 }
 
-/// The font plotters would pick for `family` and `style`, loaded once per
-/// thread (font-kit fonts are not `Send`).
-fn font(family: FontFamily, style: FontStyle) -> Result<Font, GlyphError> {
-    let key = format!("{}|{}", family.as_str(), style.as_str());
-    if let Some(f) = FONTS.with(|c| c.borrow().get(&key).cloned()) {
-        return Ok(f);
+/// Registers the embedded font with plotters as "sans-serif" (every style
+/// falls back to it); needed before any figure is laid out. Idempotent.
+pub fn register() -> Result<(), GlyphError> {
+    static DONE: OnceLock<bool> = OnceLock::new();
+    let ok = *DONE.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(GlyphError(
+            "the embedded DejaVu Sans does not register with plotters".into(),
+        ))
     }
-    let mut props = Properties::new();
-    match style {
-        FontStyle::Normal => props.style(Style::Normal),
-        FontStyle::Italic => props.style(Style::Italic),
-        FontStyle::Oblique => props.style(Style::Oblique),
-        FontStyle::Bold => props.weight(Weight::BOLD),
-    };
-    let name = match family {
-        FontFamily::Serif => FamilyName::Serif,
-        FontFamily::SansSerif => FamilyName::SansSerif,
-        FontFamily::Monospace => FamilyName::Monospace,
-        FontFamily::Name(n) => FamilyName::Title(n.to_string()),
-    };
-    let font = SystemSource::new()
-        .select_best_match(&[name, FamilyName::SansSerif], &props)
-        .map_err(|e| GlyphError(format!("no font for {}: {e}", family.as_str())))?
-        .load()
-        .map_err(|e| GlyphError(format!("loading the {} font: {e}", family.as_str())))?;
-    FONTS.with(|c| c.borrow_mut().insert(key, font.clone()));
-    Ok(font)
 }
 
 /// Calls `put(x, y, alpha)` for every pixel of `text` at `size` (plotters'
-/// size: 1.24 em), the origin at the top left of the text's layout box as
-/// plotters places it.
+/// size), the origin at the top left of the text's layout box as plotters
+/// places it (module doc). Pixels may fall outside the box (descenders, a
+/// `j` left of the first origin): that is the point.
 pub fn rasterize(
     text: &str,
-    family: FontFamily,
-    style: FontStyle,
     size: f64,
     mut put: impl FnMut(i32, i32, f32),
 ) -> Result<(), GlyphError> {
-    let font = font(family, style)?;
-    let em = (size / 1.24) as f32;
-    let units = font.metrics().units_per_em as f32;
-    // Room on every side of the origin: no glyph of a label font reaches
-    // further than half its size beyond its em box.
-    let pad = (size / 2.0).ceil() as i32;
-    let side = size as i32 + 2 * pad;
-    let base_y = -((0.24 * em) as i32);
-    let placeholder = font.glyph_for_char('\u{FFFD}');
+    let font = font()?.as_scaled(size as f32);
+    // plotters' layout box is size / 1.24 tall; capitals centred in it.
+    let cap = -font.glyph_bounds(&font.scaled_glyph('H')).min.y;
+    let baseline = (size as f32 / 1.24 + cap) / 2.0;
     let mut x = 0.0f32;
-    let mut canvas = Canvas::new(Vector2I::splat(side), Format::A8);
+    let mut prev = None;
     for c in text.chars() {
-        let Some(glyph) = font.glyph_for_char(c).or(placeholder) else {
-            continue;
-        };
-        canvas.pixels.fill(0);
-        font.rasterize_glyph(
-            &mut canvas,
-            glyph,
-            em,
-            Transform2F::from_translation(Vector2F::new(pad as f32, pad as f32 + em)),
-            HintingOptions::None,
-            RasterizationOptions::GrayscaleAa,
-        )
-        .map_err(|e| GlyphError(format!("glyph of {c:?}: {e}")))?;
-        let left = x as i32 - pad;
-        for dy in 0..side as usize {
-            let row = &canvas.pixels[dy * canvas.stride..dy * canvas.stride + side as usize];
-            for (dx, &a) in row.iter().enumerate() {
-                if a > 0 {
-                    put(left + dx as i32, base_y - pad + dy as i32, a as f32 / 255.0);
-                }
-            }
+        let id = font.glyph_id(c);
+        if let Some(p) = prev {
+            x += font.kern(p, id);
         }
-        x += font.advance(glyph).map(|v| v.x()).unwrap_or(0.0) * em / units;
+        prev = Some(id);
+        let glyph = id.with_scale_and_position(font.scale(), point(x, baseline));
+        if let Some(outline) = font.outline_glyph(glyph) {
+            let b = outline.px_bounds();
+            let (left, top) = (b.min.x as i32, b.min.y as i32);
+            outline.draw(|dx, dy, a| {
+                if a > 0.0 {
+                    put(left + dx as i32, top + dy as i32, a.min(1.0));
+                }
+            });
+        }
+        x += font.h_advance(id);
     }
     Ok(())
 }
@@ -203,18 +185,14 @@ impl DrawingBackend for WholeGlyphs<'_> {
             VPos::Center => -height / 2,
             VPos::Bottom => -height,
         };
+        // The anchor is placed in the unrotated box, then the whole is
+        // turned about `pos`, as plotters' own backends do.
         let trans = style.transform();
         let mut pixels = Vec::new();
-        rasterize(
-            text,
-            style.family(),
-            style.style(),
-            style.size(),
-            |x, y, a| {
-                let (x, y) = trans.transform(x + dx - min_x, y + dy - min_y);
-                pixels.push(((pos.0 + x, pos.1 + y), a));
-            },
-        )
+        rasterize(text, style.size(), |x, y, a| {
+            let (x, y) = trans.transform(x + dx - min_x, y + dy - min_y);
+            pixels.push(((pos.0 + x, pos.1 + y), a));
+        })
         .map_err(|e| DrawingErrorKind::FontError(Box::new(e)))?;
         for (p, a) in pixels {
             let c = BackendColor {
@@ -235,25 +213,19 @@ mod tests {
     /// compare).
     fn ink(text: &str, size: f64) -> f64 {
         let mut sum = 0.0f64;
-        rasterize(
-            text,
-            FontFamily::SansSerif,
-            FontStyle::Normal,
-            size,
-            |_, _, a| sum += a as f64,
-        )
-        .unwrap();
+        rasterize(text, size, |_, _, a| sum += a as f64).unwrap();
         sum / (size * size)
     }
 
     /// Every printable ASCII glyph, at every size the figures use, has about
-    /// the ink it has when drawn large: nothing of it is cut. plotters'
-    /// own path fails this for `j` at 12 (its stem is lost).
+    /// the ink it has when drawn large: nothing of it is cut. (plotters'
+    /// font-kit path lost `j`'s stem at 12.)
     #[test]
     fn every_glyph_is_whole_at_label_sizes() {
         for c in ('!'..='~').chain("µ×·−²³⁶".chars()) {
             let s = c.to_string();
             let reference = ink(&s, 96.0);
+            assert!(reference > 0.0, "{c:?} has no ink");
             for size in [
                 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 18.0, 20.0, 22.0,
             ] {
@@ -264,5 +236,57 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The ink's bounding box (x0, y0, x1, y1) of `text` drawn by the backend
+    /// at (100, 100) on a 200 × 200 canvas with `style`.
+    fn drawn_box(text: &str, style: TextStyle) -> (usize, usize, usize, usize) {
+        let mut buf = vec![255u8; 200 * 200 * 3];
+        {
+            let mut b = WholeGlyphs(BitMapBackend::with_buffer(&mut buf, (200, 200)));
+            b.draw_text(text, &style, (100, 100)).unwrap();
+            b.present().unwrap();
+        }
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        for (i, px) in buf.chunks(3).enumerate() {
+            if px[0] < 128 {
+                let (x, y) = (i % 200, i / 200);
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+        (x0, y0, x1, y1)
+    }
+
+    /// A y-axis title is drawn turned (taller than wide, reading upwards:
+    /// plotters' Rotate270), and text of the same style unturned is wider
+    /// than tall with its top-left anchor at the point given.
+    #[test]
+    fn rotated_text_is_turned_and_anchored() {
+        // A font description looks its font up when made: register first.
+        register().unwrap();
+        let font = ("sans-serif", 16).into_font();
+        let (x0, y0, x1, y1) = drawn_box("energy (joule)", font.clone().color(&BLACK));
+        assert!(x1 - x0 > 3 * (y1 - y0), "{:?}", (x0, y0, x1, y1));
+        assert!((99..=101).contains(&x0) && (100..=104).contains(&y0));
+        let turned = font.transform(FontTransform::Rotate270).color(&BLACK);
+        let (x0, y0, x1, y1) = drawn_box("energy (joule)", turned);
+        assert!(y1 - y0 > 3 * (x1 - x0), "{:?}", (x0, y0, x1, y1));
+        // Rotate270 turns the box about the anchor, upwards from it.
+        assert!(y1 <= 101 && x0 >= 100, "{:?}", (x0, y0, x1, y1));
+    }
+
+    /// Numbers right-aligned at a tick end at the tick, centred on it.
+    #[test]
+    fn tick_labels_end_at_and_centre_on_the_anchor() {
+        use plotters::style::text_anchor::Pos;
+        register().unwrap();
+        let style = ("sans-serif", 13)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let (_, y0, x1, y1) = drawn_box("1000", style);
+        assert!((97..=100).contains(&x1), "ends at {x1}");
+        let centre = (y0 + y1) as f64 / 2.0;
+        assert!((centre - 100.0).abs() <= 1.5, "digits centred at {centre}");
     }
 }

@@ -251,7 +251,10 @@ pub fn comparison_table(rows: &[Comparison]) -> String {
     out
 }
 
-/// Writes every output of `exp` under `dir/ID/`; returns that folder.
+/// Writes every output of `exp` under `dir/ID/`: CSV, JSON and the report
+/// first, then the figure, which if it cannot be drawn is a warning on
+/// stderr (`warning: could not draw FILE: REASON`), not an error; returns
+/// the folder.
 pub fn write_all(
     exp: &Experiment,
     results: &[RunOutcome],
@@ -282,8 +285,6 @@ pub fn write_all(
         format!("{}.json", exp.id),
         serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?,
     )?;
-    let data = plot::panels(exp, results);
-    plot::write_figure(&folder.join(exp.id), exp.title, exp.axis.label, &data)?;
     let mut md = String::new();
     let _ = writeln!(md, "# {}: {}\n", exp.id, exp.title);
     let _ = writeln!(md, "Source: {}.\n", exp.source);
@@ -313,6 +314,12 @@ pub fn write_all(
         if quick { " --quick" } else { "" }
     );
     write(format!("{}.md", exp.id), md)?;
+    // Last, and never fatal: the data and the report are written whatever
+    // the figure does.
+    let data = plot::panels(exp, results);
+    if let Err(e) = plot::write_figure(&folder.join(exp.id), exp.title, exp.axis.label, &data) {
+        eprintln!("warning: could not draw {e}");
+    }
     Ok(folder)
 }
 
@@ -466,6 +473,38 @@ mod tests {
         );
         assert!(a < b && b < c, "{md}");
         assert_eq!(md.matches("\n## ").count(), 3);
+    }
+
+    /// A figure that cannot be drawn (its PNG's path is a folder) costs no
+    /// result: CSV, JSON and report are written and the call succeeds.
+    #[test]
+    fn a_figure_that_cannot_be_drawn_leaves_the_data() {
+        let exp = super::super::find("ftl-wa").unwrap();
+        let results: Vec<RunOutcome> = exp
+            .runs(true)
+            .into_iter()
+            .map(|run| RunOutcome {
+                run,
+                metrics: exp
+                    .panels
+                    .iter()
+                    .map(|p| (p.metric.to_string(), 1.0))
+                    .collect(),
+                report: serde_json::json!({}),
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join(exp.id).join(format!("{}.png", exp.id));
+        fs::create_dir_all(&png).unwrap();
+        let folder = write_all(&exp, &results, dir.path(), true).unwrap();
+        let read = |ext: &str| fs::read_to_string(folder.join(format!("{}.{ext}", exp.id)));
+        assert_eq!(read("csv").unwrap(), csv(&results));
+        let json: serde_json::Value = serde_json::from_str(&read("json").unwrap()).unwrap();
+        assert_eq!(json.as_array().map(Vec::len), Some(results.len()));
+        assert!(read("md")
+            .unwrap()
+            .contains("Regenerate: `flashix reproduce ftl-wa --quick`"));
+        assert!(png.is_dir());
     }
 
     #[test]

@@ -539,8 +539,8 @@ fn compare_fits_120_columns_and_wide_has_every_column() {
     }
 }
 
-/// Over the commit layer the table charges its map and meta pages as their
-/// own column, and the chip's writes are the sum of the three columns.
+/// Over the commit layer the wide table charges its map and meta pages as
+/// their own column, and the chip's writes are the sum of the three columns.
 #[test]
 fn compare_counts_durability_writes_apart() {
     let dir = tempfile::tempdir().unwrap();
@@ -553,6 +553,7 @@ fn compare_counts_durability_writes_apart() {
         "3000",
         "--device-set",
         "atomic=true",
+        "--wide",
         "--out",
         dir.path().to_str().unwrap(),
     ]);

@@ -531,9 +531,14 @@ pub fn compact_table(reports: &[(String, Report)]) -> String {
         plain(&cells(reports, &COMPACT)),
         wrap(&format!(
             "* best (lowest) in its column. Page reads and writes are the chip's over the whole run, \
-             garbage collection's copies and the final flush included; writes/op = page writes per \
+             garbage collection's copies{} and the final flush included; writes/op = page writes per \
              operation (here {}); write amp. = page writes per page the index wrote. \
              --wide shows every column.",
+            if reports.iter().any(|(_, r)| r.device_stats.durability_writes > 0) {
+                ", the commit layer's durability writes"
+            } else {
+                ""
+            },
             ops.unwrap_or_default()
         ))
     )

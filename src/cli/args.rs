@@ -187,9 +187,16 @@ pub struct RunArgs {
     pub memory: String,
     /// Sizing of an FTL device without `blocks=`/`capacity=`: the largest
     /// index footprint (measured by a first run) fills this share of the
-    /// logical capacity.
-    #[arg(long, default_value_t = 0.9)]
-    pub fill: f64,
+    /// logical capacity [default: 0.9].
+    #[arg(long)]
+    pub fill: Option<f64>,
+    /// Precondition the FTL device as `compare` does: before the index
+    /// runs, cold data fills this share of the logical space together with
+    /// the index's footprint (a share in (0, 1) such as 0.8, or 80%), and
+    /// the chip is sized at it instead of at `--fill` [default: none, an
+    /// empty chip].
+    #[arg(long, value_name = "SHARE")]
+    pub occupancy: Option<String>,
     /// Check every answer against an in-memory oracle.
     #[arg(long)]
     pub verify: bool,
@@ -275,11 +282,27 @@ pub struct CompareArgs {
     /// Memory budget of every index.
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
-    /// Sizing of an FTL device without `blocks=`/`capacity=`: the largest
+    /// Precondition the simulated FTL chip before each index runs, as SSD
+    /// simulators do (MQSim's initial occupancy): cold data, written once at
+    /// logical pages the index does not address, fills this share of the
+    /// logical space together with the index's footprint, so garbage
+    /// collection has to copy pages as on a device in use. The chip is sized
+    /// so that the largest footprint alone is this share (unless
+    /// `--device-set blocks=N` chooses it). Counts exclude the fill. A share
+    /// in (0, 1) such as 0.8, or 80%; `none` (or 0): an empty chip sized by
+    /// `--fill`.
+    #[arg(long, value_name = "SHARE", default_value = "0.8")]
+    pub occupancy: String,
+    /// With `--occupancy none`: size the FTL chip so that the largest
     /// index footprint (measured by a first run) fills this share of the
-    /// logical capacity.
-    #[arg(long, default_value_t = 0.9)]
-    pub fill: f64,
+    /// logical capacity [default: 0.9].
+    #[arg(long)]
+    pub fill: Option<f64>,
+    /// Print every column of the table (writes as the index asked for them,
+    /// GC copies, durability writes, live data, wall time), not the
+    /// compact table of 120 columns; compare.json has them all either way.
+    #[arg(long)]
+    pub wide: bool,
     /// Directory for the JSON reports and the bar chart.
     #[arg(long, default_value = "results/compare")]
     pub out: PathBuf,
@@ -296,6 +319,8 @@ pub struct CompareArgs {
     /// the error (the prediction check).
     #[arg(long, value_name = "PROFILE")]
     pub predict: Option<String>,
+    /// No progress bar on stderr while the indexes run (the report on
+    /// stdout is the same).
     #[arg(long)]
     pub quiet: bool,
 }

@@ -1,34 +1,38 @@
 //! `flashix compare`: every listed index on one device, one workload and
-//! one memory budget, then a table, a bar chart and a ranking.
+//! one memory budget, then a table, a ranking and a bar chart.
 //!
 //! Every index runs to the same durability point: the runner flushes it
 //! after the last operation and charges that work as its `flush` row, so an
 //! index that keeps work buffered (MB-Tree's batch buffer, BFTL's
 //! reservation buffer) pays for it. The default device is sized to the work
-//! ([`super::sizing`]), so garbage collection shows in the counts: writes
-//! are given as the index asked for them (`writes (index)`), as the commit
-//! layer added them for durability (`durability writes`: its map and meta
-//! pages, on a file or with `--device-set atomic=true`), as garbage
-//! collection added them (`GC copies`) and as the chip programmed them
-//! (`writes (chip)`, the sum), beside erases and write amplification.
+//! and preconditioned with cold data to `--occupancy` ([`super::sizing`]),
+//! so garbage collection shows in the counts.
+//!
+//! The default table is the compact one, within 120 columns: the chip's
+//! page reads and writes (garbage collection's copies included), writes
+//! per operation, erases, write amplification, simulated time, energy and
+//! peak memory. `--wide` gives every column: writes as the index asked for
+//! them (`writes (index)`), as the commit layer added them for durability
+//! (`durability writes`: its map and meta pages, on a file or with
+//! `--device-set atomic=true`), as garbage collection added them (`GC
+//! copies`), live data and wall time. `compare.json` has everything.
 //!
 //! With `--predict PROFILE` on a file, every index also runs on the
 //! simulated device `PROFILE` and a second table compares the two times
 //! ([`super::predict`]).
 //!
-//! The ranking is read off the table: for page writes (chip), simulated
-//! time and energy, the best index among those whose peak memory stayed
-//! within the budget, and its factor over the best B+-tree configuration on
-//! that measure.
+//! The ranking ([`super::ranking`]) follows the table: by simulated time
+//! and by energy, and the Pareto set with the price of each choice.
 
-use std::fmt::Write as _;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
 use crate::experiment;
 use crate::index::registry;
 use crate::runner::{Report, RunOptions};
 
 use super::args::{CompareArgs, IndexArgs};
-use super::sizing::{self, bytes_text, group};
+use super::ranking::ranking;
+use super::sizing::{self, bytes_text, group, wrap};
 use super::{build_traced, describe, device, execute, memory, predict, write_json, CliResult};
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
@@ -87,13 +91,15 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         .collect();
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    let fill = sizing::check_fill(a.fill)?;
+    let occupancy = sizing::parse_occupancy(&a.occupancy)?;
+    let fill = sizing::check_fit(a.fill, occupancy)?;
     let mut workload = a.workload.clone();
     if workload.workload.is_none() && workload.trace.is_none() {
         workload.workload = Some("mbtree".into());
         workload.ops.get_or_insert(100_000);
     }
-    let (spec, sized) = sizing::size_to_work(&spec, &configs, &workload, mem, fill, None)?;
+    let (spec, sized) =
+        sizing::size_to_work(&spec, &configs, &workload, mem, fill, occupancy, None)?;
     let model = a
         .predict
         .as_deref()
@@ -107,7 +113,11 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             s.push(format!("-{name}.trace"));
             std::path::PathBuf::from(s)
         });
-        let mut index = build_traced(cfg, &spec, mem, false, trace.as_deref())?;
+        let run_spec = match &sized {
+            Some(s) => s.spec_for(&spec, name),
+            None => spec.clone(),
+        };
+        let mut index = build_traced(cfg, &run_spec, mem, false, trace.as_deref())?;
         let options = RunOptions {
             verify: a.verify,
             quiet: a.quiet,
@@ -127,22 +137,9 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         }
         reports.push((name.clone(), report));
     }
-    if let Some((_, first)) = reports.first() {
-        println!(
-            "{}",
-            sizing::device_line(&spec, first.device.capacity_pages, sized.as_ref())
-        );
-        println!(
-            "memory budget {} B per index; workload {}; every index flushed at the end",
-            group(mem as u64),
-            first.workload
-        );
-    }
-    println!("{}", compare_table(&reports));
-    println!("{}", ranking(&reports, mem as u64));
-    if !predictions.is_empty() {
-        println!("{}", predict::table(&predictions));
-    }
+    // The data first, then the chart, then the report on stdout: a chart
+    // that cannot be drawn costs no result, and neither does a reader that
+    // stops early (`| head`, which ends the process at the next print).
     let dir = &a.out;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if !predictions.is_empty() {
@@ -151,7 +148,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     let all: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
     write_json(&dir.join("compare.json"), &all)?;
     let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
-    let groups: Vec<(String, Vec<f64>)> = COLUMNS
+    let groups: Vec<(String, Vec<f64>)> = CHART
         .iter()
         .map(|c| {
             (
@@ -160,19 +157,54 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             )
         })
         .collect();
-    experiment::plot::write_bar_chart(&dir.join("compare"), "flashix compare", &names, &groups)?;
-    eprintln!("reports and chart written to {}", dir.display());
+    let stem = dir.join("compare");
+    let drawn = match experiment::plot::write_bar_chart(&stem, "flashix compare", &names, &groups) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("warning: could not draw {}.png/.svg: {e}", stem.display());
+            false
+        }
+    };
+    if let Some((_, first)) = reports.first() {
+        println!(
+            "{}",
+            sizing::device_line(&spec, first.device.capacity_pages, sized.as_ref())
+        );
+        println!(
+            "{}",
+            wrap(&format!(
+                "memory budget {} ({} B) per index; workload {}; every index flushed at the end",
+                bytes_text(mem as u64),
+                group(mem as u64),
+                first.workload
+            ))
+        );
+    }
+    if a.wide {
+        println!("{}", wide_table(&reports));
+    } else {
+        println!("{}", compact_table(&reports));
+    }
+    println!("{}", ranking(&reports, mem as u64));
+    if !predictions.is_empty() {
+        println!("{}", predict::table(&predictions));
+    }
+    if drawn {
+        eprintln!("reports and chart written to {}", dir.display());
+    } else {
+        eprintln!("reports written to {}", dir.display());
+    }
     Ok(())
 }
 
-/// A column of the table (and a group of the chart).
+/// A column of a table (and a group of the chart).
 struct Column {
     name: &'static str,
     value: fn(&Report) -> f64,
     text: fn(f64) -> String,
 }
 
-fn count(v: f64) -> String {
+pub(super) fn count(v: f64) -> String {
     group(v.max(0.0).round() as u64)
 }
 
@@ -180,9 +212,103 @@ fn two(v: f64) -> String {
     format!("{v:.2}")
 }
 
-/// The columns of `compare`. Writes come three ways: what the index asked
+/// `v` with four significant digits where it is below 1,000, grouped and
+/// whole above: `0.1234`, `90.05`, `361.9`, `2,697`.
+pub(super) fn decimal(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() || a >= 999.95 {
+        return count(v);
+    }
+    let places = if a >= 99.995 {
+        1
+    } else if a >= 9.9995 {
+        2
+    } else if a >= 0.99995 {
+        3
+    } else {
+        4
+    };
+    format!("{v:.places$}")
+}
+
+/// Bytes of memory: `64 B`, `63.6 KiB`, `1.2 MiB`.
+pub(super) fn memory_text(bytes: f64) -> String {
+    if bytes < 1024.0 {
+        format!("{bytes:.0} B")
+    } else if bytes < 1024.0 * 1024.0 {
+        format!("{:.1} KiB", bytes / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes / 1048576.0)
+    }
+}
+
+/// Operations of the run, preload included (what writes/op divides by).
+pub(super) fn operations(r: &Report) -> u64 {
+    r.preload_ops + r.measured_ops()
+}
+
+pub(super) fn writes_per_op(r: &Report) -> f64 {
+    r.device_stats.physical_writes as f64 / operations(r).max(1) as f64
+}
+
+/// Writes per operation: three places, as most indexes write less than a
+/// page per operation.
+pub(super) fn per_op(v: f64) -> String {
+    if v >= 999.95 {
+        decimal(v)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The compact table: what a choice between indexes turns on.
+const COMPACT: [Column; 8] = [
+    Column {
+        name: "page reads",
+        value: |r| r.device_stats.physical_reads as f64,
+        text: count,
+    },
+    Column {
+        name: "page writes",
+        value: |r| r.device_stats.physical_writes as f64,
+        text: count,
+    },
+    Column {
+        name: "writes/op",
+        value: writes_per_op,
+        text: per_op,
+    },
+    Column {
+        name: "erases",
+        value: |r| r.device_stats.erases as f64,
+        text: count,
+    },
+    Column {
+        name: "write amp.",
+        value: |r| r.device_stats.write_amplification,
+        // Three places: a few hundred GC copies among 10^5 writes show.
+        text: |v| format!("{v:.3}"),
+    },
+    Column {
+        name: "sim. time",
+        value: |r| r.device_stats.time_us / 1e6,
+        text: |v| format!("{} s", decimal(v)),
+    },
+    Column {
+        name: "energy",
+        value: |r| r.device_stats.energy_uj / 1e6,
+        text: |v| format!("{} J", decimal(v)),
+    },
+    Column {
+        name: "memory",
+        value: |r| r.memory_peak_bytes as f64,
+        text: memory_text,
+    },
+];
+
+/// The columns of `--wide`. Writes come three ways: what the index asked
 /// for, what garbage collection copied, and what the chip programmed.
-const COLUMNS: [Column; 12] = [
+const WIDE: [Column; 12] = [
     Column {
         name: "reads (chip)",
         value: |r| r.device_stats.physical_reads as f64,
@@ -218,7 +344,6 @@ const COLUMNS: [Column; 12] = [
     Column {
         name: "write amp.",
         value: |r| r.device_stats.write_amplification,
-        // Three places: a few hundred GC copies among 10^5 writes show.
         text: |v| format!("{v:.3}"),
     },
     Column {
@@ -248,15 +373,57 @@ const COLUMNS: [Column; 12] = [
     },
 ];
 
-/// One row per index; the best (lowest) value of each column marked `*`.
-pub fn compare_table(reports: &[(String, Report)]) -> String {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+/// The groups of the chart: properties of an index on the device. Not
+/// wall time, which is this machine's simulation speed.
+const CHART: [Column; 8] = [
+    Column {
+        name: "page reads (chip)",
+        value: |r| r.device_stats.physical_reads as f64,
+        text: count,
+    },
+    Column {
+        name: "page writes (chip)",
+        value: |r| r.device_stats.physical_writes as f64,
+        text: count,
+    },
+    Column {
+        name: "GC copies",
+        value: |r| r.device_stats.gc_copies as f64,
+        text: count,
+    },
+    Column {
+        name: "erases",
+        value: |r| r.device_stats.erases as f64,
+        text: count,
+    },
+    Column {
+        name: "write amp.",
+        value: |r| r.device_stats.write_amplification,
+        text: two,
+    },
+    Column {
+        name: "sim. time (s)",
+        value: |r| r.device_stats.time_us / 1e6,
+        text: two,
+    },
+    Column {
+        name: "energy (J)",
+        value: |r| r.device_stats.energy_uj / 1e6,
+        text: two,
+    },
+    Column {
+        name: "memory (KiB)",
+        value: |r| r.memory_peak_bytes as f64 / 1024.0,
+        text: two,
+    },
+];
+
+/// The cells of a table: a header row, then one row per index over
+/// `columns`, the best (lowest) value of each column marked `*`.
+fn cells(reports: &[(String, Report)], columns: &[Column]) -> Vec<Vec<String>> {
     let mut header = vec!["index".to_string()];
-    header.extend(COLUMNS.iter().map(|c| c.name.to_string()));
-    t.set_header(header);
-    let best: Vec<f64> = COLUMNS
+    header.extend(columns.iter().map(|c| c.name.to_string()));
+    let best: Vec<f64> = columns
         .iter()
         .map(|c| {
             reports
@@ -265,9 +432,10 @@ pub fn compare_table(reports: &[(String, Report)]) -> String {
                 .fold(f64::INFINITY, f64::min)
         })
         .collect();
+    let mut rows = vec![header];
     for (name, r) in reports {
         let mut row = vec![name.clone()];
-        for (c, b) in COLUMNS.iter().zip(&best) {
+        for (c, b) in columns.iter().zip(&best) {
             let v = (c.value)(r);
             let mark = if reports.len() > 1 && v <= *b {
                 " *"
@@ -276,94 +444,114 @@ pub fn compare_table(reports: &[(String, Report)]) -> String {
             };
             row.push(format!("{}{mark}", (c.text)(v)));
         }
+        rows.push(row);
+    }
+    rows
+}
+
+/// `rows` (the first the header) as a bordered table.
+fn boxed(rows: Vec<Vec<String>>) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    let mut rows = rows.into_iter();
+    let columns = match rows.next() {
+        Some(header) => {
+            let n = header.len();
+            t.set_header(header);
+            n
+        }
+        None => 0,
+    };
+    for row in rows {
         t.add_row(row);
     }
-    for i in 1..=COLUMNS.len() {
+    for i in 1..columns {
         if let Some(col) = t.column_mut(i) {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
+    t
+}
+
+/// `rows` (the first the header) as columns two spaces apart, the header
+/// underlined, the first column left-aligned and the others right-aligned:
+/// twelve characters narrower than [`boxed`] over nine columns.
+fn plain(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |row: &[String]| {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, &w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        cells.join("  ").trim_end().to_string()
+    };
+    let mut out = Vec::with_capacity(rows.len() + 1);
+    if let Some(header) = rows.first() {
+        out.push(line(header));
+        let rule: Vec<String> = widths.iter().map(|&w| "─".repeat(w)).collect();
+        out.push(rule.join("  "));
+    }
+    out.extend(rows.iter().skip(1).map(|r| line(r)));
+    out.join("\n")
+}
+
+/// The default table (module doc), with its legend, within
+/// [`sizing::WIDTH`] columns.
+pub fn compact_table(reports: &[(String, Report)]) -> String {
+    let ops = reports.first().map(|(_, r)| {
+        let mut kinds: Vec<String> = r
+            .ops
+            .iter()
+            .map(|(k, n)| format!("{} {k}", group(*n)))
+            .collect();
+        if r.preload_ops > 0 {
+            kinds.insert(0, format!("{} preload", group(r.preload_ops)));
+        }
+        kinds.join(" + ")
+    });
     format!(
-        "{t}\n* best (lowest) in its column; counts are the device's over the whole run \
-         (preload and final flush included); writes (chip) = writes (index) + durability writes \
-         + GC copies"
+        "{}\n{}",
+        plain(&cells(reports, &COMPACT)),
+        wrap(&format!(
+            "* best (lowest) in its column. Page reads and writes are the chip's over the whole run, \
+             garbage collection's copies{} and the final flush included; writes/op = page writes per \
+             operation (here {}); write amp. = page writes per page the index wrote. \
+             --wide shows every column.",
+            if reports.iter().any(|(_, r)| r.device_stats.durability_writes > 0) {
+                ", the commit layer's durability writes"
+            } else {
+                ""
+            },
+            ops.unwrap_or_default()
+        ))
     )
 }
 
-/// The measures the ranking names: table column, what less of it is.
-const RANKED: [(&str, &str); 3] = [
-    ("writes (chip)", "fewer page writes"),
-    ("sim. time (s)", "less simulated time"),
-    ("energy (joule)", "less energy"),
-];
-
-fn is_btree(label: &str) -> bool {
-    label == "btree" || label.starts_with("btree:")
-}
-
-/// One line per ranked measure (module doc), from the measured reports.
-pub fn ranking(reports: &[(String, Report)], budget: u64) -> String {
-    let within: Vec<&(String, Report)> = reports
-        .iter()
-        .filter(|(_, r)| r.memory_peak_bytes <= budget)
-        .collect();
-    let over: Vec<String> = reports
-        .iter()
-        .filter(|(_, r)| r.memory_peak_bytes > budget)
-        .map(|(n, r)| format!("{n} ({})", bytes_text(r.memory_peak_bytes)))
-        .collect();
-    let mut out = format!("Ranking within the memory budget ({}):", bytes_text(budget));
-    if !over.is_empty() {
-        let _ = write!(
-            out,
-            " left out for peak memory over it: {}.",
-            over.join(", ")
-        );
-    }
-    if within.is_empty() {
-        out.push_str("\n  no index stayed within the budget");
-        return out;
-    }
-    for (column, less) in RANKED {
-        // Invariant: every RANKED name is a column of COLUMNS.
-        let c = COLUMNS
-            .iter()
-            .find(|c| c.name == column)
-            .expect("ranked measures are table columns");
-        let best = |btree: Option<bool>| {
-            within
-                .iter()
-                .filter(|x| btree.is_none_or(|b| is_btree(&x.0) == b))
-                .min_by(|a, b| (c.value)(&a.1).total_cmp(&(c.value)(&b.1)))
-                .map(|x| (x.0.as_str(), (c.value)(&x.1)))
-        };
-        // Invariant: `within` is not empty.
-        let (winner, v) = best(None).expect("within is not empty");
-        let _ = write!(out, "\n  {column}: {winner} wins with {}", (c.text)(v));
-        let reference = if is_btree(winner) {
-            best(Some(false)).map(|(n, w)| (format!("the best other index, {n}"), w, true))
-        } else {
-            best(Some(true)).map(|(n, w)| (format!("the best B+-tree, {n}"), w, false))
-        };
-        match reference {
-            Some((who, w, _)) if v <= 0.0 || w <= 0.0 => {
-                let _ = write!(out, " ({who}: {})", (c.text)(w));
-            }
-            Some((who, w, true)) => {
-                let _ = write!(
-                    out,
-                    " (a B+-tree); {who}, needs {:.2}x more ({})",
-                    w / v,
-                    (c.text)(w)
-                );
-            }
-            Some((who, w, false)) => {
-                let _ = write!(out, ", {:.2}x {less} than {who} ({})", w / v, (c.text)(w));
-            }
-            None => out.push_str(" (no other index to compare with within the budget)"),
-        }
-    }
-    out
+/// Every column (`--wide`), as the table was before the compact one.
+pub fn wide_table(reports: &[(String, Report)]) -> String {
+    format!(
+        "{}\n* best (lowest) in its column; counts are the device's over the whole run \
+         (preload and final flush included); writes (chip) = writes (index) + durability writes \
+         + GC copies",
+        boxed(cells(reports, &WIDE))
+    )
 }
 
 #[cfg(test)]
@@ -380,38 +568,56 @@ mod tests {
                 ..DeviceReport::default()
             },
             memory_peak_bytes: memory,
+            ops: [("insert".to_string(), 250)].into_iter().collect(),
             ..Report::default()
         }
     }
 
+    fn named(rows: &[(&str, Report)]) -> Vec<(String, Report)> {
+        rows.iter()
+            .map(|(n, r)| (n.to_string(), r.clone()))
+            .collect()
+    }
+
     #[test]
-    fn the_ranking_names_the_winner_within_the_budget_and_its_factor_over_the_btree() {
-        let reports = vec![
-            ("btree:cache=none".to_string(), report(1000, 10.0, 4.0, 64)),
-            ("btree:cache=lru".to_string(), report(800, 8.0, 2.0, 900)),
-            ("mbtree".to_string(), report(100, 9.0, 3.0, 1000)),
-            // The fewest writes of all, but over the budget.
-            ("flashdb".to_string(), report(50, 1.0, 1.0, 5000)),
-        ];
-        let text = ranking(&reports, 1024);
-        assert!(
-            text.contains("left out for peak memory over it: flashdb"),
-            "{text}"
-        );
-        assert!(
-            text.contains("writes (chip): mbtree wins with 100, 8.00x fewer page writes than the best B+-tree, btree:cache=lru (800)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("sim. time (s): btree:cache=lru wins with 8.00 (a B+-tree); the best other index, mbtree, needs 1.12x more (9.00)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("energy (joule): btree:cache=lru wins"),
-            "{text}"
-        );
-        let none = ranking(&reports, 10);
-        assert!(none.contains("no index stayed within the budget"), "{none}");
+    fn the_compact_table_fits_120_columns_at_ten_million_operations() {
+        let mut big = report(98_765_432, 269_700.0, 76_700.0, 65_088);
+        big.device_stats.physical_reads = 772_469_500;
+        big.device_stats.erases = 3_086_419;
+        big.device_stats.write_amplification = 1.234;
+        let mut fast = report(1_000_000, 8_997.0, 2_512.0, 64);
+        fast.device_stats.physical_reads = 18_138_200;
+        let reports = named(&[("btree:cache=none", big), ("lsm", fast)]);
+        let text = compact_table(&reports);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= sizing::WIDTH,
+                "{}: {line}",
+                line.chars().count()
+            );
+        }
+        for cell in [
+            "772,469,500",
+            "18,138,200 *",
+            "269,700 s",
+            "8,997 s *",
+            "76,700 J",
+            "63.6 KiB",
+            "64 B *",
+            "395,062",
+        ] {
+            assert!(text.contains(cell), "{cell}: {text}");
+        }
+    }
+
+    #[test]
+    fn numbers_keep_four_digits_and_group_thousands() {
+        assert_eq!(decimal(0.012_34), "0.0123");
+        assert_eq!(decimal(1.5), "1.500");
+        assert_eq!(decimal(90.054), "90.05");
+        assert_eq!(decimal(361.97), "362.0");
+        assert_eq!(decimal(2696.7), "2,697");
+        assert_eq!(memory_text(65_088.0), "63.6 KiB");
     }
 
     #[test]

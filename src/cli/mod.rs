@@ -6,6 +6,7 @@ mod bench;
 mod compare;
 mod crashtest;
 mod predict;
+mod ranking;
 pub mod size;
 pub mod sizing;
 
@@ -222,11 +223,26 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     }
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    let fill = sizing::check_fill(a.fill)?;
+    let occupancy = match &a.occupancy {
+        Some(o) => sizing::parse_occupancy(o)?,
+        None => None,
+    };
+    let fill = sizing::check_fit(a.fill, occupancy)?;
     let configs = [(compare::label(&a.index), a.index.clone())];
-    let (spec, sized) =
-        sizing::size_to_work(&spec, &configs, &a.workload, mem, fill, a.flush_every)?;
-    let mut index = build_traced(&a.index, &spec, mem, a.open, a.io_trace.as_deref())?;
+    let (spec, sized) = sizing::size_to_work(
+        &spec,
+        &configs,
+        &a.workload,
+        mem,
+        fill,
+        occupancy,
+        a.flush_every,
+    )?;
+    let run_spec = match &sized {
+        Some(s) => s.spec_for(&spec, &configs[0].0),
+        None => spec.clone(),
+    };
+    let mut index = build_traced(&a.index, &run_spec, mem, a.open, a.io_trace.as_deref())?;
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,

@@ -1,4 +1,5 @@
-//! Sizing the simulated device to the work, as the papers size theirs.
+//! Sizing the simulated device to the work, as the papers size theirs, and
+//! preconditioning it, as SSD simulators do.
 //!
 //! A profile's default chip is 64 GiB of sparse storage: any workload fits,
 //! but no block is ever reused, so no index erases a block or collects
@@ -7,50 +8,133 @@
 //! multiple of the index: the BFTL paper fills a 4 MB chip with an 868 KB
 //! index and writes 14 MB through it (`bftl.md` §4).
 //!
-//! So `run` and `compare`, on an FTL device whose size the user did not set
-//! (`--device-set blocks=N` or `capacity=BYTES` set it), first run every
-//! index configuration once on the sparse chip and read the device's
-//! logical footprint (pages up to the highest one written, final flush
-//! included), then give the measured runs a chip whose logical capacity is
-//! the largest footprint divided by `--fill`, plus 256 pages of headroom
-//! for the nodes an index reserves before a split, with over-provisioning
-//! on top.
-//! Every index of one comparison gets the same device, as a user choosing
-//! an index for one chip would have it, so an index that needs more space
-//! pays for it in garbage collection.
+//! So `run` and `compare`, on an FTL device, first run every index
+//! configuration once on the chip as given (the sparse one unless
+//! `--device-set blocks=N` or `capacity=BYTES` chose a size) and read the
+//! device's logical footprint (pages up to the highest one written, final
+//! flush included). Then one of two things:
 //!
-//! `--fill` is 0.9 by default: a chip in use runs nearly full (SSD
-//! benchmarks precondition by filling the device for the same reason).
-//! Smaller fills hide garbage collection from all but the largest index: on
-//! `compare`'s default run, at 0.5 the B+-tree (a third of BFTL's
-//! footprint) copies no page at all and the delta schemes none either; at
-//! 0.9 every index but MB-Tree copies some. The sizing runs cost wall time
-//! only; their counts are not reported.
+//! * **Preconditioning** (`--occupancy SHARE`; `compare`'s default, 0.8).
+//!   Unless a size was chosen, the chip's logical capacity `C` is the
+//!   largest footprint divided by the occupancy, plus [`HEADROOM_PAGES`],
+//!   with over-provisioning on top. Before each index runs, cold valid
+//!   data fills `occupancy × C` pages less that index's footprint, written
+//!   sequentially at the top of the logical space, where the index cannot
+//!   address it ([`crate::device::Preconditioned`]); the counts start after
+//!   the fill. Every index thus runs on a chip `occupancy` full counting
+//!   its own footprint, as MQSim's `Initial_Occupancy_Percentage` or a
+//!   preconditioned SSD benchmark has it, and garbage collection has to
+//!   copy pages: on `compare`'s default run without it, the B+-tree
+//!   without a cache and the delta schemes erase blocks whose every page
+//!   they had already rewritten, and copy none (write amplification 1).
+//!   The cold data always leaves [`HEADROOM_PAGES`] free beside an index's
+//!   footprint (and the commit layer's own pages, with `atomic=true`):
+//!   on a small run, where the occupancy's share of the chip is less than
+//!   that, an index gets less cold data than the occupancy asks.
+//!   The cold data sits in blocks of its own, all valid, that greedy
+//!   garbage collection never picks, except the last, which it shares with
+//!   the index's first pages: what the cold data takes is free space, as
+//!   the files of a full SSD take it from the one being measured.
+//! * **Fill** (`--occupancy none`, `run`'s default): the chip's logical
+//!   capacity is the largest footprint divided by `--fill` (0.9), plus
+//!   [`HEADROOM_PAGES`]; nothing else is on it. Only the index with the
+//!   largest footprint runs on a nearly full chip.
+//!
+//! Every index of one comparison gets the same chip, as a user choosing an
+//! index for one chip would have it, so an index that needs more space
+//! pays for it in garbage collection. The sizing runs cost wall time only;
+//! their counts are not reported.
 
 use crate::device::profile::Target;
-use crate::device::{logical_capacity, DeviceSpec, RESERVE_BLOCKS};
+use crate::device::{logical_capacity, DeviceSpec, Storage, RESERVE_BLOCKS};
 use crate::runner::RunOptions;
 
 use super::args::{IndexArgs, WorkloadArgs};
 use super::{build_index, describe, execute, CliResult};
 
-/// Logical pages added to `footprint / fill`. A footprint does not show the
-/// room an index reserves before it splits (MB-Tree asks for up to 20 nodes
-/// of up to 8 pages): on a small workload `/ fill` alone leaves less than
-/// that, and the index stops with `device full`. In pages, not blocks, so
-/// that large-block chips (128-page MLC blocks) are not padded with
-/// megabytes that hide garbage collection.
-const HEADROOM_PAGES: u64 = 256;
+/// Logical pages added to `footprint / fill` (or `/ occupancy`). A
+/// footprint does not show the room an index reserves before it splits
+/// (MB-Tree asks for up to 20 nodes of up to 8 pages): on a small workload
+/// `/ fill` alone leaves less than that, and the index stops with `device
+/// full`. In pages, not blocks, so that large-block chips (128-page MLC
+/// blocks) are not padded with megabytes that hide garbage collection.
+pub const HEADROOM_PAGES: u64 = 256;
 
-/// How a device was sized to the work.
+/// The default `--occupancy` of `compare`.
+pub const DEFAULT_OCCUPANCY: f64 = 0.8;
+
+/// The default `--fill`.
+pub const DEFAULT_FILL: f64 = 0.9;
+
+/// How the chip's size was chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Capacity {
+    /// The largest footprint fills this share of the logical capacity.
+    Fill(f64),
+    /// The largest footprint is the occupancy's share of it.
+    AtOccupancy,
+    /// The user chose it (`blocks=`, `capacity=`).
+    Chosen,
+}
+
+/// How a device was sized to the work and preconditioned.
 #[derive(Clone, Debug)]
 pub struct Sizing {
-    /// The share of the logical capacity the largest footprint fills.
-    pub fill: f64,
+    pub capacity: Capacity,
+    /// The share of the logical space filled before each index runs, cold
+    /// data and the index's footprint together; `None`: no cold data.
+    pub occupancy: Option<f64>,
     /// The configuration with the largest footprint.
     pub largest: String,
     /// Its footprint in logical pages.
     pub footprint_pages: u64,
+    /// Logical pages of the sized chip (what the cold data is a share of).
+    pub capacity_pages: u64,
+    /// Every configuration's footprint, by label.
+    pub footprints: Vec<(String, u64)>,
+    /// Logical pages a layer between the chip's FTL and the index keeps for
+    /// itself (the commit layer's map and meta pages, with `atomic=true`):
+    /// cold data leaves them free too.
+    pub layer_pages: u64,
+}
+
+impl Sizing {
+    /// Pages of cold data written before `label` runs (module doc): none
+    /// where its footprint alone reaches the occupancy, and never so many
+    /// that fewer than [`HEADROOM_PAGES`] stay free beside the footprint.
+    pub fn cold_pages(&self, label: &str) -> u64 {
+        let Some(occupancy) = self.occupancy else {
+            return 0;
+        };
+        let footprint = self
+            .footprints
+            .iter()
+            .find(|(l, _)| l == label)
+            .map_or(self.footprint_pages, |f| f.1);
+        let at_occupancy = (occupancy * self.capacity_pages as f64).floor() as u64;
+        at_occupancy.saturating_sub(footprint).min(
+            self.capacity_pages
+                .saturating_sub(footprint + HEADROOM_PAGES + self.layer_pages),
+        )
+    }
+
+    /// Whether the headroom kept some index below the occupancy (a chip
+    /// too small for the occupancy to leave [`HEADROOM_PAGES`] free).
+    pub fn headroom_binds(&self) -> bool {
+        self.occupancy.is_some_and(|o| {
+            let at_occupancy = (o * self.capacity_pages as f64).floor() as u64;
+            self.footprints
+                .iter()
+                .any(|(l, f)| *f < at_occupancy && self.cold_pages(l) + f < at_occupancy)
+        })
+    }
+
+    /// The device `label` runs on: `spec` with its cold pages.
+    pub fn spec_for(&self, spec: &DeviceSpec, label: &str) -> DeviceSpec {
+        let mut s = spec.clone();
+        s.cold_pages = self.cold_pages(label);
+        s
+    }
 }
 
 /// Checks a `--fill` value.
@@ -59,6 +143,39 @@ pub fn check_fill(fill: f64) -> CliResult<f64> {
         Ok(fill)
     } else {
         Err(format!("--fill must be in (0, 1], got {fill}").into())
+    }
+}
+
+/// Parses `--occupancy`: a share in (0, 1) such as `0.8`, a percentage
+/// such as `80%`, or `none` (or 0): no preconditioning.
+pub fn parse_occupancy(text: &str) -> CliResult<Option<f64>> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let share = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("--occupancy takes a share such as 0.8, 80% or none, got `{text}`"))?;
+    if share == 0.0 {
+        Ok(None)
+    } else if share.is_finite() && share > 0.0 && share < 1.0 {
+        Ok(Some(share))
+    } else {
+        Err(format!("--occupancy must be in (0, 1) (or none), got `{text}`").into())
+    }
+}
+
+/// `--fill` and `--occupancy` together: both choose the chip's size, so at
+/// most one of them may be given where preconditioning is on.
+pub fn check_fit(fill: Option<f64>, occupancy: Option<f64>) -> CliResult<f64> {
+    match (fill, occupancy) {
+        (Some(_), Some(o)) => Err(format!(
+            "--fill sizes a chip without cold data; with --occupancy {o} the chip is sized at the              occupancy (give --occupancy none --fill F for the chip of --fill alone)"
+        )
+        .into()),
+        (fill, _) => check_fill(fill.unwrap_or(DEFAULT_FILL)),
     }
 }
 
@@ -74,20 +191,22 @@ pub fn blocks_for(spec: &DeviceSpec, pages: u64) -> u64 {
     g.blocks
 }
 
-/// `spec` sized to the work of `configs` (module doc), or unchanged when it
-/// is not an FTL device or its size was chosen.
+/// `spec` sized to the work of `configs` and the preconditioning of each
+/// (module doc), or unchanged when it is not an FTL device, or its size
+/// was chosen and there is no occupancy.
 pub fn size_to_work(
     spec: &DeviceSpec,
     configs: &[(String, IndexArgs)],
     workload: &WorkloadArgs,
     memory: usize,
     fill: f64,
+    occupancy: Option<f64>,
     flush_every: Option<u64>,
 ) -> CliResult<(DeviceSpec, Option<Sizing>)> {
-    if spec.target != Target::Ftl || spec.explicit_size {
+    if spec.target != Target::Ftl || (spec.explicit_size && occupancy.is_none()) {
         return Ok((spec.clone(), None));
     }
-    let mut largest: Option<(u64, &str)> = None;
+    let mut footprints = Vec::new();
     for (label, cfg) in configs {
         let mut index = build_index(cfg, spec, memory, false)?;
         let options = RunOptions {
@@ -105,49 +224,85 @@ pub fn size_to_work(
         let Some(pages) = report.device.footprint_pages else {
             return Ok((spec.clone(), None));
         };
-        if largest.is_none_or(|(p, _)| pages > p) {
-            largest = Some((pages, label));
-        }
+        footprints.push((label.clone(), pages.max(1)));
     }
-    let Some((footprint_pages, label)) = largest else {
+    // The first of the largest, as the table lists them.
+    let Some((largest, footprint_pages)) = footprints.iter().rev().max_by_key(|(_, p)| *p).cloned()
+    else {
         return Ok((spec.clone(), None));
     };
-    let footprint_pages = footprint_pages.max(1);
     let mut sized = spec.clone();
-    sized.geometry.blocks = blocks_for(
-        spec,
-        (footprint_pages as f64 / fill).ceil() as u64 + HEADROOM_PAGES,
-    );
-    sized.explicit_size = true;
+    let capacity = if spec.explicit_size {
+        Capacity::Chosen
+    } else {
+        let share = occupancy.unwrap_or(fill);
+        sized.geometry.blocks = blocks_for(
+            spec,
+            (footprint_pages as f64 / share).ceil() as u64 + HEADROOM_PAGES,
+        );
+        sized.explicit_size = true;
+        match occupancy {
+            Some(_) => Capacity::AtOccupancy,
+            None => Capacity::Fill(fill),
+        }
+    };
+    let capacity_pages = logical_capacity(&sized.geometry, &sized.ftl);
+    let layer_pages = match (occupancy, sized.build()?) {
+        (Some(_), Storage::Pages(d)) => capacity_pages.saturating_sub(d.capacity_pages()),
+        _ => 0,
+    };
     Ok((
         sized,
         Some(Sizing {
-            fill,
-            largest: label.to_string(),
+            capacity,
+            occupancy,
+            largest,
             footprint_pages,
+            capacity_pages,
+            footprints,
+            layer_pages,
         }),
     ))
 }
 
 /// For an error on a sized device that ran out of room: how to get more.
 pub fn full_hint(error: &dyn std::fmt::Display, sizing: Option<&Sizing>) -> String {
+    if !error.to_string().contains("device full") {
+        return String::new();
+    }
     match sizing {
-        Some(s) if error.to_string().contains("device full") => format!(
-            " (the device was sized to the work with --fill {}: a lower --fill or \
-             --device-set blocks=N gives more room)",
-            s.fill
+        Some(Sizing {
+            occupancy: Some(o), ..
+        }) => format!(
+            " (the chip was preconditioned to --occupancy {o}: a lower --occupancy or \
+             --device-set blocks=N gives more room)"
+        ),
+        Some(Sizing {
+            capacity: Capacity::Fill(f),
+            ..
+        }) => format!(
+            " (the device was sized to the work with --fill {f}: a lower --fill or \
+             --device-set blocks=N gives more room)"
         ),
         _ => String::new(),
     }
 }
 
-/// Bytes as KiB or MiB, for header lines.
+/// Bytes in the largest binary unit that keeps them at least 1 (KiB, MiB,
+/// GiB, TiB), for header lines and tables.
 pub fn bytes_text(bytes: u64) -> String {
-    if bytes >= 10 << 20 {
-        format!("{:.1} MiB", bytes as f64 / 1048576.0)
-    } else {
-        format!("{} KiB", group(bytes.div_ceil(1024)))
+    const UNITS: [(&str, u32); 3] = [("TiB", 40), ("GiB", 30), ("MiB", 20)];
+    for (unit, shift) in UNITS {
+        if bytes >= 1 << shift {
+            let v = bytes as f64 / (1u64 << shift) as f64;
+            return if v >= 100.0 {
+                format!("{} {unit}", group(v.round() as u64))
+            } else {
+                format!("{v:.1} {unit}")
+            };
+        }
     }
+    format!("{} KiB", group(bytes.div_ceil(1024)))
 }
 
 /// `1234567` as `1,234,567`.
@@ -163,17 +318,69 @@ pub fn group(n: u64) -> String {
     out
 }
 
-/// The device line of `run` and `compare`: capacity, chip, over-provisioning
-/// and, when sized, the fill.
+/// The columns every line of `run`'s and `compare`'s header fits in.
+pub const WIDTH: usize = 120;
+
+/// `text` wrapped at spaces to lines of at most [`WIDTH`] characters, the
+/// continuation lines indented by two spaces (a word longer than a line
+/// stays whole).
+pub fn wrap(text: &str) -> String {
+    wrap_indent(text, "  ")
+}
+
+/// [`wrap`] with continuation lines indented by `indent`. The leading
+/// spaces of each paragraph stay; a no-break space (U+00A0) keeps the words
+/// on either side together and is printed as a space.
+pub fn wrap_indent(text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    for paragraph in text.split('\n') {
+        let lead = paragraph.len() - paragraph.trim_start_matches(' ').len();
+        let mut line = paragraph[..lead].to_string();
+        let mut empty = true;
+        for word in paragraph.split(' ').filter(|w| !w.is_empty()) {
+            let len = line.chars().count();
+            if !empty && len + 1 + word.chars().count() > WIDTH {
+                out.push_str(&line);
+                out.push('\n');
+                line = indent.to_string();
+            } else if !empty {
+                line.push(' ');
+            }
+            line.push_str(word);
+            empty = false;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.pop();
+    out.replace(NO_BREAK, " ")
+}
+
+/// A space [`wrap`] does not break at.
+pub const NO_BREAK: char = '\u{a0}';
+
+/// The device lines of `run` and `compare`, wrapped to [`WIDTH`]:
+/// capacity, chip, over-provisioning, how the size was chosen and, where
+/// the chip is preconditioned, the occupancy and how to change it.
 pub fn device_line(spec: &DeviceSpec, capacity_pages: u64, sizing: Option<&Sizing>) -> String {
     let page = spec.geometry.page_size as u64;
-    let mut line = format!(
-        "device {}: {} logical ({} pages of {} B)",
-        spec.name,
-        bytes_text(capacity_pages * page),
-        group(capacity_pages),
-        page
-    );
+    let capacity_pages = sizing.map_or(capacity_pages, |s| s.capacity_pages);
+    let mut line = match &spec.target {
+        Target::File(_) if spec.file_pages == 0 => format!(
+            "device {}: a file with no size limit set (it grows as the index writes, to at most \
+             {} of logical pages of {} B)",
+            spec.name,
+            bytes_text(capacity_pages * page),
+            group(page)
+        ),
+        _ => format!(
+            "device {}: {} logical ({} pages of {} B)",
+            spec.name,
+            bytes_text(capacity_pages * page),
+            group(capacity_pages),
+            group(page)
+        ),
+    };
     if spec.target == Target::Ftl {
         let block = page * spec.geometry.pages_per_block as u64;
         line.push_str(&format!(
@@ -184,23 +391,62 @@ pub fn device_line(spec: &DeviceSpec, capacity_pages: u64, sizing: Option<&Sizin
             spec.ftl.overprovision * 100.0
         ));
     }
-    match sizing {
-        Some(s) => line.push_str(&format!(
-            "; sized to the work: the largest footprint, {}'s {} ({} pages), fills {:.0}% of it \
-             (--fill {} and {HEADROOM_PAGES} pages of headroom; --device-set blocks=N chooses \
-             the size)",
-            s.largest,
-            bytes_text(s.footprint_pages * page),
-            group(s.footprint_pages),
-            100.0 * s.footprint_pages as f64 / capacity_pages.max(1) as f64,
-            s.fill
-        )),
-        None if spec.target == Target::Ftl && !spec.explicit_size => {
-            line.push_str(" (sparse: not sized to the work)")
+    let Some(s) = sizing else {
+        if spec.target == Target::Ftl && !spec.explicit_size {
+            line.push_str(" (sparse: not sized to the work)");
         }
-        None => {}
+        return wrap(&line);
+    };
+    let largest = format!(
+        "the largest footprint, {}'s {} ({} pages),",
+        s.largest,
+        bytes_text(s.footprint_pages * page),
+        group(s.footprint_pages)
+    );
+    match s.capacity {
+        Capacity::Fill(fill) => line.push_str(&format!(
+            "; sized to the work: {largest} fills {:.0}% of it (--fill {fill} and \
+             {HEADROOM_PAGES} pages of headroom; --device-set blocks=N chooses the size)",
+            100.0 * s.footprint_pages as f64 / capacity_pages.max(1) as f64,
+        )),
+        Capacity::AtOccupancy => line.push_str(&format!(
+            "; sized to the work: {largest} at the occupancy below, plus {HEADROOM_PAGES} pages \
+             of headroom (--device-set blocks=N chooses the size)"
+        )),
+        Capacity::Chosen => line.push_str(" (size chosen)"),
     }
-    line
+    if let Some(o) = s.occupancy {
+        let pct = 100.0 * o;
+        let cold: Vec<u64> = s.footprints.iter().map(|(l, _)| s.cold_pages(l)).collect();
+        let (min, max) = (
+            cold.iter().min().copied().unwrap_or(0),
+            cold.iter().max().copied().unwrap_or(0),
+        );
+        let range = if min == max {
+            group(min)
+        } else {
+            format!("{} to {}", group(min), group(max))
+        };
+        line.push_str(&format!(
+            "\noccupancy {pct:.0}%: before each index runs, cold data ({range} pages, at logical \
+             pages the index does not address) fills the chip so that it and the index's footprint \
+             take {pct:.0}% of the logical space, as on a device in use; counts exclude this \
+             preconditioning (--occupancy 0.9 fills more, --occupancy none leaves the chip empty)"
+        ));
+        if s.headroom_binds() {
+            line.push_str(&format!(
+                "; on a chip this small each index keeps {} pages free beside its footprint, \
+                 which leaves it less cold data",
+                group(HEADROOM_PAGES + s.layer_pages)
+            ));
+        }
+        if max > 0 && min == 0 {
+            line.push_str(
+                "; an index whose footprint alone reaches the occupancy gets no cold data",
+            );
+        }
+    }
+    wrap(&line)
 }
 
 #[cfg(test)]
@@ -234,12 +480,84 @@ mod tests {
     }
 
     #[test]
+    fn occupancy_is_a_share_a_percentage_or_none() {
+        assert_eq!(parse_occupancy("0.8").unwrap(), Some(0.8));
+        assert_eq!(parse_occupancy("80%").unwrap(), Some(0.8));
+        assert_eq!(parse_occupancy("none").unwrap(), None);
+        assert_eq!(parse_occupancy("0").unwrap(), None);
+        for bad in ["1", "1.2", "-0.1", "lots", "NaN", "100%"] {
+            assert!(parse_occupancy(bad).is_err(), "{bad}");
+        }
+        assert_eq!(check_fit(None, Some(0.8)).unwrap(), DEFAULT_FILL);
+        assert_eq!(check_fit(Some(0.5), None).unwrap(), 0.5);
+        assert!(check_fit(Some(0.5), Some(0.8)).is_err());
+    }
+
+    #[test]
+    fn each_index_gets_the_cold_data_that_brings_it_to_the_occupancy() {
+        let s = Sizing {
+            capacity: Capacity::AtOccupancy,
+            occupancy: Some(0.8),
+            largest: "big".into(),
+            footprint_pages: 9_000,
+            capacity_pages: 10_000,
+            footprints: vec![("big".into(), 9_000), ("small".into(), 1_000)],
+            layer_pages: 0,
+        };
+        assert_eq!(s.cold_pages("small"), 7_000);
+        assert!(!s.headroom_binds());
+        // Its footprint alone passes the occupancy: no cold data.
+        assert_eq!(s.cold_pages("big"), 0);
+        let spec = DeviceSpec::parse("slc-small", &[]).unwrap();
+        assert_eq!(s.spec_for(&spec, "small").cold_pages, 7_000);
+        // On a small chip the headroom beside the footprint comes first.
+        let small = Sizing {
+            capacity_pages: 500,
+            footprints: vec![("small".into(), 100)],
+            ..s.clone()
+        };
+        assert_eq!(small.cold_pages("small"), 500 - 100 - HEADROOM_PAGES);
+        assert!(small.headroom_binds());
+        // And the commit layer's own pages beside it.
+        let layered = Sizing {
+            layer_pages: 30,
+            ..small.clone()
+        };
+        assert_eq!(layered.cold_pages("small"), 500 - 100 - HEADROOM_PAGES - 30);
+        let none = Sizing {
+            occupancy: None,
+            ..s
+        };
+        assert_eq!(none.cold_pages("small"), 0);
+    }
+
+    #[test]
+    fn wrapped_lines_fit_and_keep_every_word() {
+        let text = "word ".repeat(100) + "\nnext paragraph";
+        let w = wrap(&text);
+        assert!(w.lines().all(|l| l.chars().count() <= WIDTH), "{w}");
+        assert!(w.lines().nth(1).unwrap().starts_with("  word"), "{w}");
+        assert_eq!(
+            w.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert!(w.lines().any(|l| l == "next paragraph"), "{w}");
+        let kept = wrap(&format!("{} one{NO_BREAK}two", "x".repeat(WIDTH - 5)));
+        assert_eq!(kept.lines().nth(1), Some("  one two"), "{kept}");
+    }
+
+    #[test]
     fn numbers_are_grouped() {
         assert_eq!(group(0), "0");
         assert_eq!(group(999), "999");
         assert_eq!(group(1000), "1,000");
         assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(bytes_text(1024), "1 KiB");
+        assert_eq!(bytes_text(5000), "5 KiB");
         assert_eq!(bytes_text(20 << 20), "20.0 MiB");
+        assert_eq!(bytes_text(300 << 20), "300 MiB");
+        assert_eq!(bytes_text(1536 << 20), "1.5 GiB");
+        // A file device without a limit: 2^32 pages of 4 KiB.
+        assert_eq!(bytes_text(1 << 44), "16.0 TiB");
     }
 }

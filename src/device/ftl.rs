@@ -311,6 +311,12 @@ impl<F: Flash> Ftl<F> {
         self.mapped
     }
 
+    /// The physical page holding the valid copy of `lba`, if it is mapped:
+    /// lets a test follow data through garbage collection.
+    pub fn physical_page(&self, lba: u64) -> Option<u64> {
+        Some(self.l2p_get(lba)).filter(|&p| p != UNMAPPED)
+    }
+
     fn grow_blocks(&mut self, upto: u64) {
         while (self.meta.len() as u64) < upto {
             self.meta.push(BlockMeta {

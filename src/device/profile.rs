@@ -33,6 +33,7 @@ use super::cost::CostModel;
 use super::file::FileDevice;
 use super::ftl::{Ftl, FtlConfig, GcPolicy};
 use super::nand::Nand;
+use super::precondition::Preconditioned;
 use super::ssd::{ssd_profile, ssd_profiles, Ssd, SsdTiming};
 use super::{DeviceError, Geometry, Result, Storage};
 
@@ -185,6 +186,10 @@ pub struct DeviceSpec {
     pub atomic: bool,
     /// For an SSD profile: its timing model.
     pub ssd: Option<SsdTiming>,
+    /// Pages of cold data written at the top of the logical space of an
+    /// FTL device before an index is built on it ([`Preconditioned`]); 0
+    /// for none, the default.
+    pub cold_pages: u64,
 }
 
 /// Keys `--device-set` accepts.
@@ -237,6 +242,7 @@ impl DeviceSpec {
             explicit_size: false,
             atomic: false,
             ssd: None,
+            cold_pages: 0,
         };
         let mut atomic = None;
         let mut blocks_set = false;
@@ -361,6 +367,7 @@ impl DeviceSpec {
             explicit_size,
             atomic,
             ssd: Some(t),
+            cold_pages: 0,
         })
     }
 
@@ -387,6 +394,11 @@ impl DeviceSpec {
 
     /// The device without the commit layer (what damage tests rewrite).
     pub fn make_plain(&self, existing: bool) -> Result<Storage> {
+        if self.cold_pages > 0 && self.target != Target::Ftl {
+            return Err(DeviceError::Config(
+                "preconditioning (cold pages) needs a simulated FTL device".into(),
+            ));
+        }
         match &self.target {
             Target::File(path) => {
                 let dev = if existing {
@@ -403,7 +415,14 @@ impl DeviceSpec {
             )?))),
             Target::Ftl => {
                 let nand = Nand::new(&self.name, self.geometry, self.cost)?;
-                Ok(Storage::Pages(Box::new(Ftl::new(nand, self.ftl)?)))
+                let ftl = Ftl::new(nand, self.ftl)?;
+                if self.cold_pages > 0 {
+                    return Ok(Storage::Pages(Box::new(Preconditioned::new(
+                        ftl,
+                        self.cold_pages,
+                    )?)));
+                }
+                Ok(Storage::Pages(Box::new(ftl)))
             }
             Target::Ssd => {
                 let timing = self.ssd.clone().ok_or_else(|| {

@@ -283,8 +283,9 @@ pub struct CompareArgs {
     #[arg(long, default_value = "64KiB")]
     pub memory: String,
     /// Precondition the simulated FTL chip before each index runs, as SSD
-    /// simulators do (MQSim's initial occupancy): cold data, written once at
-    /// logical pages the index does not address, fills this share of the
+    /// simulators do (MQSim's initial occupancy): cold data, written at
+    /// logical pages the index does not address and aged by random
+    /// overwrites of itself, fills this share of the
     /// logical space together with the index's footprint, so garbage
     /// collection has to copy pages as on a device in use. The chip is sized
     /// so that the largest footprint alone is this share (unless

@@ -16,6 +16,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::args::{BenchArgs, IndexArgs, WorkloadArgs};
+use super::sizing::group;
 use super::{build_index, describe, execute, memory, workload_spec, write_json, CliResult};
 use crate::device::DeviceSpec;
 use crate::index::EntryFormat;
@@ -290,19 +291,6 @@ fn size_text(bytes: u64) -> String {
 fn tenths(x: f64) -> String {
     let t = (x * 10.0).round() as u64;
     format!("{}.{}", group(t / 10), t % 10)
-}
-
-/// `1234567` as `1,234,567`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

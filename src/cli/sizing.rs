@@ -176,7 +176,7 @@ pub fn parse_occupancy(text: &str) -> CliResult<Option<f64>> {
 pub fn check_fit(fill: Option<f64>, occupancy: Option<f64>) -> CliResult<f64> {
     match (fill, occupancy) {
         (Some(_), Some(o)) => Err(format!(
-            "--fill sizes a chip without cold data; with --occupancy {o} the chip is sized at the              occupancy (give --occupancy none --fill F for the chip of --fill alone)"
+            "--fill sizes a chip without cold data; with --occupancy {o} the chip is sized at the occupancy (give --occupancy none --fill F for the chip of --fill alone)"
         )
         .into()),
         (fill, _) => check_fill(fill.unwrap_or(DEFAULT_FILL)),

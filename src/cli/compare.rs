@@ -556,28 +556,8 @@ pub fn wide_table(reports: &[(String, Report)]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ranking::tests::{named, report};
     use super::*;
-    use crate::runner::DeviceReport;
-
-    fn report(writes: u64, time_s: f64, energy_j: f64, memory: u64) -> Report {
-        Report {
-            device_stats: DeviceReport {
-                physical_writes: writes,
-                time_us: time_s * 1e6,
-                energy_uj: energy_j * 1e6,
-                ..DeviceReport::default()
-            },
-            memory_peak_bytes: memory,
-            ops: [("insert".to_string(), 250)].into_iter().collect(),
-            ..Report::default()
-        }
-    }
-
-    fn named(rows: &[(&str, Report)]) -> Vec<(String, Report)> {
-        rows.iter()
-            .map(|(n, r)| (n.to_string(), r.clone()))
-            .collect()
-    }
 
     #[test]
     fn the_compact_table_fits_120_columns_at_ten_million_operations() {

@@ -256,11 +256,13 @@ fn pareto_line(
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::cli) mod tests {
     use super::*;
     use crate::runner::DeviceReport;
 
-    fn report(writes: u64, time_s: f64, energy_j: f64, memory: u64) -> Report {
+    /// A report with the measures the ranking and the tables read (also
+    /// `compare`'s table tests).
+    pub(in crate::cli) fn report(writes: u64, time_s: f64, energy_j: f64, memory: u64) -> Report {
         Report {
             device_stats: DeviceReport {
                 physical_writes: writes,
@@ -274,7 +276,7 @@ mod tests {
         }
     }
 
-    fn named(rows: &[(&str, Report)]) -> Vec<(String, Report)> {
+    pub(in crate::cli) fn named(rows: &[(&str, Report)]) -> Vec<(String, Report)> {
         rows.iter()
             .map(|(n, r)| (n.to_string(), r.clone()))
             .collect()

@@ -24,6 +24,24 @@ fn fails_with(args: &[&str], needle: &str) {
     );
 }
 
+/// Runs `compare` with `args` into a temporary folder; it must succeed.
+/// Returns its stdout, its `compare.json` and the folder (kept alive).
+fn compare_run(args: &[&str]) -> (String, serde_json::Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.path().to_str().unwrap()]);
+    let out = flashix(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json =
+        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
+    (String::from_utf8(out.stdout).unwrap(), json, dir)
+}
+
 fn trace(text: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(text.as_bytes()).unwrap();
@@ -352,15 +370,7 @@ fn btree_on_a_raw_chip_uses_the_node_log() {
 
 #[test]
 fn compare_and_list_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().to_str().unwrap();
-    let out = flashix(&["compare", "--ops", "2000", "--quiet", "--out", out_dir]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, json, dir) = compare_run(&["--ops", "2000", "--quiet"]);
     // Every index has its row (the B+-tree one per cache).
     let indexes: Vec<&str> = registry::list().iter().map(|i| i.name).collect();
     for row in indexes.iter().filter(|&&n| n != "btree").chain(&[
@@ -375,8 +385,6 @@ fn compare_and_list_run() {
     for file in ["compare.json", "compare.png", "compare.svg"] {
         assert!(dir.path().join(file).exists(), "{file}");
     }
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
     // The B+-tree once per cache, then every other index.
     assert_eq!(json.as_array().unwrap().len(), indexes.len() + 2);
     let out = flashix(&["list"]);
@@ -392,14 +400,7 @@ fn compare_and_list_run() {
 /// ends with the ranking and fits 120 columns.
 #[test]
 fn the_main_job_shows_garbage_collection_and_a_ranking() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = flashix(&["compare", "--quiet", "--out", dir.path().to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, json, _dir) = compare_run(&["--quiet"]);
     for line in text.lines() {
         assert!(line.chars().count() <= 120, "{line}");
     }
@@ -418,8 +419,6 @@ fn the_main_job_shows_garbage_collection_and_a_ranking() {
     ] {
         assert!(text.contains(needle), "{needle:?} missing from {text}");
     }
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
     let reports = json.as_array().unwrap();
     let mut overwriting = 0;
     for r in reports {
@@ -459,9 +458,7 @@ fn the_main_job_shows_garbage_collection_and_a_ranking() {
 #[test]
 fn preconditioning_makes_the_overwriting_indexes_collect_garbage() {
     let gc = |occupancy: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = flashix(&[
-            "compare",
+        let (text, json, _dir) = compare_run(&[
             "--quiet",
             "--indexes",
             "btree:cache=none,basic-delta,consolidation,flashdb",
@@ -469,18 +466,7 @@ fn preconditioning_makes_the_overwriting_indexes_collect_garbage() {
             "20000",
             "--occupancy",
             occupancy,
-            "--out",
-            dir.path().to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        let json: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap())
-                .unwrap();
         let rows: Vec<(u64, u64, f64)> = json
             .as_array()
             .unwrap()
@@ -613,9 +599,7 @@ fn compare_fits_120_columns_and_wide_has_every_column() {
 /// their own column, and the chip's writes are the sum of the three columns.
 #[test]
 fn compare_counts_durability_writes_apart() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = flashix(&[
-        "compare",
+    let (text, json, _dir) = compare_run(&[
         "--quiet",
         "--indexes",
         "btree:cache=lru,mbtree",
@@ -624,18 +608,8 @@ fn compare_counts_durability_writes_apart() {
         "--device-set",
         "atomic=true",
         "--wide",
-        "--out",
-        dir.path().to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("durability writes"), "{text}");
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("compare.json")).unwrap()).unwrap();
     for r in json.as_array().unwrap() {
         let d = &r["device_stats"];
         let n = |k: &str| d[k].as_u64().unwrap();

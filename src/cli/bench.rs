@@ -105,7 +105,7 @@ fn measure(ops: u64, mem: usize, seed: u64, quiet: bool) -> CliResult<Bench> {
     let peak_rss = peak_rss();
     drop(index);
     let map = map_pass(&w, format)?;
-    let flashix_ops: u64 = flashix.ops.values().sum::<u64>() + flashix.preload_ops;
+    let flashix_ops = flashix.total_ops();
     if flashix_ops != map.ops {
         return Err(format!(
             "bench: flashix ran {flashix_ops} operations but BTreeMap {}; they must run the same",
@@ -227,11 +227,10 @@ fn render(b: &Bench) -> String {
         "  {:<10}{:>12}{:>10}{:>14}\n",
         "", "operations", "wall s", "ops/s"
     ));
-    let flashix_ops = f.ops.values().sum::<u64>() + f.preload_ops;
     for (name, ops, seconds, rate) in [
         (
             "flashix",
-            flashix_ops,
+            f.total_ops(),
             f.wall_seconds,
             f.ops_per_wall_second,
         ),

@@ -161,7 +161,8 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     let drawn = match experiment::plot::write_bar_chart(&stem, "flashix compare", &names, &groups) {
         Ok(_) => true,
         Err(e) => {
-            eprintln!("warning: could not draw {}.png/.svg: {e}", stem.display());
+            // ChartError names the file it could not write.
+            eprintln!("warning: could not draw {e}");
             false
         }
     };
@@ -242,13 +243,8 @@ pub(super) fn memory_text(bytes: f64) -> String {
     }
 }
 
-/// Operations of the run, preload included (what writes/op divides by).
-pub(super) fn operations(r: &Report) -> u64 {
-    r.preload_ops + r.measured_ops()
-}
-
 pub(super) fn writes_per_op(r: &Report) -> f64 {
-    r.device_stats.physical_writes as f64 / operations(r).max(1) as f64
+    r.device_stats.physical_writes as f64 / r.total_ops().max(1) as f64
 }
 
 /// Writes per operation: three places, as most indexes write less than a

@@ -88,13 +88,10 @@ pub struct Sizing {
     /// The share of the logical space filled before each index runs, cold
     /// data and the index's footprint together; `None`: no cold data.
     pub occupancy: Option<f64>,
-    /// The configuration with the largest footprint.
-    pub largest: String,
-    /// Its footprint in logical pages.
-    pub footprint_pages: u64,
     /// Logical pages of the sized chip (what the cold data is a share of).
     pub capacity_pages: u64,
-    /// Every configuration's footprint, by label.
+    /// Every configuration's footprint in logical pages, by label, in the
+    /// order of the table.
     pub footprints: Vec<(String, u64)>,
     /// Logical pages a layer between the chip's FTL and the index keeps for
     /// itself (the commit layer's map and meta pages, with `atomic=true`):
@@ -103,6 +100,16 @@ pub struct Sizing {
 }
 
 impl Sizing {
+    /// The configuration with the largest footprint (the first of them,
+    /// as the table lists them) and that footprint.
+    pub fn largest(&self) -> (&str, u64) {
+        self.footprints
+            .iter()
+            .rev()
+            .max_by_key(|(_, p)| *p)
+            .map_or(("", 0), |(l, p)| (l.as_str(), *p))
+    }
+
     /// Pages of cold data written before `label` runs (module doc): none
     /// where its footprint alone reaches the occupancy, and never so many
     /// that fewer than [`HEADROOM_PAGES`] stay free beside the footprint.
@@ -114,7 +121,7 @@ impl Sizing {
             .footprints
             .iter()
             .find(|(l, _)| l == label)
-            .map_or(self.footprint_pages, |f| f.1);
+            .map_or(self.largest().1, |f| f.1);
         let at_occupancy = (occupancy * self.capacity_pages as f64).floor() as u64;
         at_occupancy.saturating_sub(footprint).min(
             self.capacity_pages
@@ -230,16 +237,15 @@ pub fn size_to_work(
         };
         footprints.push((label.clone(), pages.max(1)));
     }
-    // The first of the largest, as the table lists them.
-    let Some((largest, footprint_pages)) = footprints.iter().rev().max_by_key(|(_, p)| *p).cloned()
-    else {
+    if footprints.is_empty() {
         return Ok((spec.clone(), None));
-    };
+    }
     let mut sized = spec.clone();
     let capacity = if spec.explicit_size {
         Capacity::Chosen
     } else {
         let share = occupancy.unwrap_or(fill);
+        let footprint_pages = footprints.iter().map(|(_, p)| *p).max().unwrap_or(1);
         sized.geometry.blocks = blocks_for(
             spec,
             (footprint_pages as f64 / share).ceil() as u64 + HEADROOM_PAGES,
@@ -260,8 +266,6 @@ pub fn size_to_work(
         Some(Sizing {
             capacity,
             occupancy,
-            largest,
-            footprint_pages,
             capacity_pages,
             footprints,
             layer_pages,
@@ -401,17 +405,17 @@ pub fn device_line(spec: &DeviceSpec, capacity_pages: u64, sizing: Option<&Sizin
         }
         return wrap(&line);
     };
+    let (largest_label, footprint_pages) = s.largest();
     let largest = format!(
-        "the largest footprint, {}'s {} ({} pages),",
-        s.largest,
-        bytes_text(s.footprint_pages * page),
-        group(s.footprint_pages)
+        "the largest footprint, {largest_label}'s {} ({} pages),",
+        bytes_text(footprint_pages * page),
+        group(footprint_pages)
     );
     match s.capacity {
         Capacity::Fill(fill) => line.push_str(&format!(
             "; sized to the work: {largest} fills {:.0}% of it (--fill {fill} and \
              {HEADROOM_PAGES} pages of headroom; --device-set blocks=N chooses the size)",
-            100.0 * s.footprint_pages as f64 / capacity_pages.max(1) as f64,
+            100.0 * footprint_pages as f64 / capacity_pages.max(1) as f64,
         )),
         Capacity::AtOccupancy => line.push_str(&format!(
             "; sized to the work: {largest} at the occupancy below, plus {HEADROOM_PAGES} pages \
@@ -503,12 +507,11 @@ mod tests {
         let s = Sizing {
             capacity: Capacity::AtOccupancy,
             occupancy: Some(0.8),
-            largest: "big".into(),
-            footprint_pages: 9_000,
             capacity_pages: 10_000,
             footprints: vec![("big".into(), 9_000), ("small".into(), 1_000)],
             layer_pages: 0,
         };
+        assert_eq!(s.largest(), ("big", 9_000));
         assert_eq!(s.cold_pages("small"), 7_000);
         assert!(!s.headroom_binds());
         // Its footprint alone passes the occupancy: no cold data.

@@ -150,6 +150,11 @@ impl Report {
         self.ops.values().sum()
     }
 
+    /// Every operation of the run: the preload's and the measured ones.
+    pub fn total_ops(&self) -> u64 {
+        self.preload_ops + self.measured_ops()
+    }
+
     /// A human summary: one row per operation type, then totals.
     pub fn summary_table(&self) -> String {
         use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};

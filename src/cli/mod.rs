@@ -341,9 +341,11 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
             return Err(format!("{}: {missing}", exp.id).into());
         }
         let runs = exp.runs(a.quick);
+        let started = std::time::Instant::now();
         let results = experiment::run_sweep(runs, jobs, a.quiet, exp.id, |run| {
             experiment::defs::execute(&exp, run)
         })?;
+        let seconds = started.elapsed().as_secs_f64();
         let folder = output::write_all(&exp, &results, &a.out, a.quick)?;
         println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
         for c in output::comparisons(&exp, &results) {
@@ -362,12 +364,25 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 output::Claim::Below => "< 1".to_string(),
                 _ => format!("{:.3}", c.published),
             };
+            let durable = c
+                .durable
+                .map(|d| format!(" (durable: {d:.3})"))
+                .unwrap_or_default();
             println!(
-                "  {}: published {published} {}, measured {} {}{verdict}",
+                "  {}: published {published} {}, measured {} {}{durable}{verdict}",
                 c.name, c.unit, measured, c.unit
             );
         }
-        done.push((exp, Ok((results, folder))));
+        done.push((
+            exp,
+            Ok(output::Ran {
+                results,
+                folder,
+                seconds,
+                jobs,
+                quick: a.quick,
+            }),
+        ));
     }
     if a.id == "all" {
         let summary = a

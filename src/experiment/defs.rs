@@ -457,4 +457,42 @@ mod tests {
             }
         }
     }
+
+    /// The paper's accounting leaves out exactly the flush row, and the
+    /// durable one charges it to the write operations by their counts.
+    #[test]
+    fn the_two_accountings_differ_by_the_flush_row() {
+        let params: Params = [
+            ("index", "latree"),
+            ("device", "slc-small"),
+            ("memory", "65536"),
+            ("workload", "lat"),
+            ("preload", "2000"),
+            ("ops", "4000"),
+            ("workload.search", "0.25"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let (m, _) = index_run(&params, 7).unwrap();
+        let flushed = m["flush.page_writes"];
+        // The Buffered-B+ tree leaves entries in its buffers: the flush writes.
+        assert!(flushed > 0.0, "{m:?}");
+        assert_eq!(m["paper.page_writes"] + flushed, m["page_writes"]);
+        assert_eq!(
+            m["paper.page_reads"] + m["flush.page_reads"],
+            m["page_reads"]
+        );
+        // Only inserts write: they carry the whole flush; searches none.
+        assert_eq!(
+            m["durable.insert.page_writes"],
+            m["insert.page_writes"] + flushed
+        );
+        assert!(!m.contains_key("durable.search.page_writes"));
+        // Without the flush there is one accounting.
+        let mut unflushed = params.clone();
+        unflushed.insert("final_flush".into(), "false".into());
+        let (m, _) = index_run(&unflushed, 7).unwrap();
+        assert!(!m.contains_key("flush.page_writes") && !m.contains_key("paper.page_writes"));
+    }
 }

@@ -278,3 +278,51 @@ fn reclaiming_when_short_keeps_every_entry() {
         .collect();
     assert_eq!(all, want);
 }
+
+/// Issue #27, "sizes as stated": a node of `node_bytes` is its whole
+/// record, header included, so an 8,192-byte node on 4 KiB pages is two
+/// requests (not three) and holds the entries of 8,180 bytes; the image
+/// reopens with the size restated or not stated at all, and a search
+/// reads two pages a level.
+#[test]
+fn a_stated_node_size_is_the_whole_record() {
+    let set = ["node_bytes=8192", "write_buffer=4", "cache=none"];
+    let mut t = registry::create("asbtree", x25e(), 1 << 20, p(&set)).unwrap();
+    for k in 0..20_000u64 {
+        t.insert(k.wrapping_mul(2_654_435_761) % 1_000_000, k)
+            .unwrap();
+    }
+    t.flush().unwrap();
+    let stats = t.stats().0;
+    assert_eq!(stats["record_pages"], 2.0, "{stats:?}");
+    assert_eq!(stats["record_bytes"], 8192.0, "{stats:?}");
+    assert_eq!(stats["node_bytes"], 8180.0, "{stats:?}");
+    let before = t.storage().stats().logical_reads;
+    let key = 7u64.wrapping_mul(2_654_435_761) % 1_000_000;
+    let mut out = Vec::new();
+    t.get(key, &mut out).unwrap();
+    assert!(out.contains(&7), "{out:?}");
+    let read = t.storage().stats().logical_reads - before;
+    let height = stats["height"];
+    assert_eq!(
+        read as f64,
+        2.0 * height,
+        "{read} pages for {height} levels"
+    );
+    for again in [&["node_bytes=8192"][..], &["node_pages=2"], &[]] {
+        let storage = t.into_storage();
+        t = registry::open("asbtree", storage, 1 << 20, p(again)).unwrap();
+        out.clear();
+        t.get(key, &mut out).unwrap();
+        assert!(out.contains(&7), "reopened with {again:?}: {out:?}");
+    }
+    let e = registry::open(
+        "asbtree",
+        t.into_storage(),
+        1 << 20,
+        p(&["node_bytes=8204"]),
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(e, IndexError::Mismatch { .. }), "{e}");
+}

@@ -50,6 +50,7 @@ pub fn experiments() -> Vec<Experiment> {
         super::fdtree::fdtree_fig3c(),
         super::asbtree::asbtree_fig9(),
         super::asbtree::asbtree_fig10(),
+        super::asbtree::asbtree_fig10_8k(),
         super::asbtree::asbtree_fig11(),
         super::asbtree::asbtree_fig12(),
         super::asbtree::asbtree_table2(),

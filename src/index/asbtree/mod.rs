@@ -19,10 +19,14 @@
 //!   the Write Buffer at once, as §3.2 has it, and the cache keeps a clean
 //!   copy for reads.
 //!
-//! Parameters: `fanout=N` (F) or `node_bytes=N` (default: a node record of
-//! one device page, the node 12 bytes less), `write_buffer=N` (nodes;
-//! default the paper's largest, 32, or what half the budget holds if less), `cache_nodes=N` (default: what the budget leaves
-//! after the write buffer), `cache=wt-lru|lru|none`, `subfile_bytes`
+//! Parameters: `fanout=N` (F: a node of N entries, its record 12 bytes
+//! more) or `node_bytes=N` / `node_pages=N` (the record's size, header
+//! included, so a node of N bytes is ⌈N / page⌉ device requests and holds
+//! N − 12 bytes of entries; default one device page), `write_buffer=N`
+//! (nodes; default the paper's largest, 32, or what half the budget holds
+//! if less), `cache_nodes=N` (default: what the budget leaves after the
+//! write buffer; an experiment comparing with the B+-tree gives the
+//! B+-tree the same write buffer, so both caches get the same share), `cache=wt-lru|lru|none`, `subfile_bytes`
 //! (default 1,024 node records, or an eighth of the device when that is
 //! smaller; §3.4's 64 MB, which the paper experiments pass), `threshold=0.05` (T), `nvm=true|false`, `leaf_entries`,
 //! `key_bytes`, `value_bytes`.
@@ -40,7 +44,9 @@
 //! `atomic=true` the commit layer beneath keeps the durability contract.
 //!
 //! Deviations (`docs/DEVIATIONS.md`): records carry a 12-byte header (node
-//! id and sequence number) so the table can be rebuilt by a scan; subfiles
+//! id and sequence number) so the table can be rebuilt by a scan, inside
+//! the stated node size (an 8 KB node holds 12 bytes fewer entries than
+//! the B+-tree's); subfiles
 //! are fixed ranges of one device rather than separate files; a subfile is
 //! also recycled, whatever its valid share, when the device would
 //! otherwise be full.
@@ -117,13 +123,27 @@ fn subfile_options(o: &AsOptions, storage: &Storage, layout: &NodeLayout) -> Sub
     }
 }
 
-/// The node layout: the one asked for, or by default the largest whose
-/// record fits one device page.
+/// The node layout. A node size stated in bytes (`node_bytes`, or
+/// `node_pages` device pages, by default one page) is the whole record, its
+/// 12-byte header inside it, so a node of N bytes occupies ⌈N / page⌉
+/// device requests and holds the entries of N − 12 bytes (issue #27:
+/// "sizes as stated"). A `fanout` F sizes the node for F entries; its
+/// record is that node plus the header.
 fn layout(o: &AsOptions, page_size: usize) -> Result<NodeLayout> {
-    if o.tree.sized() {
-        return o.tree.layout(page_size);
-    }
-    let bytes = page_size.saturating_sub(store::RECORD_HEADER);
+    let stated = match (o.tree.fanout, o.tree.node_bytes, o.tree.node_pages) {
+        (None, Some(b), None) => b,
+        (None, None, Some(p)) if p > 0 => p.saturating_mul(page_size),
+        (None, None, None) => page_size,
+        // A fanout, or sizes given twice or as zero pages: the shared
+        // options decide (and report the conflict).
+        _ => return o.tree.layout(page_size),
+    };
+    let bytes = stated.checked_sub(store::RECORD_HEADER).ok_or_else(|| {
+        IndexError::Config(format!(
+            "node_bytes {stated} leaves no room for the {}-byte record header",
+            store::RECORD_HEADER
+        ))
+    })?;
     o.tree
         .capped(NodeLayout::with_node_bytes(o.tree.format, bytes)?)
 }
@@ -173,11 +193,19 @@ pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<BTr
 /// Reopens the AS B-tree `flush` left on `storage`, rebuilding the Address
 /// Mapping Table by scanning every record (§3.3).
 pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<BTree> {
-    crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
+    // The superblock records the node's own bytes (the record less its
+    // header); `layout` would take that for a record size and shrink it
+    // again, so with no size given the image's layout stands as it is.
+    let size_given = ["node_bytes", "node_pages", "fanout"]
+        .iter()
+        .any(|k| params.contains(k));
+    crate::index::reopen::tree_params(&mut storage, &mut params, false)?;
     let o = options(&mut params)?;
     let asked = layout(&o, storage.page_size())?;
     let sub = subfile_options(&o, &storage, &asked);
     let store = SequentialStore::open(storage, sub, o.subfile_bytes.is_some())?;
-    crate::index::reopen::agree_layout(&store.layout(), &asked)?;
+    if size_given {
+        crate::index::reopen::agree_layout(&store.layout(), &asked)?;
+    }
     assemble(&o, store, memory, true)
 }

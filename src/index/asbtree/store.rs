@@ -791,6 +791,7 @@ impl NodeStore for SequentialStore {
         stats.set("records_scanned_at_open", c.records_scanned as f64);
         stats.set("subfile_records", self.subfile_records as f64);
         stats.set("record_pages", self.record_pages as f64);
+        stats.set("record_bytes", Self::record_bytes(&self.layout) as f64);
         // 4 bytes of NodeID and 4 of LBA an entry, at flash widths.
         stats.set("address_mapping_table_bytes", (self.ids.live() * 8) as f64);
     }

@@ -23,10 +23,22 @@
 //! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
 //! nodes), `key_bytes`, `value_bytes`.
 //!
-//! Memory: the reservation buffer (capacity × (entry + 1 flag byte)), the
-//! node translation table (4 bytes per listed sector and per node) — what
-//! `mb-tree.md` Fig. 7 shows — and the cached top-level nodes are counted in
-//! `memory_bytes`.
+//! Memory: the budget (`memory`) covers everything BFTL keeps in RAM, all
+//! counted in `memory_bytes` and so in the runner's peak: the reservation
+//! buffer (capacity × (entry + 1 flag byte)), the node translation table (4
+//! bytes per listed sector and per node, what `mb-tree.md` Fig. 7 shows),
+//! FlashDB's mode table, the cached top-level nodes (at their image size),
+//! a `wt-lru` cache, and the **commit views** (`bftl::views`): the logical
+//! views of the nodes a batch touches, held through its commit. The views
+//! get only what the other structures leave of the budget; a batch that
+//! touches more nodes drops the least recently used views and re-reads
+//! those nodes if it needs them again (one more read of their lists), so
+//! BFTL runs within the same memory as the indexes it is compared with.
+//! They are charged at the most a batch has held (still bounded by what
+//! the budget leaves), since the runner samples between operations and a
+//! commit happens inside one. Stats: `commit_view_peak_bytes`,
+//! `commit_view_budget_bytes`, `commit_views_dropped`, `ntt_bytes`,
+//! `mode_table_bytes`.
 //!
 //! **FlashDB** (`flashdb`, `mb-tree.md` §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is
@@ -42,6 +54,7 @@
 mod modes;
 pub mod store;
 mod unit;
+mod views;
 
 pub use store::BftlStore;
 
@@ -55,6 +68,9 @@ pub const NAME: &str = "bftl";
 /// FlashDB (`mb-tree.md` §2.3): BFTL whose nodes switch between log and
 /// disk mode (`bftl::modes`).
 pub const FLASHDB: &str = "flashdb";
+
+/// Bytes `BTree::memory_bytes` charges for the tree's own metadata.
+const TREE_META_BYTES: usize = 64;
 
 /// BFTL.
 pub struct Bftl {
@@ -218,12 +234,22 @@ impl Bftl {
         let o = options(name, params)?;
         let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(name, &o, &storage, creating)?;
+        // The store's tables and batch views share what the reservation
+        // buffer leaves, less the tree's own: a `wt-lru` cache takes all of
+        // it unless `cache_nodes` caps it.
+        let cache_bytes = match (o.cache, o.cache_nodes) {
+            (CachePolicy::None, _) => 0,
+            (_, Some(n)) => n.saturating_mul(layout.node_bytes),
+            (_, None) => tree_memory,
+        };
+        let view_budget = tree_memory.saturating_sub(TREE_META_BYTES + cache_bytes);
         let store = BftlStore::new(
             storage,
             layout,
             o.compaction_c,
             o.cached_levels,
             name == FLASHDB,
+            view_budget,
         )?;
         Ok((o, store, tree_memory))
     }

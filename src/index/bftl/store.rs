@@ -56,6 +56,7 @@ use crate::node::top_levels::TopLevels;
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
 use super::modes::{SelfTuning, Switch};
+use super::views::{self, CommitViews};
 /// Bytes of a node page's header after the page frame: the sector
 /// sequence number and the node id.
 pub const NODE_PAGE_HEADER: usize = 8;
@@ -91,13 +92,15 @@ pub struct BftlStore {
     /// in RAM". Their changes still become index units; reads of them cost
     /// no sector reads.
     hot: TopLevels,
-    /// While a batch is applied: the logical view of every node read or
-    /// written since it began, so that a node the batch touches many times
-    /// is read from its sectors once per commit (§3.3 partitions a batch's
-    /// units by node: each node is visited once). Dropped at the commit.
-    batch_views: Option<BTreeMap<NodeId, Node>>,
-    /// The most views one batch held (RAM a commit needs).
-    most_batch_views: usize,
+    /// While a batch is applied: the logical views of the nodes it read or
+    /// wrote, so that a node the batch touches many times is read from its
+    /// sectors once per commit (§3.3 partitions a batch's units by node:
+    /// each node is visited once), as many as `view_budget` leaves room
+    /// for (`bftl::views`). Dropped at the commit.
+    views: CommitViews,
+    /// Bytes of the budget the store's RAM structures may take: the
+    /// batch views get what the others leave.
+    view_budget: usize,
     /// FlashDB's per-node log/disk modes (`None`: BFTL, every node logs).
     modes: Option<SelfTuning>,
     /// A reused node for FlashDB's node pages.
@@ -115,6 +118,7 @@ impl BftlStore {
         compaction_c: usize,
         cached_levels: u8,
         self_tuning: bool,
+        view_budget: usize,
     ) -> Result<Self, IndexError> {
         let sector_size =
             match &storage {
@@ -168,8 +172,8 @@ impl BftlStore {
             buf: vec![0u8; sector_size],
             scratch: Vec::new(),
             hot: TopLevels::new(cached_levels),
-            batch_views: None,
-            most_batch_views: 0,
+            views: CommitViews::default(),
+            view_budget,
             compactions: 0,
             sectors_committed: 0,
             units_committed: 0,
@@ -189,21 +193,46 @@ impl BftlStore {
         self.lambda
     }
 
-    /// Keeps the batch's logical view of `node` (see `batch_views`); the
-    /// hot top levels have their own copy.
+    /// Keeps the batch's logical view of `node` (see `views`), within
+    /// what the budget leaves; the hot top levels have their own copy.
     fn keep_view(&mut self, id: NodeId, node: &Node) {
         if self.hot.holds(node.level) {
             return;
         }
-        if let Some(views) = &mut self.batch_views {
-            match views.get_mut(&id) {
-                Some(n) => n.clone_from(node),
-                None => {
-                    views.insert(id, node.clone());
-                    self.most_batch_views = self.most_batch_views.max(views.len());
-                }
-            }
-        }
+        let limit = self.view_limit();
+        self.views.keep(id, node, limit);
+    }
+
+    /// How many views the budget leaves room for beside the store's other
+    /// RAM structures.
+    fn view_limit(&self) -> usize {
+        self.view_budget.saturating_sub(self.table_memory()) / views::view_bytes(&self.layout)
+    }
+
+    /// RAM of everything but the views: the node translation table at 4
+    /// bytes per LBA and 4 per node entry (what `mb-tree.md` Fig. 7
+    /// measures), the free id list, FlashDB's mode table, the cached
+    /// top-level nodes and the batch's pending units.
+    fn table_memory(&self) -> usize {
+        (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
+            + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
+            + self.hot.len() * self.layout.node_bytes
+            + self.pool_memory()
+    }
+
+    /// RAM of the batch's pending units (the pool, whose allocation is
+    /// kept between commits) and of their packed copy while a commit
+    /// writes them (about as large: FIRST-FIT copies every unit once).
+    fn pool_memory(&self) -> usize {
+        2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
+    }
+
+    /// RAM the batch views take: the most a batch has held, bounded by what
+    /// the budget leaves now (a commit needs it each time the reservation
+    /// buffer fills), or what they hold now if more.
+    fn view_memory(&self) -> usize {
+        let reserve = self.views.most.min(self.view_limit());
+        self.views.len().max(reserve) * views::view_bytes(&self.layout)
     }
 
     /// Node translation table entries (LBAs over all lists).
@@ -440,8 +469,28 @@ impl BftlStore {
         if let Some(modes) = &self.modes {
             for t in &mut touched {
                 // Disk mode, or rewritten whole by the tree (a split, a
-                // merge): one node page, if the batch holds the node's view.
-                t.2 = (t.2 || modes.is_disk(t.0)) && self.view(t.0).is_some();
+                // merge): one node page.
+                t.2 = t.2 || modes.is_disk(t.0);
+            }
+            // A node whose view the bounded batch dropped is rebuilt from
+            // its sectors and its pending units, one at a time.
+            let mut page_node = std::mem::take(&mut self.page_node);
+            let mut rebuilt = Ok(());
+            for t in &touched {
+                if t.2 && self.view(t.0).is_none() {
+                    rebuilt = self
+                        .rebuild(t.0, &pool, &mut page_node)
+                        .and_then(|_| self.write_node_page(t.0, &page_node));
+                    if rebuilt.is_err() {
+                        break;
+                    }
+                }
+            }
+            self.page_node = page_node;
+            if let Err(e) = rebuilt {
+                // Nothing is lost: the units stay pending for a retry.
+                self.pool = pool;
+                return Err(e);
             }
             pool.retain(|u| {
                 touched
@@ -508,10 +557,23 @@ impl BftlStore {
     /// The batch's logical view of node `id`, or the RAM copy of a cached
     /// top-level node.
     fn view(&self, id: NodeId) -> Option<&Node> {
-        self.batch_views
-            .as_ref()
-            .and_then(|v| v.get(&id))
-            .or_else(|| self.hot.get(id))
+        self.views.get(id).or_else(|| self.hot.get(id))
+    }
+
+    /// RAM our node translation table and its sector bookkeeping hold (a
+    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
+    /// the free sectors), where `memory_bytes` charges the paper's compact
+    /// table (4 bytes per LBA and per node): the excess is this index's
+    /// representation, not BFTL's, and is reported apart as
+    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
+    pub fn ntt_held_bytes(&self) -> usize {
+        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
+        /// (leaves of 11 entries, about half full when filled by appends).
+        const REF_BYTES: usize = 28;
+        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
+            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
+            + self.refs.len() * REF_BYTES
+            + self.free_lbas.capacity() * 8
     }
 
     /// The longest sector list of any node (at most C between batches).
@@ -558,6 +620,18 @@ impl BftlStore {
         result
     }
 
+    /// Node `id`'s logical view from its committed sectors and `pool`'s
+    /// pending units (for a node whose batch view was dropped).
+    fn rebuild(&mut self, id: NodeId, pool: &[Unit], node: &mut Node) -> Result<(), IndexError> {
+        let reset = pool.iter().any(|u| u.node == id && u.op.resets());
+        if !reset && self.ntt.get(id as usize).is_some_and(|l| !l.is_empty()) {
+            self.read_committed(id, node)?;
+        } else {
+            node.clear(0);
+        }
+        unit::replay(node, id, pool.iter().copied(), 0)
+    }
+
     /// The committed state of node `id` (its list's sectors, replayed).
     fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
         let list = self.ntt.get(id as usize).cloned().unwrap_or_default();
@@ -594,7 +668,7 @@ impl NodeStore for BftlStore {
             node.clone_from(n);
             return Ok(());
         }
-        if let Some(n) = self.batch_views.as_ref().and_then(|v| v.get(&id)) {
+        if let Some(n) = self.views.get(id) {
             node.clone_from(n);
             return Ok(());
         }
@@ -719,9 +793,7 @@ impl NodeStore for BftlStore {
         if let Some(m) = &mut self.modes {
             m.forget(id);
         }
-        if let Some(views) = &mut self.batch_views {
-            views.remove(&id);
-        }
+        self.views.remove(id);
         self.pool.retain(|u| u.node != id);
         let list = self.replace_list(id, Vec::new());
         for lba in list {
@@ -858,13 +930,9 @@ impl NodeStore for BftlStore {
         Ok(self.dev().sync()?)
     }
 
-    /// The node translation table at 4 bytes per LBA and 4 per node entry
-    /// (what `mb-tree.md` Fig. 7 measures), plus the free id list.
+    /// The tables (`table_memory`) and the batch views (`view_memory`).
     fn memory_bytes(&self) -> usize {
-        (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
-            + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
-            + (self.hot.len() + self.batch_views.as_ref().map_or(0, BTreeMap::len))
-                * self.layout.node_bytes
+        self.table_memory() + self.view_memory()
     }
 
     fn flash_bytes_used(&self) -> u64 {
@@ -892,8 +960,11 @@ impl NodeStore for BftlStore {
         }
         stats.set(
             "commit_view_peak_bytes",
-            (self.most_batch_views * self.layout.node_bytes) as f64,
+            (self.views.most * views::view_bytes(&self.layout)) as f64,
         );
+        stats.set("commit_view_budget_bytes", self.view_budget as f64);
+        stats.set("commit_views_dropped", self.views.dropped as f64);
+        stats.set("ntt_held_bytes", self.ntt_held_bytes() as f64);
         stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
@@ -907,12 +978,12 @@ impl NodeStore for BftlStore {
     }
 
     fn begin_batch(&mut self) {
-        self.batch_views = Some(BTreeMap::new());
+        self.views.begin();
     }
 
     fn end_batch(&mut self) -> Result<(), IndexError> {
         let r = self.commit();
-        self.batch_views = None;
+        self.views.end();
         r
     }
 

@@ -1,0 +1,102 @@
+//! The logical views of the nodes a BFTL batch touches (`bftl.md` §3.3–3.4),
+//! bounded by the memory budget.
+//!
+//! While a batch of dirty records is applied, each node read or written
+//! keeps its logical view here, so a node the batch touches many times is
+//! built from its sectors once per commit and a compaction right after the
+//! commit needs no second read. With a reservation buffer of b records a
+//! batch touches up to b leaves and their parents: at as-btree.md §4.1's
+//! setting (b = 256, 8 KiB nodes) over a MiB, more than the budget.
+//!
+//! So the views take only what the budget leaves after every other
+//! structure the store holds (the node translation table, FlashDB's mode
+//! table, the cached top levels): `limit` views of `view_bytes` each. A
+//! batch that needs more drops its least recently used view; a node whose
+//! view was dropped is rebuilt from its sectors and the batch's pending
+//! units when it is needed again (one more read of its list).
+//!
+//! Memory: the views are charged at their most over any batch (bounded by
+//! what the budget leaves now), not only while a batch holds them: the
+//! runner samples memory between operations, and a commit needs that RAM
+//! each time the reservation buffer fills.
+//!
+//! Invariant: outside a batch no view is held; inside one at most
+//! `limit` (as computed when a view is added).
+
+use std::collections::BTreeMap;
+
+use crate::node::{Node, NodeId};
+
+/// Bytes one view takes beyond its entries and children: the `Node`
+/// value and its map entry.
+const VIEW_OVERHEAD: usize = 64;
+
+/// A batch's views, least recently used dropped first.
+#[derive(Default)]
+pub(super) struct CommitViews {
+    /// Node → (view, last use); `None` outside a batch.
+    views: Option<BTreeMap<NodeId, (Node, u64)>>,
+    clock: u64,
+    /// The most views one batch held.
+    pub(super) most: usize,
+    /// Views dropped to stay within the budget, over the index's life.
+    pub(super) dropped: u64,
+}
+
+impl CommitViews {
+    pub(super) fn begin(&mut self) {
+        self.views = Some(BTreeMap::new());
+    }
+
+    pub(super) fn end(&mut self) {
+        self.views = None;
+    }
+
+    pub(super) fn get(&self, id: NodeId) -> Option<&Node> {
+        self.views.as_ref().and_then(|v| v.get(&id)).map(|v| &v.0)
+    }
+
+    pub(super) fn remove(&mut self, id: NodeId) {
+        if let Some(v) = &mut self.views {
+            v.remove(&id);
+        }
+    }
+
+    /// Views held now.
+    pub(super) fn len(&self) -> usize {
+        self.views.as_ref().map_or(0, BTreeMap::len)
+    }
+
+    /// Keeps `node` as node `id`'s view, holding at most `limit` views.
+    pub(super) fn keep(&mut self, id: NodeId, node: &Node, limit: usize) {
+        let Some(views) = &mut self.views else {
+            return;
+        };
+        self.clock += 1;
+        if let Some(v) = views.get_mut(&id) {
+            v.0.clone_from(node);
+            v.1 = self.clock;
+            return;
+        }
+        while views.len() >= limit {
+            // An empty map (`limit` 0) has no oldest: keep no view.
+            let Some(oldest) = views.iter().min_by_key(|(_, v)| v.1).map(|(&k, _)| k) else {
+                return;
+            };
+            views.remove(&oldest);
+            self.dropped += 1;
+        }
+        views.insert(id, (node.clone(), self.clock));
+        self.most = self.most.max(views.len());
+    }
+}
+
+/// Bytes one view of a node of `layout` can hold in RAM: a leaf's entries
+/// (16 bytes each in a `Node`, one more than a full leaf before its split)
+/// or an internal node's separators and children (4 bytes each), and the
+/// view's overhead.
+pub(super) fn view_bytes(layout: &crate::node::NodeLayout) -> usize {
+    let leaf = (layout.leaf_capacity + 1) * 16;
+    let internal = layout.fanout * 16 + (layout.fanout + 1) * 4;
+    leaf.max(internal) + VIEW_OVERHEAD
+}

@@ -159,6 +159,25 @@ impl Delayed {
     pub fn parts(&self) -> usize {
         self.parts.len()
     }
+
+    /// RAM the delayed lookups hold: each pending lookup, each part in
+    /// flight and each answer not yet taken, at their in-RAM widths (the
+    /// paper gives them none: they exist only in RAM).
+    pub fn memory_bytes(&self) -> usize {
+        let pending: usize = self
+            .pending
+            .values()
+            .map(|l| l.values.capacity() * 8)
+            .sum::<usize>()
+            + self.pending.len() * std::mem::size_of::<(u64, Pending)>();
+        let answers: usize = self
+            .answers
+            .iter()
+            .map(|(_, v)| v.capacity() * 8)
+            .sum::<usize>()
+            + self.answers.capacity() * std::mem::size_of::<(u64, Vec<u64>)>();
+        pending + self.parts.len() * std::mem::size_of::<(u64, Part)>() + answers
+    }
 }
 
 #[cfg(test)]

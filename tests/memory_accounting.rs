@@ -10,13 +10,18 @@
 //! delayed lookups) drives every structure to its peak; the peak of the
 //! count is compared with the peak of the held bytes.
 //!
-//! Tolerance: the count may be an on-flash-width model of the bytes (16 B
-//! an entry where a `Vec<(u64, u64)>` holds 16, a `BTreeMap` more), so it
-//! must lie in `[LOW × held, HIGH × held + SLACK]` with `LOW` = 0.5,
-//! `HIGH` = 1.25 and `SLACK` = 64 KiB (the index struct, parameter strings,
-//! per-structure constant headers and allocator rounding). The lower bound
-//! is what catches a structure left out of the count: the tests run at a
-//! scale where each growing structure is a large part of the heap.
+//! Tolerance: the count is a model at on-flash widths (16 B an entry with
+//! the 8-byte keys and values used here, where a `Vec<(u64, u64)>` holds
+//! 16 B an entry but a `BTreeMap` about twice that with its node slack), so
+//! it must lie in `[low × held, HIGH × held + SLACK]`, with `HIGH` = 1.25,
+//! `SLACK` = 64 KiB (the index struct, parameter strings, constant headers
+//! and allocator rounding) and `low` per index: `LOW_ARRAYS` = 0.75 where
+//! RAM is held in arrays (node caches, page buffers, pools), `LOW_MAPS` =
+//! 0.55 where a large part sits in a `BTreeMap` (C0 of the LSM-tree, the
+//! FD-tree's head, the MB-Tree's task buffer, the delta schemes' maps).
+//! The lower bound is what catches a structure left out of the count: at
+//! this scale each growing structure is a large part of the heap (the
+//! LA-tree's pool slack and emptying scratch were 0.41× and 0.33×).
 //!
 //! Tests share the global counter, so they run one at a time (`LOCK`).
 
@@ -71,7 +76,8 @@ static GLOBAL: Counting = Counting;
 
 static LOCK: Mutex<()> = Mutex::new(());
 
-const LOW: f64 = 0.5;
+const LOW_ARRAYS: f64 = 0.75;
+const LOW_MAPS: f64 = 0.55;
 const HIGH: f64 = 1.25;
 const SLACK: f64 = 64.0 * 1024.0;
 
@@ -145,7 +151,7 @@ fn drive(name: &str, set: &[&str], memory: usize, ops: u64, keys: u64) -> Peaks 
     peaks
 }
 
-fn check(name: &str, set: &[&str], memory: usize, ops: u64, keys: u64) {
+fn check(name: &str, set: &[&str], low: f64, memory: usize, ops: u64, keys: u64) {
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let p = drive(name, set, memory, ops, keys);
     let held = p.held.max(0) as f64;
@@ -157,8 +163,8 @@ fn check(name: &str, set: &[&str], memory: usize, ops: u64, keys: u64) {
         counted / held.max(1.0)
     );
     assert!(
-        counted >= LOW * held,
-        "{name}: counted {counted} B is below {LOW} × the {held} B held"
+        counted >= low * held,
+        "{name}: counted {counted} B is below {low} × the {held} B held"
     );
     assert!(
         counted <= HIGH * held + SLACK,
@@ -175,50 +181,69 @@ const WIDE: [&str; 2] = ["key_bytes=8", "value_bytes=8"];
 
 #[test]
 fn btree() {
-    check("btree", &[], MEM, 40_000, 1 << 30);
+    check("btree", &[], LOW_ARRAYS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn btree_write_buffer() {
-    check("btree", &["write_buffer=32"], MEM, 40_000, 1 << 30);
+    check(
+        "btree",
+        &["write_buffer=32"],
+        LOW_ARRAYS,
+        MEM,
+        40_000,
+        1 << 30,
+    );
 }
 
 #[test]
 fn lsm() {
-    check("lsm", &[], MEM, 40_000, 1 << 30);
+    check("lsm", &[], LOW_MAPS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn mbtree() {
-    check("mbtree", &[], MEM, 40_000, 1 << 30);
+    check("mbtree", &[], LOW_MAPS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn fdtree() {
-    check("fdtree", &[], MEM, 40_000, 1 << 30);
+    check("fdtree", &[], LOW_MAPS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn basic_delta() {
-    check("basic-delta", &[], MEM, 40_000, 1 << 30);
+    check("basic-delta", &[], LOW_MAPS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn consolidation() {
-    check("consolidation", &[], MEM, 40_000, 1 << 30);
+    check("consolidation", &[], LOW_MAPS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn ipl() {
-    check("ipl", &[], MEM, 40_000, 1 << 30);
+    check("ipl", &[], LOW_ARRAYS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn latree() {
-    check("latree", &[], MEM, 40_000, 1 << 30);
+    check("latree", &[], LOW_ARRAYS, MEM, 40_000, 1 << 30);
 }
 
 #[test]
 fn buffer_tree() {
-    check("buffer-tree", &[], MEM, 40_000, 1 << 30);
+    check("buffer-tree", &[], LOW_ARRAYS, MEM, 40_000, 1 << 30);
+}
+
+#[test]
+fn buffer_tree_delayed_lookups() {
+    check(
+        "buffer-tree",
+        &["lookup=delayed"],
+        LOW_ARRAYS,
+        MEM,
+        40_000,
+        1 << 30,
+    );
 }

@@ -17,8 +17,10 @@
 //! `SLACK` = 64 KiB (the index struct, parameter strings, constant headers
 //! and allocator rounding) and `low` per index: `LOW_ARRAYS` = 0.75 where
 //! RAM is held in arrays (node caches, page buffers, pools), `LOW_MAPS` =
-//! 0.55 where a large part sits in a `BTreeMap` (C0 of the LSM-tree, the
-//! FD-tree's head, the MB-Tree's task buffer, the delta schemes' maps).
+//! 0.55 where a large part is modelled narrower than Rust holds it (a
+//! `BTreeMap`: C0 of the LSM-tree, the FD-tree's head, the MB-Tree's task
+//! buffer; the delta schemes' node table at the paper's 6 + 4 bytes a node
+//! and delta page, held as a 40-byte `Chain` and a `Vec` of deltas).
 //! The lower bound is what catches a structure left out of the count: at
 //! this scale each growing structure is a large part of the heap (the
 //! LA-tree's pool slack and emptying scratch were 0.41× and 0.33×).

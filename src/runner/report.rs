@@ -110,6 +110,18 @@ pub struct IndexDescription {
     pub params: BTreeMap<String, String>,
 }
 
+/// Index stats that name a part of `memory_bytes` a paper may keep
+/// outside its budget (the node table of `buffered-bplus-tree.md` §6 and
+/// the LA-tree's other RAM structures).
+pub const NAMED_MEMORY_LINES: [&str; 6] = [
+    "node_table_bytes",
+    "buffer_directory_bytes",
+    "adapt_counter_bytes",
+    "delayed_lookup_bytes",
+    "buffer_frame_slack_bytes",
+    "scratch_bytes",
+];
+
 /// One run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
@@ -153,6 +165,24 @@ impl Report {
     /// Every operation of the run: the preload's and the measured ones.
     pub fn total_ops(&self) -> u64 {
         self.preload_ops + self.measured_ops()
+    }
+
+    /// Whether the counted peak memory exceeded the budget (`--memory`):
+    /// such a run is not a comparison at that budget (`compare`'s ranking
+    /// leaves it out). A budget of 0 is no budget.
+    pub fn memory_over_budget(&self) -> bool {
+        self.memory_budget_bytes > 0 && self.memory_peak_bytes > self.memory_budget_bytes
+    }
+
+    /// The named memory lines an index reports apart (as index stats at
+    /// the end of the run), which an experiment may keep outside its
+    /// budget; all are inside `memory_peak_bytes`.
+    fn named_memory_lines(&self) -> Vec<String> {
+        NAMED_MEMORY_LINES
+            .iter()
+            .filter_map(|k| self.index_stats.get(k).filter(|v| *v > 0.0).map(|v| (k, v)))
+            .map(|(k, v)| format!("{k} {v:.0} B at the end"))
+            .collect()
     }
 
     /// A human summary: one row per operation type, then totals.
@@ -209,6 +239,20 @@ impl Report {
             self.ops_per_wall_second,
             if self.verified { "; every answer verified" } else { "" }
         ));
+        if self.memory_over_budget() {
+            let lines = self.named_memory_lines();
+            out.push_str(&format!(
+                "OVER BUDGET: counted peak memory {} B exceeds the {} B budget by {} B{}\n",
+                self.memory_peak_bytes,
+                self.memory_budget_bytes,
+                self.memory_peak_bytes - self.memory_budget_bytes,
+                if lines.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (named lines inside the count: {})", lines.join(", "))
+                }
+            ));
+        }
         for note in &self.index_notes {
             out.push_str(&format!("note: {note}\n"));
         }

@@ -33,7 +33,11 @@
 //! images, the working set of a split (a node and its new sibling), plus
 //! the store's part; the root-to-leaf path an operation holds is transient
 //! and not counted between operations. `memory_bytes()` = cached nodes at
-//! their image size + the store's buffers and free list + the metadata.
+//! their image size + the store's buffers and free list + the metadata;
+//! the store's part is its write buffer (`write_buffer=N`, whole node
+//! images), its decoded top levels (`cached_levels`), and on the node log
+//! the node table, which is also its own index stat, `node_table_bytes`
+//! (`buffered-bplus-tree.md` §6 keeps it outside the budget).
 //! Freed node ids (after merges) grow the free list beyond the budget by
 //! 4 bytes each; the report shows it.
 //!

@@ -34,7 +34,10 @@
 //! Log buffers: at most `log_buffers` nodes have one (default: a quarter of
 //! the memory budget in log sectors, at least one); the least recently
 //! updated is written first when another is needed. They are the store's
-//! reserved memory; the node cache gets the rest.
+//! reserved memory; the node cache gets the rest. `memory_bytes` counts
+//! the log buffers at their reserved size, the node table (also the named
+//! stat `node_table_bytes`, outside the paper's budget, §6) and the free
+//! node ids.
 //!
 //! On-flash format (page numbers within the unit space):
 //! * units 0, 1 and 2: the superblock log. A superblock is a page frame of

@@ -36,6 +36,11 @@
 //! buffer manager ... for caching recently accessed disk pages"); a merge
 //! reads its inputs past the cache.
 //!
+//! Memory (`memory_bytes`, at on-flash entry widths): the head's entries
+//! and its fences, and the cached run pages. Nothing is a named excluded
+//! line; the sorted map's own node slack is not counted (the model is the
+//! paper's packed head), `tests/memory_accounting.rs` bounds it.
+//!
 //! **Duplicates.** An insert does not search (§II-C), so inserting a pair
 //! already present adds a second index entry; a pair is present when its
 //! index entries outnumber its filter entries, and a delete adds as many

@@ -372,6 +372,14 @@ impl<S: BufferState> Buffers<S> {
         self.pool_used
     }
 
+    /// RAM the pool's page buffers hold beyond what the pool charges: every
+    /// live frame and every kept spare holds a whole page buffer, where
+    /// `buffer_pool=entries` charges a frame by its entries.
+    pub fn frame_slack_bytes(&self) -> usize {
+        ((self.frames_in_use + self.spare_bytes.len()) * self.page_size)
+            .saturating_sub(self.pool_used)
+    }
+
     /// What a frame holding `count` entries takes of the pool.
     fn frame_cost(&self, count: usize) -> usize {
         match self.pool_unit {
@@ -381,8 +389,8 @@ impl<S: BufferState> Buffers<S> {
     }
 
     /// RAM of the directory: per buffer its node, level and counts, per
-    /// flash page its place and count, and the policy's state (reported
-    /// beside the node table, not in the memory figure).
+    /// flash page its place and count, and the policy's state (counted in
+    /// the memory figure and named apart as index stats).
     pub fn directory_bytes(&self) -> (usize, usize) {
         let table = self.dir.values().map(|b| 16 + 6 * b.pages.len()).sum();
         let state = self.dir.values().map(|b| b.state.bytes()).sum();

@@ -159,6 +159,26 @@ impl Delayed {
     pub fn parts(&self) -> usize {
         self.parts.len()
     }
+
+    /// RAM the delayed lookups hold: each pending lookup, each part in
+    /// flight and each answer not yet taken, at their in-RAM widths and
+    /// capacities (the paper gives them none: they exist only in RAM).
+    pub fn memory_bytes(&self) -> usize {
+        let pending: usize = self
+            .pending
+            .values()
+            .map(|l| l.values.capacity() * 8)
+            .sum::<usize>()
+            // A hash table holds its capacity, a control byte a slot.
+            + self.pending.capacity() * (std::mem::size_of::<(u64, Pending)>() + 1);
+        let answers: usize = self
+            .answers
+            .iter()
+            .map(|(_, v)| v.capacity() * 8)
+            .sum::<usize>()
+            + self.answers.capacity() * std::mem::size_of::<(u64, Vec<u64>)>();
+        pending + self.parts.capacity() * (std::mem::size_of::<(u64, Part)>() + 1) + answers
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,12 @@
 //! `key_bytes`, `value_bytes`. The rest of the memory budget is the page
 //! cache.
 //!
+//! Memory (`memory_bytes`, at on-flash entry widths): C0, the partial
+//! nodes of the trees being built, the merge buffers (the capacity they
+//! keep between rolling-merge steps), the cached pages, and the run
+//! directory (the trees and segments the state record names, at their
+//! in-RAM widths). Nothing is left outside the count.
+//!
 //! On-flash format (`lsm::meta`, `docs/FORMAT.md`): the superblock at page 0,
 //! trees of run pages, and a state record naming the trees, segments and
 //! cursors. Durability: `flush` seals every tree being built (its partial
@@ -574,8 +580,17 @@ impl Index for LsmTree {
 
     fn memory_bytes(&self) -> usize {
         let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
-        (self.c0.len() + partial) * entry_bytes(self.io.format)
+        // The merge buffers keep their capacity between steps.
+        let merge = self.batch.capacity() + self.older.capacity();
+        let directory = self.trees.len() * std::mem::size_of::<(u32, Tree)>()
+            + self
+                .disk
+                .iter()
+                .map(|c| c.segments.len() * std::mem::size_of::<Segment>())
+                .sum::<usize>();
+        (self.c0.len() + partial + merge) * entry_bytes(self.io.format)
             + self.io.cache.len() * self.io.page_size
+            + directory
     }
 
     fn stats(&self) -> IndexStats {

@@ -13,7 +13,10 @@
 //! * `lat-fig12a` (§6.3.5): the node cache's share of memory.
 //!
 //! Every run ends with a flush, charged as its own row: what a buffered
-//! index leaves in its buffers is emptied then, never free.
+//! index leaves in its buffers is emptied then, never free. Headlines are
+//! judged in the paper's accounting (the workload's operations, the flush
+//! row left out, as §6 measured), with the durable number (the flush
+//! charged) beside them.
 
 use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
 
@@ -34,7 +37,7 @@ fn setting() -> Vec<(&'static str, &'static str)> {
 
 const QUICK: &[(&str, &str)] = &[("preload", "5000"), ("inserts", "20000")];
 
-const WE_RAN: &str = "`raw:toshiba-byte` (8,192 blocks = 128 MiB, byte-level costs, nop = 1), 64 KiB per index (node tables and the buffer directory excluded as §6 excludes the node table, reported in the stats); the `lat` workload: a 50,000-entry tree, then inserts and lookups at lookup-to-insert ratio q until 200,000 inserts (--quick: 5,000 and 20,000), keys i.i.d. uniform in 1..10,000; a flush after the last operation, charged as its own row (it empties every buffer); energy per operation over all rows. The tuned B+-tree is `btree` fanout 8 with an LRU cache in the node log; the Buffered-B+ tree is `latree` at its defaults (fanout 16, subtree height 2, Adapt-Simple, 25% node cache); the buffer tree is `buffer-tree` (super-nodes of 16 KiB, buffers of 32 KiB).";
+const WE_RAN: &str = "`raw:toshiba-byte` (8,192 blocks = 128 MiB, byte-level costs, nop = 1), 64 KiB per index (node tables and the buffer directory excluded as §6 excludes the node table, reported in the stats); the `lat` workload: a 50,000-entry tree, then inserts and lookups at lookup-to-insert ratio q until 200,000 inserts (--quick: 5,000 and 20,000), keys i.i.d. uniform in 1..10,000; a flush after the last operation (it empties every buffer), charged as its own row. Each headline is the paper's accounting (energy per operation of the workload's operations, the flush row left out, as §6 measured), with the durable number (the flush charged) beside it. The tuned B+-tree is `btree` fanout 8 with an LRU cache in the node log; the Buffered-B+ tree is `latree` at its defaults (fanout 16, subtree height 2, Adapt-Simple, 25% node cache); the buffer tree is `buffer-tree` (super-nodes of 16 KiB, buffers of 32 KiB).";
 
 fn btree() -> Series {
     Series {
@@ -83,6 +86,10 @@ const MEMORY_256K: (&str, &str) = ("memory", "262144");
 /// 112 KiB: the run that isolates the pool as what sets the Buffered-B+
 /// tree's pages written (lat-fig8).
 const POOL_112K: [(&str, &str); 2] = [("memory", "131072"), ("set.node_cache_share", "0.125")];
+
+/// §6's Toshiba small-block part (lat-fig9's device), for lat-fig11's
+/// runs beside the large-block part.
+const SMALL_BLOCK: [(&str, &str); 2] = [("device", "raw:toshiba-byte"), ("device.blocks", "8192")];
 
 /// `base` renamed, with `extra` parameters: a variant run of a series.
 fn variant(mut base: Series, name: &'static str, extra: &[(&'static str, &'static str)]) -> Series {
@@ -142,6 +149,22 @@ fn below(m: Measure) -> Measure {
     Measure::Below(Box::new(m))
 }
 
+/// One `below` row of `a` / `b` per point `(x, name)` of a sweep: a claim
+/// the text makes for the whole sweep ("consistently", "even at") is
+/// checked at every point.
+fn below_at(
+    source: &'static str,
+    a: &'static str,
+    b: &'static str,
+    metric: &'static str,
+    points: &[(&'static str, &'static str)],
+) -> Vec<Published> {
+    points
+        .iter()
+        .map(|&(x, name)| row(source, name, 1.0, "x", below(ratio(a, b, x, metric))))
+        .collect()
+}
+
 pub(super) fn lat_fig7() -> Experiment {
     Experiment {
         id: "lat-fig7",
@@ -197,7 +220,22 @@ pub(super) fn lat_fig7() -> Experiment {
                 "x",
                 below(ratio("B+-tree, 256 KiB", "Buffer tree, immediate, 256 KiB", "0.01", "energy_uj_per_op")),
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(below_at(
+            "buffered-bplus-tree.md §6.2, Fig. 7",
+            "B+-tree",
+            "Buffer tree, immediate",
+            "energy_uj_per_op",
+            &[
+                ("0.05", "B+-tree / buffer tree (immediate) at q = 5% (worse than the B+-tree from 1% up)"),
+                ("0.1", "... at q = 10%"),
+                ("0.25", "... at q = 25%"),
+                ("0.5", "... at q = 50%"),
+                ("1", "... at q = 100%"),
+            ],
+        ))
+        .collect(),
         notes: "Fig. 7 prints no numbers; the text gives \"about 5x\" for the delayed buffer tree over the B+-tree and says the immediate one is worse than the B+-tree already at 1% and rises fast. Our buffer tree's super-nodes are a quarter of memory (the node cache must hold a node and its split sibling), half the paper's D = (M - 1)/2 elements, so an immediate lookup scans half the node bytes the paper's would; delayed lookups gain most when lookups are rare and lose their edge as they grow, since every lookup is an element written and read through every level. Moved by a run: with 256 KiB per index (the 256 KiB series, q up to 10%) the immediate buffer tree's buffers and super-nodes are four times larger and it is worse than the B+-tree at 1% as published; at 64 KiB its path holds so few bytes that a 1% share of lookups costs less than the B+-tree's leaf writes.",
         kind: RunKind::Index,
         axis_for: at(&["B+-tree, 256 KiB", "Buffer tree, immediate, 256 KiB"], &["0.01", "0.05", "0.1"]),
@@ -285,8 +323,24 @@ pub(super) fn lat_fig8() -> Experiment {
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree, 112 KiB pool", "0.25", "page_writes"),
             ),
-        ],
-        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x rows at q = 25% are issue #14's target, not a number of the paper. Pages written include the final flush, which empties every buffer (about 12% of the Buffered-B+ tree's pages at q = 25%). At q = 25% with 64 KiB, half of what the Buffered-B+ tree writes is buffer pages, and their packing is set by how many tail pages the 48 KiB buffer pool holds for the ~1,200 buffers (1,197 hold entries at the final flush), nearly all of them leaf-subtree buffers: the highest-packed page goes to flash with about 22 entries of the 54 a page holds (43 with the 112 KiB pool, 52 with 256 KiB), and most entries reach flash in every buffer on their path: of the ~446,000 entries appended to the root's and the level-3 buffers, ~368,000 went to flash at 26 a page, and of the ~250,000 appended to leaf-subtree buffers, ~227,000 at 18 a page (the buffer_entries_appended_*, buffer_entries_written_* and buffer_pages_written_* stats; 46 and 39 a page with the 112 KiB pool, 53 and 51 with 256 KiB). The paper's 6-byte entries (our 9-byte buffer entries become 7, the nodes 170 and 90 bytes) do not move the ratio: the B+-tree's nodes shrink as much. At 64 KiB the Buffered-B+ tree writes fewer pages than the B+-tree at every q, but only by about 1% at q = 200%, and the issue's 2x at q = 25% is not met; a second seed gives the same ratio. Moved by runs: holding the node cache at 16 KiB and growing only the buffer pool to 112 KiB (the 112 KiB pool series) brings q = 25% to about 2x, the pool alone; 256 KiB per index takes it past 2x and q = 200% to 1.7x. The other settings of the paper that we reproduce match its tuning (the energy minimum at a 25% node cache, lat-fig12a; fanout optima 8 and 16, lat-fig12b), so the gap is in how many entries a 64 KB pool holds per buffer, not in the policies.",
+        ]
+        .into_iter()
+        .chain(below_at(
+            "buffered-bplus-tree.md §6.3.3, Fig. 8",
+            "Buffered-B+ tree",
+            "B+-tree",
+            "page_writes",
+            &[
+                ("0.01", "Buffered-B+ tree / B+-tree, pages written at q = 1% (\"consistently better\", every point)"),
+                ("0.05", "... at q = 5%"),
+                ("0.1", "... at q = 10%"),
+                ("0.25", "... at q = 25%"),
+                ("0.5", "... at q = 50%"),
+                ("1", "... at q = 100%"),
+            ],
+        ))
+        .collect(),
+        notes: "Fig. 8 prints no numbers; the text gives 3.5x fewer pages written than the B+-tree for write-intensive work and \"consistently better\". The 2x rows at q = 25% are issue #14's target, not a number of the paper. The headline's pages written leave out the final flush (the paper's accounting); the durable column charges it, and it empties every buffer (about 12% of the Buffered-B+ tree's pages at q = 25%, which is why the durable ratios are lower). At q = 25% with 64 KiB, half of what the Buffered-B+ tree writes is buffer pages, and their packing is set by how many tail pages the 48 KiB buffer pool holds for the ~1,200 buffers (1,197 hold entries at the final flush), nearly all of them leaf-subtree buffers: the highest-packed page goes to flash with about 22 entries of the 54 a page holds (43 with the 112 KiB pool, 52 with 256 KiB), and most entries reach flash in every buffer on their path: of the ~446,000 entries appended to the root's and the level-3 buffers, ~368,000 went to flash at 26 a page, and of the ~250,000 appended to leaf-subtree buffers, ~227,000 at 18 a page (the buffer_entries_appended_*, buffer_entries_written_* and buffer_pages_written_* stats; 46 and 39 a page with the 112 KiB pool, 53 and 51 with 256 KiB). The paper's 6-byte entries (our 9-byte buffer entries become 7, the nodes 170 and 90 bytes) do not move the ratio: the B+-tree's nodes shrink as much. At 64 KiB the Buffered-B+ tree writes fewer pages than the B+-tree at every q, but only by about 1% at q = 200%, and the issue's 2x at q = 25% is not met; a second seed gives the same ratio. Moved by runs: holding the node cache at 16 KiB and growing only the buffer pool to 112 KiB (the 112 KiB pool series) brings q = 25% to about 2x, the pool alone; 256 KiB per index takes it past 2x and q = 200% to 1.7x. The other settings of the paper that we reproduce match its tuning (the energy minimum at a 25% node cache, lat-fig12a; fanout optima 8 and 16, lat-fig12b), so the gap is in how many entries a 64 KB pool holds per buffer, not in the policies.",
         kind: RunKind::Index,
         axis_for: {
             let mut a = at(
@@ -381,8 +435,23 @@ pub(super) fn lat_fig9() -> Experiment {
                 "x",
                 ratio("B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "0.01", "energy_uj_per_op"),
             ),
-        ],
-        notes: "The 4x row is Fig. 9(c)'s figure for the sensor trace, which the text calls very similar to Fig. 9(a) (lat-fig9c runs our phase-shifting stand-in). ADAPT runs beside Adapt-Simple (the paper's implementation) to show how close the simple rule gets; ADAPT's counters are reported (adapt_counter_bytes), outside the 64 KiB. Read-intensive, the Buffered-B+ tree is the B+-tree with a fanout-16 node of 208 bytes (the B+-tree's fanout-8 node is 112) and a 16 KiB node cache (the B+-tree's is 64 KiB). Moved by runs: the paper's 6-byte entries bring the write-intensive ratio closer to 4x; with 256 KiB the Buffered-B+ tree comes within 1.2x of the buffer tree's energy at q = 1% (its pool then holds more of the ~1,000 leaf-subtree buffers' tail pages, so its buffer pages go out fuller); with both, it is better than the B+-tree at q = 200% as published. Between q = 1% and 10% our Buffered-B+ tree's energy doubles, where the paper's stays about 4x below the B+-tree's: each lookup scans buffer pages holding about 25 entries of the 56 a page holds.",
+        ]
+        .into_iter()
+        .chain(below_at(
+            "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+            "Buffered-B+ tree",
+            "B+-tree",
+            "energy_uj_per_op",
+            &[
+                ("0.05", "Buffered-B+ tree / B+-tree, energy at q = 5% (\"always able to amortize insertion costs\": better at every point)"),
+                ("0.1", "... at q = 10%"),
+                ("0.25", "... at q = 25%"),
+                ("0.5", "... at q = 50%"),
+                ("1", "... at q = 100%"),
+            ],
+        ))
+        .collect(),
+        notes: "The 4x row is Fig. 9(c)'s figure for the sensor trace, which the text calls very similar to Fig. 9(a) (lat-fig9c runs our phase-shifting stand-in). ADAPT runs beside Adapt-Simple (the paper's implementation) to show how close the simple rule gets; ADAPT's counters are reported (adapt_counter_bytes), outside the 64 KiB. Read-intensive, the Buffered-B+ tree is the B+-tree with a fanout-16 node of 208 bytes (the B+-tree's fanout-8 node is 112) and a 16 KiB node cache (the B+-tree's is 64 KiB). Moved by runs: the paper's 6-byte entries bring the write-intensive ratio closer to 4x; with 256 KiB the Buffered-B+ tree comes within 1.2x of the buffer tree's energy at q = 1% (its pool then holds more of the ~1,000 leaf-subtree buffers' tail pages, so its buffer pages go out fuller); with both, it is better than the B+-tree at q = 200% as published. In the paper's accounting at full scale the write-intensive ratio is 4.18x (3.21x with the flush charged) and q = 200% gives 1.10 (1.11): the lookups there cost 138.7 µJ against the B+-tree's 99.6 although they read fewer pages (5.0 against 5.7 a lookup), since 0.92 of them a lookup are buffer pages holding about 15 entries, 0.05 a lookup is an emptying that reads a whole subtree and erases a buffer partition, and the fanout-16 nodes are 208 bytes against 112. Between q = 1% and 10% our Buffered-B+ tree's energy doubles, where the paper's stays about 4x below the B+-tree's: each lookup scans buffer pages holding about 25 entries of the 56 a page holds.",
         kind: RunKind::Index,
         axis_for: {
             let mut a = at(&["B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries"], &["0.01", "0.25", "2"]);
@@ -444,8 +513,29 @@ pub(super) fn lat_fig10a() -> Experiment {
                     metric: "energy_uj_per_op",
                 },
             ),
-        ],
-        notes: "The text gives 2.5x to 4x across the memory range; the rows compare the mean over our memory points with the middle of that range. The ratio grows with memory, from about 1.7x at 8 and 16 KiB and 1.9x at 64 KiB to about 2x at 256 KiB and 1 MiB (the buffer pool packs its pages better); the paper's 6-byte entries (2-byte keys, the second row) pack more entries into the same memory but move the mean little, since the B+-tree's nodes shrink too. At q = 5% a lookup meets leaf-subtree buffers of about 80 entries whose pages hold about 26 each (lat-fig9), and the emptyings those lookups trigger each read a whole subtree: that is where the paper's 2.5-4x is lost.",
+        ]
+        .into_iter()
+        .chain(
+            [
+                ("8192", "B+-tree / Buffered-B+ tree, energy at 8 KiB (\"2.5 - 4x across the spectrum\", every point)"),
+                ("16384", "... at 16 KiB"),
+                ("65536", "... at 64 KiB"),
+                ("262144", "... at 256 KiB"),
+                ("1048576", "... at 1 MiB"),
+            ]
+            .into_iter()
+            .map(|(x, name)| {
+                row(
+                    "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+                    name,
+                    3.25,
+                    "x",
+                    ratio("B+-tree", "Buffered-B+ tree", x, "energy_uj_per_op"),
+                )
+            }),
+        )
+        .collect(),
+        notes: "The text gives 2.5x to 4x across the memory range; the rows compare the mean over our memory points with the middle of that range. In the paper's accounting (full scale) the ratio grows with memory, 1.80x at 8 KiB, 1.84x at 16 KiB, 2.03x at 64 KiB, 2.30x at 256 KiB and 2.17x at 1 MiB (mean 2.03x; 1.89x with the flush charged): every point is short of 2.5x but the 256 KiB one, within 1.5x of the middle of the range (the buffer pool packs its pages better with more memory); the paper's 6-byte entries (2-byte keys, the second row) pack more entries into the same memory but move the mean little, since the B+-tree's nodes shrink too. At q = 5% a lookup meets leaf-subtree buffers of about 80 entries whose pages hold about 26 each (lat-fig9), and the emptyings those lookups trigger each read a whole subtree: that is where the paper's 2.5-4x is lost.",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -503,8 +593,44 @@ pub(super) fn lat_fig10b() -> Experiment {
                 "x",
                 below(ratio("Buffered-B+ tree, 32 KiB", "B+-tree, 32 KiB", "0.25", "energy_uj_per_op")),
             ),
-        ],
-        notes: "The paper puts the crossover near 60% lookups and the Buffered-B+ tree 5-10% behind above it, from its fanout of 16 against the B+-tree's 8 and its smaller node cache. At 8 KiB our Buffered-B+ tree's node cache is 2 KiB, nine 208-byte nodes with the node log's write buffer. Our crossover is between q = 25% and 50%, not near 60%: at 8 KiB the buffer pool is 6 KiB for about 1,000 leaf-subtree buffers, so buffer pages go to flash with about 6 entries each. The seed 2 series reruns q = 25% with another workload seed (the `replica` parameter changes only the seed) and gives the same ratio, so the miss is not seed noise. Moved by a run: with 32 KiB the crossover moves past 50% (0.99 at q = 50%; 13 entries a buffer page at q = 25%), and with lat-fig9's 64 KiB it is between 50% and 100%, near the paper's 60%; at 8 KiB no other setting we tried moved it (6-byte entries, node cache shares, ADAPT, fanout 32).",
+        ]
+        .into_iter()
+        .chain(below_at(
+            "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+            "Buffered-B+ tree",
+            "B+-tree",
+            "energy_uj_per_op",
+            &[
+                ("0.01", "Buffered-B+ tree / B+-tree, energy at q = 1% (better below 60%, every point)"),
+                ("0.1", "... at q = 10%"),
+                ("0.5", "... at q = 50%"),
+            ],
+        ))
+        .chain(below_at(
+            "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+            "Buffered-B+ tree, 32 KiB",
+            "B+-tree, 32 KiB",
+            "energy_uj_per_op",
+            &[("0.5", "Buffered-B+ tree / B+-tree, energy at q = 50%, both with 32 KiB (the run that moves the row at q = 50%)")],
+        ))
+        .chain(
+            [
+                ("0.75", "Buffered-B+ tree / B+-tree, energy at q = 75% (\"about 5-10% worse\" above 60%, every point)"),
+                ("1", "... at q = 100%"),
+            ]
+            .into_iter()
+            .map(|(x, name)| {
+                row(
+                    "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                    name,
+                    1.075,
+                    "x",
+                    ratio("Buffered-B+ tree", "B+-tree", x, "energy_uj_per_op"),
+                )
+            }),
+        )
+        .collect(),
+        notes: "The paper puts the crossover near 60% lookups and the Buffered-B+ tree 5-10% behind above it, from its fanout of 16 against the B+-tree's 8 and its smaller node cache. At 8 KiB our Buffered-B+ tree's node cache is 2 KiB, nine 208-byte nodes with the node log's write buffer. In the paper's accounting (full scale) the ratio is 0.29 at q = 1%, 0.63 at 10%, 0.90 at 25%, 1.12 at 50%, 1.22 at 75%, 1.28 at 100% and 1.34 at 200%. Our crossover is between q = 25% and 50%, not near 60%: at 8 KiB the buffer pool is 6 KiB for about 1,000 leaf-subtree buffers, so buffer pages go to flash with about 6 entries each. The seed 2 series reruns q = 25% with another workload seed (the `replica` parameter changes only the seed) and gives the same ratio, so the miss is not seed noise. Moved by a run: with 32 KiB the crossover moves past 50% (0.99 at q = 50%; 13 entries a buffer page at q = 25%), and with lat-fig9's 64 KiB it is between 50% and 100%, near the paper's 60%; at 8 KiB no other setting we tried moved it (6-byte entries, node cache shares, ADAPT, fanout 32).",
         kind: RunKind::Index,
         axis_for: {
             let mut a = at(&["B+-tree, seed 2", "Buffered-B+ tree, seed 2"], &["0.25"]);
@@ -531,6 +657,8 @@ pub(super) fn lat_fig11() -> Experiment {
             latree(),
             variant(btree(), "B+-tree, 256 KiB", &[MEMORY_256K]),
             variant(latree(), "Buffered-B+ tree, 256 KiB", &[MEMORY_256K]),
+            variant(btree(), "B+-tree, small-block", &SMALL_BLOCK),
+            variant(latree(), "Buffered-B+ tree, small-block", &SMALL_BLOCK),
         ],
         fixed,
         quick: QUICK.to_vec(),
@@ -551,10 +679,23 @@ pub(super) fn lat_fig11() -> Experiment {
                 "x",
                 ratio("B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "0.01", "time_us_per_op"),
             ),
+            row(
+                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "gain (B+-tree / Buffered-B+ tree, time) on small-block flash / the same on large-block, q = 1% (\"performs even better for the large block flash\")",
+                1.0,
+                "x",
+                below(Measure::Quotient(
+                    Box::new(ratio("B+-tree, small-block", "Buffered-B+ tree, small-block", "0.01", "time_us_per_op")),
+                    Box::new(ratio("B+-tree", "Buffered-B+ tree", "0.01", "time_us_per_op")),
+                )),
+            ),
         ],
         notes: "The text reports gains up to 15x when write-intensive on this part, from its larger gap between read and write fixed costs. Our B+-tree packs 36 of its 112-byte nodes into each 4 KiB log page before programming it, so it writes few pages (about 7,800 in a run) and its time is node reads; the Buffered-B+ tree's 48 KiB pool holds twelve 4 KiB tail pages' worth of entries for about 1,000 buffers, so its buffer pages go out about a fifth full (85 entries of the 453 a page holds at q = 1%). With 256 KiB (the second row) its pages fill further and the gain grows, but stays far from 15x: no run we made comes near it.",
         kind: RunKind::Index,
-        axis_for: at(&["B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB"], &["0.01", "0.25"]),
+        axis_for: at(
+            &["B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "B+-tree, small-block", "Buffered-B+ tree, small-block"],
+            &["0.01", "0.25"],
+        ),
     }
 }
 
@@ -637,7 +778,7 @@ pub(super) fn lat_fig9c() -> Experiment {
         title: "A workload that shifts from write- to read-intensive and back",
         source,
         paper_ran: "An image-sensor trace (visual terms of 200 images from a camera sensor network) on the B+-tree, the buffer tree and the Buffered-B+ tree, 64 KB, Toshiba NAND: \"about 4x better than the B+ tree for write intensive workloads and about 20% better for read intensive workloads\".",
-        we_ran: "The trace is not available; the `lat-phases` preset stands in for it: the `lat` keys, then 100,000 operations with lookups at 5% of inserts, 100,000 at 200%, and 100,000 at 5% again. The axis runs the first 100,000, 200,000 and 300,000 operations (each a prefix of the next, same seed), each ending with a charged flush; a phase's energy is what the longer prefix adds. Setting otherwise as lat-fig9.",
+        we_ran: "The trace is not available; the `lat-phases` preset stands in for it: the `lat` keys, then 100,000 operations with lookups at 5% of inserts, 100,000 at 200%, and 100,000 at 5% again. The axis runs the first 100,000, 200,000 and 300,000 operations, each run ending with its own charged flush; a phase's energy is what the longer run adds. In the paper's accounting (the headline) each run's flush is left out, so a phase is the energy of its own operations; the durable column charges each run's flush, so a phase there also carries the change in what the flush costs. Each run draws its seed from its parameters, `ops` among them, so the runs are three draws of the same preset, not prefixes of one stream: a phase is a difference of two runs, with their sampling noise. Setting otherwise as lat-fig9.",
         axis: Axis {
             param: "ops",
             label: "operations run (phases of 100,000: write-, read-, write-intensive)",
@@ -696,7 +837,7 @@ pub(super) fn lat_fig9c() -> Experiment {
                 "300000",
             ),
         ],
-        notes: "A phase's energy is the difference between two prefixes, each charged with its own final flush, so a phase also carries the change in what the flush costs. The paper's trace is temporally correlated in ways uniform keys are not (§6.3.1 notes that caching then helps the B+-tree). The last three rows rerun the B+-tree and the Buffered-B+ tree with the paper's 6-byte entries and 256 KiB, the settings that move lat-fig8's and lat-fig9's misses: they raise the last phase's ratio (2.0x to 2.4x) but not the first's, and the read-intensive phase stays behind the B+-tree, as lat-fig9 is at q = 200% with 6-byte entries alone.",
+        notes: "A phase's energy is the difference between two runs of different lengths; the headline leaves each run's final flush out (the paper's accounting), the durable column keeps both. The paper's trace is temporally correlated in ways uniform keys are not (§6.3.1 notes that caching then helps the B+-tree). The last three rows rerun the B+-tree and the Buffered-B+ tree with the paper's 6-byte entries and 256 KiB, the settings that move lat-fig8's and lat-fig9's misses: they raise the last phase's ratio (2.0x to 2.4x) but not the first's, and the read-intensive phase stays behind the B+-tree, as lat-fig9 is at q = 200% with 6-byte entries alone.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

@@ -328,7 +328,16 @@ impl Experiment {
                         p.insert(k.to_string(), v);
                     }
                 }
-                let seed = sweep::stable_seed(seed_scope(self.id), &p);
+                // Where the axis is the operation count, its runs are
+                // prefixes of one stream (a phase is the difference of two
+                // of them), so `ops` stays out of the seed.
+                let seed = if self.axis.param == "ops" {
+                    let mut q = p.clone();
+                    q.remove("ops");
+                    sweep::stable_seed(seed_scope(self.id), &q)
+                } else {
+                    sweep::stable_seed(seed_scope(self.id), &p)
+                };
                 runs.push(SweepRun {
                     series: s.name.to_string(),
                     x: x.to_string(),

@@ -400,6 +400,16 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
     }
 }
 
+/// A rank row: name, source, series, x, metric, the series ranked.
+type RankRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
 /// §6.2: "for both real and synthetic workloads" the MB-Tree's insert page
 /// reads and writes are the smallest, over the whole sweep of Figs. 9-12:
 /// its rank at every point (the full order is checked at 500,000).
@@ -410,7 +420,7 @@ fn mbtree_smallest_at_every_point() -> Vec<Published> {
         "mb-tree.md §6.2, Figs. 9-10",
         "mb-tree.md §6.2, Figs. 11-12",
     );
-    let rows: [(&'static str, &'static str, &'static str, &'static str, &'static str, &'static [&'static str]); 40] = [
+    let rows: [RankRow; 40] = [
         ("insert page reads, real: MB-Tree's rank at 100,000 entries (smallest at every point)", r, "MB-Tree (DNA)", "100000", "insert.page_reads", DNA),
         ("insert page reads, real: MB-Tree's rank at 200,000 entries (smallest at every point)", r, "MB-Tree (DNA)", "200000", "insert.page_reads", DNA),
         ("insert page reads, real: MB-Tree's rank at 300,000 entries (smallest at every point)", r, "MB-Tree (DNA)", "300000", "insert.page_reads", DNA),

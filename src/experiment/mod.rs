@@ -524,8 +524,8 @@ pub fn missing_dna_input(workload: &str) -> Option<String> {
 /// the same numbers, in both).
 pub fn seed_scope(id: &'static str) -> &'static str {
     match id {
-        // Table 2's energies are Fig. 11's maintenance runs.
-        "bftl-table2" => "bftl-fig11",
+        // Table 2's energies are Figs. 10's and 11's runs.
+        "bftl-table2" | "bftl-fig10" => "bftl-fig11",
         other => other,
     }
 }

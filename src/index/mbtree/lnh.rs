@@ -16,13 +16,19 @@
 //! * **FEI** (`fei=true`, §5.3.2): one bit per leaf-page slot, set when the
 //!   slot holds a live entry, so a delete clears a bit instead of rewriting
 //!   its leaf page.
+//! * **Disjoint intervals** (flag bit 3): no key repeats across an interval
+//!   boundary, so a search for a key equal to its interval's KIV reads that
+//!   interval only (Algorithm 3's one interval); without the bit (a key of
+//!   repeated entries straddles a boundary, or a header written before the
+//!   bit existed) it reads on into the next interval, where the key may go
+//!   on. Readers that ignore the bit stay correct.
 //!
 //! Page layout (a page frame of kind `LeafHeader`; payload, little-endian):
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0 | L, leaf pages |
-//! | 1 | flags: bit 0 KIVs, bit 1 compacted OIDs, bit 2 FEI |
+//! | 1 | flags: bit 0 KIVs, bit 1 compacted OIDs, bit 2 FEI, bit 3 disjoint intervals |
 //! | 2..4 | OID count |
 //! | 4..6 | interval (OIDs per KIV; 0 without KIVs) |
 //! | 6 | K, bits per KIV |
@@ -40,6 +46,7 @@ const HEADER: usize = 22;
 const FLAG_KIV: u8 = 1;
 const FLAG_COMPACT: u8 = 2;
 const FLAG_FEI: u8 = 4;
+const FLAG_DISJOINT: u8 = 8;
 
 /// Bits needed to tell `n` values apart (0 for one value).
 pub fn bits_for(n: u64) -> u32 {
@@ -72,6 +79,9 @@ pub struct Lnh {
     pub kivs: Vec<u64>,
     /// Per slot (`page × slots + slot`): live? Empty without the FEI.
     pub fei: Vec<bool>,
+    /// Every interval's keys are below the next interval's (no key repeats
+    /// across a boundary).
+    pub disjoint: bool,
 }
 
 /// Bit writer/reader over a byte slice.
@@ -123,13 +133,14 @@ impl Lnh {
         debug_assert_eq!(keys.len(), page_of.len());
         let compact = kiv;
         let mut oids = Vec::new();
-        // The last key of each OID run, for the KIVs.
-        let mut run_max = Vec::new();
+        // The first and last key of each OID run, for the KIVs.
+        let (mut run_min, mut run_max) = (Vec::new(), Vec::new());
         for (i, &p) in page_of.iter().enumerate() {
             if compact && oids.last() == Some(&p) && i > 0 {
                 *run_max.last_mut()? = keys[i];
             } else {
                 oids.push(p);
+                run_min.push(keys[i]);
                 run_max.push(keys[i]);
             }
         }
@@ -143,7 +154,7 @@ impl Lnh {
         if fixed > space || oids.len() > u16::MAX as usize || keys.len() > u16::MAX as usize {
             return None;
         }
-        let (interval, kivs) = if kiv && !oids.is_empty() {
+        let (interval, kivs, disjoint) = if kiv && !oids.is_empty() {
             let cnt = oids.len() as u64;
             // The smallest interval whose KIVs fit beside the OIDs.
             let interval = (1..=cnt).find(|&i| fixed + cnt.div_ceil(i) * k as u64 <= space)?;
@@ -151,9 +162,15 @@ impl Lnh {
                 .chunks(interval as usize)
                 .map(|c| *c.last().expect("chunks are never empty"))
                 .collect();
-            (interval as u16, kivs)
+            // Interval j ends with run j·iv − 1 and the next starts with run
+            // j·iv.
+            let iv = interval as usize;
+            let disjoint = (iv..run_min.len())
+                .step_by(iv)
+                .all(|r| run_max[r - 1] < run_min[r]);
+            (interval as u16, kivs, disjoint)
         } else {
-            (0, Vec::new())
+            (0, Vec::new(), false)
         };
         Some(Lnh {
             pages,
@@ -166,6 +183,7 @@ impl Lnh {
             interval,
             kivs,
             fei: fei.unwrap_or_default(),
+            disjoint,
         })
     }
 
@@ -182,7 +200,8 @@ impl Lnh {
         p[0] = self.pages;
         p[1] = (if self.kiv { FLAG_KIV } else { 0 })
             | (if self.compact { FLAG_COMPACT } else { 0 })
-            | (if self.fei.is_empty() { 0 } else { FLAG_FEI });
+            | (if self.fei.is_empty() { 0 } else { FLAG_FEI })
+            | (if self.disjoint { FLAG_DISJOINT } else { 0 });
         p[2..4].copy_from_slice(&(self.oids.len() as u16).to_le_bytes());
         p[4..6].copy_from_slice(&self.interval.to_le_bytes());
         let k = self.kiv_bits();
@@ -281,6 +300,7 @@ impl Lnh {
         self.small = small;
         self.kiv = kiv;
         self.compact = flags & FLAG_COMPACT != 0;
+        self.disjoint = flags & FLAG_DISJOINT != 0;
         self.interval = interval;
         Ok(())
     }
@@ -309,8 +329,9 @@ impl Lnh {
             for &o in &self.oids[i * iv..((i + 1) * iv).min(self.oids.len())] {
                 add(o, out);
             }
-            // ...through the first whose largest key passes `hi`.
-            if kmax > hi {
+            // ...through the first whose largest key passes `hi` (or
+            // reaches it, when no key goes on into the next interval).
+            if kmax > hi || (self.disjoint && kmax == hi) {
                 break;
             }
         }
@@ -367,6 +388,35 @@ mod tests {
         // Without KIVs, one OID per entry.
         let h = Lnh::build(512, 4, 1, &keys, &page_of, false, None).unwrap();
         assert_eq!(h.oids.len(), 60);
+    }
+
+    #[test]
+    fn a_key_at_a_kiv_reads_the_next_interval_only_when_it_repeats_there() {
+        // Runs: page 0 holds 10..=19, page 1 holds 20..=29.
+        let keys: Vec<u64> = (10..30).collect();
+        let page_of: Vec<u8> = keys.iter().map(|k| ((k - 10) / 10) as u8).collect();
+        let h = Lnh::build(512, 2, 1, &keys, &page_of, true, None).unwrap();
+        assert!(h.disjoint);
+        let mut page = vec![0u8; 512];
+        h.encode(&mut page);
+        let back = Lnh::decode(&page, 0, 61).unwrap();
+        let mut pages = Vec::new();
+        back.pages_for(19, 19, &mut pages);
+        assert_eq!(pages, vec![0], "19 is page 0's KIV and not on page 1");
+        // Key 19 repeated on page 1: it straddles the boundary.
+        let mut keys = keys;
+        keys.insert(10, 19);
+        let mut page_of = page_of;
+        page_of.insert(10, 1);
+        let h = Lnh::build(512, 2, 1, &keys, &page_of, true, None).unwrap();
+        assert!(!h.disjoint);
+        h.pages_for(19, 19, &mut pages);
+        assert_eq!(pages, vec![0, 1]);
+        // A header without the bit (as written before it existed) reads on.
+        let mut old = back;
+        old.disjoint = false;
+        old.pages_for(19, 19, &mut pages);
+        assert_eq!(pages, vec![0, 1]);
     }
 
     #[test]

@@ -283,6 +283,7 @@ pub fn report_metrics(r: &Report) -> Metrics {
         r.device_stats.write_amplification,
     );
     m.insert("memory_peak_bytes".into(), r.memory_peak_bytes as f64);
+    m.insert("memory_budget_bytes".into(), r.memory_budget_bytes as f64);
     let d = &r.device_stats;
     m.insert("durability_writes".into(), d.durability_writes as f64);
     m.insert(

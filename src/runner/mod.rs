@@ -25,7 +25,7 @@ pub mod crash;
 pub mod damage;
 pub mod report;
 
-pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
+pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report, NAMED_MEMORY_LINES};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;

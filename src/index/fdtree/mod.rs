@@ -804,6 +804,35 @@ mod tests {
         FdTree::create(storage, 4096, p).unwrap()
     }
 
+    /// The default head is §II-A's erase block as B+-tree nodes at ln 2
+    /// fill: 64 pages × 224 entries × 0.693 = 9,936 entries on a 2 KiB
+    /// device without erase units; a device's own block replaces the 64;
+    /// half the memory caps it.
+    #[test]
+    fn the_default_head_is_an_erase_block_at_btree_fill() {
+        let storage = Storage::Pages(Box::new(RamDisk::new(2048, 1 << 16)));
+        let t = FdTree::create(storage, 8 << 20, Params::new()).unwrap();
+        assert_eq!(t.head_capacity, 9_936);
+        assert_eq!(t.k, 112);
+        let format = EntryFormat::new(4, 4).unwrap();
+        assert_eq!(head_bytes_for(format, 2048, 128, 2048, 8 << 20), 19_873 * 9);
+        assert_eq!(head_bytes_for(format, 2048, 1, 2048, 40_000), 20_000);
+    }
+
+    /// `steady_state=false` keeps a bulk load as the loader writes it.
+    #[test]
+    fn steady_state_false_leaves_the_upper_levels_empty() {
+        let mk = |p: &[&str]| {
+            let storage = Storage::Pages(Box::new(RamDisk::new(2048, 1 << 16)));
+            FdTree::create(storage, 8 << 20, Params::parse(p.iter().copied()).unwrap()).unwrap()
+        };
+        assert!(mk(&[]).steady_state_inserts(10_000_000) > 500_000);
+        assert_eq!(
+            mk(&["steady_state=false"]).steady_state_inserts(10_000_000),
+            0
+        );
+    }
+
     /// A merge that annihilates every pair of the bottom level leaves no
     /// level behind, and the index answers, grows and reopens as usual.
     #[test]

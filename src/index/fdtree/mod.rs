@@ -25,9 +25,15 @@
 //!   and both vanish when a merge brings them together. An entry still in
 //!   the head tree is deleted there directly. Update is delete + insert.
 //!
-//! **The head tree** holds at most `head_bytes` of entries and fences
-//! (default: one erase block of the device, as §II-A sets it, or 128 KiB
-//! on devices without erase units, capped at half the memory budget). The
+//! **The head tree** holds at most `head_bytes` of entries and fences.
+//! The default follows §II-A's rule, "the head tree fits into one erase
+//! block", for a head that is a B+-tree: the erase block's run pages,
+//! each filled to ln 2 of the entries it holds (the utilisation random
+//! inserts leave in a B+-tree, §II-B's "typically ... 70%"), capped at
+//! half the memory budget. The erase block is the device's, or
+//! [`ERASE_BLOCK_PAGES`] of its pages on a device that exposes none (an
+//! SSD model): a large-block NAND chip's block, 128 KiB of the 2 KB pages
+//! of §III's disk, so a head of about 88 KiB of entries there. The
 //! paper keeps it as a B+-tree on flash that its LRU buffer holds whole
 //! ("likely to reside in the main memory"); here it lives in RAM as a
 //! sorted map and is written out as a level-0 run at each flush, so its
@@ -49,7 +55,12 @@
 //! Parameters: `k` (size ratio; default half the entries a page holds, as
 //! §III sets it, and below `f − 1`), `head_bytes`, `page_bytes` (a run
 //! page: default the device's page, else a multiple of it, read and written
-//! as that many consecutive device pages), `key_bytes`, `value_bytes`.
+//! as that many consecutive device pages), `key_bytes`, `value_bytes`, and
+//! `steady_state` (default `true`: a bulk load leaves the levels above the
+//! bottom half full, as an FD-tree built by inserts holds them on average
+//! over a merge cycle; `false` leaves them as the loader writes them,
+//! fences only, the FD-tree right after a merge into its bottom level;
+//! not recorded on flash, it only shapes a bulk load).
 //!
 //! On-flash format: the superblock at page 0 (`fdtree::superblock`), then runs
 //! (`docs/FORMAT.md`). Durability: `flush` writes the head tree as a
@@ -96,6 +107,8 @@ pub struct FdTree {
     k: u64,
     /// ‖L0‖ in entries.
     head_capacity: u64,
+    /// Whether a bulk load is brought to the steady state (`steady_state`).
+    steady_state: bool,
     /// L0's pairs with their net counts.
     head: BTreeMap<(u64, u64), i64>,
     /// Σ |count| over `head`.
@@ -121,11 +134,20 @@ pub struct FdTree {
     annihilated: u64,
 }
 
+/// Pages of the erase block assumed on a device that exposes none: a
+/// large-block NAND chip's (64 pages of 2 KiB, 128 KiB).
+pub const ERASE_BLOCK_PAGES: usize = 64;
+
+/// The fill of the B+-tree the default head is sized as (ln 2, the
+/// utilisation random inserts leave).
+const HEAD_FILL: f64 = std::f64::consts::LN_2;
+
 struct Options {
     format: EntryFormat,
     k: Option<u64>,
     head_bytes: Option<usize>,
     page_bytes: Option<usize>,
+    steady_state: bool,
 }
 
 fn options(params: &mut Params) -> Result<Options> {
@@ -133,13 +155,69 @@ fn options(params: &mut Params) -> Result<Options> {
     let k = params.get_opt("k")?;
     let head_bytes = params.get_opt("head_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
+    let steady_state = params.get("steady_state", true)?;
     params.finish(NAME)?;
     Ok(Options {
         format,
         k,
         head_bytes,
         page_bytes,
+        steady_state,
     })
+}
+
+/// The default head (§II-A: one erase block, as a B+-tree of run pages at
+/// [`HEAD_FILL`]) in bytes of entries, at most half of `memory`; `None`
+/// on storage other than logical pages (which `Geometry::of` rejects).
+fn default_head_bytes(
+    storage: &Storage,
+    format: EntryFormat,
+    page_bytes: Option<usize>,
+    memory: usize,
+) -> Option<usize> {
+    let Storage::Pages(d) = storage else {
+        return None;
+    };
+    let page = page_bytes.unwrap_or(d.page_size());
+    let block = d.pages_per_block() as usize;
+    Some(head_bytes_for(format, d.page_size(), block, page, memory))
+}
+
+/// The default head in bytes of entries on a device of `device_page`-byte
+/// pages and `block_pages` pages an erase block (1 or 0: none exposed,
+/// [`ERASE_BLOCK_PAGES`] assumed), with run pages of `page_bytes`, at most
+/// half of `memory`.
+pub fn head_bytes_for(
+    format: EntryFormat,
+    device_page: usize,
+    block_pages: usize,
+    page_bytes: usize,
+    memory: usize,
+) -> usize {
+    let block_pages = if block_pages > 1 {
+        block_pages
+    } else {
+        ERASE_BLOCK_PAGES
+    };
+    let nodes = (block_pages * device_page / page_bytes.max(1)).max(1);
+    let entries = (nodes * per_page(format, page_bytes)) as f64 * HEAD_FILL;
+    (entries as usize * entry_bytes(format)).min(memory / 2)
+}
+
+/// Entries (f) a run page of `page_bytes` holds, fences included.
+pub fn entries_per_page(format: EntryFormat, page_bytes: usize) -> usize {
+    per_page(format, page_bytes)
+}
+
+/// Bytes of one entry in a run page and in the head's budget.
+pub fn entry_size(format: EntryFormat) -> usize {
+    entry_bytes(format)
+}
+
+/// k = f / 2 (§III: the paper's "f = k/2" read the way §II-A's k < f − 1
+/// allows) for run pages of `page_bytes` holding `format`'s entries.
+pub fn default_k(format: EntryFormat, page_bytes: usize) -> u64 {
+    (per_page(format, page_bytes) as u64 / 2).max(2)
 }
 
 impl FdTree {
@@ -158,7 +236,10 @@ impl FdTree {
             k,
             head_bytes,
             page_bytes,
+            steady_state,
         } = o;
+        let head_bytes =
+            head_bytes.or_else(|| default_head_bytes(&storage, format, page_bytes, memory));
         let g = Geometry::of(
             &storage,
             format,
@@ -169,7 +250,7 @@ impl FdTree {
             "head_bytes",
         )?;
         let f = g.per_page;
-        let k = k.unwrap_or(f / 2).max(2);
+        let k = k.unwrap_or_else(|| default_k(format, g.page_size));
         if k >= f - 1 {
             return Err(IndexError::Config(format!(
                 "k = {k} must be below f − 1 = {} (fd-tree.md §II-A: fewer fences than entries)",
@@ -188,6 +269,7 @@ impl FdTree {
             device_page,
             k,
             head_capacity,
+            steady_state,
             head: BTreeMap::new(),
             head_entries: 0,
             head_fences: Vec::new(),
@@ -600,7 +682,12 @@ impl Index for FdTree {
     /// Half the capacity of every level above the bottom one, the head
     /// included: each fills from empty to its capacity and is then merged
     /// into the level below (§II-C), so over a merge cycle it holds half.
+    /// None with `steady_state=false`: the loaded tree, fences only above
+    /// the bottom, is kept as it is.
     fn steady_state_inserts(&self, entries: u64) -> u64 {
+        if !self.steady_state {
+            return 0;
+        }
         capacity_above_bottom(self.head_capacity, self.k, entries, 2)
     }
 
@@ -720,6 +807,35 @@ mod tests {
         let storage = Storage::Pages(Box::new(RamDisk::new(512, 1 << 16)));
         let p = Params::parse(["head_bytes=600", "k=3"]).unwrap();
         FdTree::create(storage, 4096, p).unwrap()
+    }
+
+    /// The default head is §II-A's erase block as B+-tree nodes at ln 2
+    /// fill: 64 pages × 224 entries × 0.693 = 9,936 entries on a 2 KiB
+    /// device without erase units; a device's own block replaces the 64;
+    /// half the memory caps it.
+    #[test]
+    fn the_default_head_is_an_erase_block_at_btree_fill() {
+        let storage = Storage::Pages(Box::new(RamDisk::new(2048, 1 << 16)));
+        let t = FdTree::create(storage, 8 << 20, Params::new()).unwrap();
+        assert_eq!(t.head_capacity, 9_936);
+        assert_eq!(t.k, 112);
+        let format = EntryFormat::new(4, 4).unwrap();
+        assert_eq!(head_bytes_for(format, 2048, 128, 2048, 8 << 20), 19_873 * 9);
+        assert_eq!(head_bytes_for(format, 2048, 1, 2048, 40_000), 20_000);
+    }
+
+    /// `steady_state=false` keeps a bulk load as the loader writes it.
+    #[test]
+    fn steady_state_false_leaves_the_upper_levels_empty() {
+        let mk = |p: &[&str]| {
+            let storage = Storage::Pages(Box::new(RamDisk::new(2048, 1 << 16)));
+            FdTree::create(storage, 8 << 20, Params::parse(p.iter().copied()).unwrap()).unwrap()
+        };
+        assert!(mk(&[]).steady_state_inserts(10_000_000) > 500_000);
+        assert_eq!(
+            mk(&["steady_state=false"]).steady_state_inserts(10_000_000),
+            0
+        );
     }
 
     /// A merge that annihilates every pair of the bottom level leaves no

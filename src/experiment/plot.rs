@@ -21,7 +21,7 @@ use super::{Experiment, RunOutcome};
 /// before it, among those of lightness 20-78 (visible on white, not
 /// black). The closest pair (tab10's red and brown) is 16 apart; 10 is
 /// already an obvious difference side by side.
-pub const PALETTE: [RGBColor; 24] = [
+pub const PALETTE: [RGBColor; 32] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -46,6 +46,16 @@ pub const PALETTE: [RGBColor; 24] = [
     RGBColor(34, 204, 170),
     RGBColor(102, 34, 0),
     RGBColor(68, 68, 255),
+    // Eight more by the same rule (channels in steps of 17), for
+    // fdtree-fig3c's sensitivity series.
+    RGBColor(255, 0, 238),
+    RGBColor(0, 221, 0),
+    RGBColor(0, 119, 255),
+    RGBColor(153, 0, 153),
+    RGBColor(153, 187, 119),
+    RGBColor(187, 102, 255),
+    RGBColor(255, 51, 187),
+    RGBColor(221, 170, 204),
 ];
 
 /// The colour of series `i`.

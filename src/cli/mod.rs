@@ -383,7 +383,31 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
                 quick: a.quick,
             }),
         ));
+        // The summary after every experiment, so that a long run stopped
+        // part way keeps what it finished.
+        write_summary(&a, &done)?;
     }
+    if a.id == "all" || a.summary.is_some() {
+        let summary = a
+            .summary
+            .clone()
+            .unwrap_or_else(|| a.out.join("RESULTS.md"));
+        let updated = if a.id == "all" {
+            ""
+        } else {
+            " (sections updated)"
+        };
+        println!("summary: {}{updated}", summary.display());
+    }
+    Ok(())
+}
+
+/// Writes `reproduce`'s summary of the experiments in `done`: the whole of
+/// it for `all`, else their sections of `--summary` (if given).
+fn write_summary(
+    a: &ReproduceArgs,
+    done: &[(experiment::Experiment, output::Outcome)],
+) -> CliResult<()> {
     if a.id == "all" {
         let summary = a
             .summary
@@ -391,10 +415,9 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
             .unwrap_or_else(|| a.out.join("RESULTS.md"));
         std::fs::write(
             &summary,
-            output::results_md(&done, &a.out, &summary, a.quick),
+            output::results_md(done, &a.out, &summary, a.quick),
         )
         .map_err(|e| format!("{}: {e}", summary.display()))?;
-        println!("summary: {}", summary.display());
     } else if let Some(summary) = &a.summary {
         // Regenerate these experiments' sections of an existing summary.
         let existing = std::fs::read_to_string(summary).unwrap_or_default();
@@ -402,10 +425,9 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         let order: Vec<&str> = all.iter().map(|e| e.id).collect();
         std::fs::write(
             summary,
-            output::update_results_md(&existing, &done, summary, &order),
+            output::update_results_md(&existing, done, summary, &order),
         )
         .map_err(|e| format!("{}: {e}", summary.display()))?;
-        println!("summary: {} (sections updated)", summary.display());
     }
     Ok(())
 }

@@ -201,6 +201,13 @@ pub trait NodeStore {
     /// Writes node `id`; `change` says what changed since its last write.
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange)
         -> Result<(), IndexError>;
+    /// Whether the store keeps each [`NodeChange`] as its own record (a
+    /// delta log) rather than rewriting the node: a tree then sends it one
+    /// change a write, never several folded into a `Rewrite` (an update in
+    /// place is a delete and an insert, `btree::update`).
+    fn records_each_change(&self) -> bool {
+        false
+    }
     /// Writes node `id` given as the sealed image [`NodeLayout::encode`]
     /// writes for it (`node_bytes` long), as `write_node` would; `false`,
     /// having written nothing, when the store needs the decoded node.

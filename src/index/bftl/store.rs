@@ -659,6 +659,11 @@ impl BftlStore {
 }
 
 impl NodeStore for BftlStore {
+    /// Each change is its own delta (index unit).
+    fn records_each_change(&self) -> bool {
+        true
+    }
+
     fn layout(&self) -> NodeLayout {
         self.layout
     }

@@ -61,6 +61,7 @@ mod bulk;
 mod image;
 mod open;
 mod route;
+mod update;
 
 use image::ByImage;
 
@@ -763,6 +764,18 @@ impl Index for BTree {
             }
         }
         Ok(())
+    }
+
+    /// One descent when it can (`btree::update`), else delete then insert.
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        self.layout.format.check(key, old)?;
+        self.layout.format.check(key, new)?;
+        if let update::InPlace::Done = self.update_in_place(key, old, new)? {
+            return Ok(true);
+        }
+        let found = self.delete(key, old)?;
+        self.insert(key, new)?;
+        Ok(found)
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {

@@ -447,6 +447,11 @@ impl DeltaChainStore {
 }
 
 impl NodeStore for DeltaChainStore {
+    /// Each change is its own delta (index unit).
+    fn records_each_change(&self) -> bool {
+        true
+    }
+
     fn layout(&self) -> NodeLayout {
         self.layout
     }

@@ -779,6 +779,11 @@ impl IplStore {
 }
 
 impl NodeStore for IplStore {
+    /// Each change is its own delta (index unit).
+    fn records_each_change(&self) -> bool {
+        true
+    }
+
     fn layout(&self) -> NodeLayout {
         self.layout
     }

@@ -124,7 +124,9 @@ fn updates_of_a_key_spread_over_leaves_match_a_model() {
     assert!(t.stats().get("height").unwrap() >= 3.0);
     let mut x = 12345u64;
     for _ in 0..2000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let old = (x >> 33) % 800;
         let new = (x >> 13) % 800;
         let found = t.update(7, old, new).unwrap();

@@ -75,8 +75,10 @@ impl BTree {
             self.release(id, node, cached, dirty)?;
             return Err(e);
         }
-        let (Ok(from), Err(to)) = (node.entries.binary_search(&a), node.entries.binary_search(&b))
-        else {
+        let (Ok(from), Err(to)) = (
+            node.entries.binary_search(&a),
+            node.entries.binary_search(&b),
+        ) else {
             self.release(id, node, cached, dirty)?;
             return Ok(InPlace::Declined);
         };

@@ -225,3 +225,15 @@ fn blind_deletes_read_nothing_and_keep_the_content() {
         .map(|p| registry::create("bftl", ftl(), 8192, p).is_err())
         .unwrap());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `commit_order=key` applies a commit's records sorted by key; a key's
+    /// records keep their order, so the content is the oracle's.
+    #[test]
+    fn commits_in_key_order(ops in ops(400, 64)) {
+        check("bftl", &["fanout=4", "reservation_buffer=9", "compaction_c=2", "commit_order=key"], 4096, ram, &ops)?;
+        check("bftl", &["fanout=21", "commit_order=key"], 8192, ftl, &ops)?;
+    }
+}

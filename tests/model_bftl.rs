@@ -186,3 +186,54 @@ fn flashdb_switches_modes_with_the_workload() {
         "searches read {reads:?} sectors (bftl, flashdb)"
     );
 }
+
+/// `deletes=blind` (bftl.md §3.1): a delete only appends an invalidation
+/// record, reading nothing until the buffer fills; a present pair is gone
+/// after the commit, and an absent pair's record ("true", unlooked) leaves
+/// the content unchanged.
+#[test]
+fn blind_deletes_read_nothing_and_keep_the_content() {
+    let params = Params::parse(["fanout=21", "reservation_buffer=10", "deletes=blind"]).unwrap();
+    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    for i in 0..2_000u64 {
+        t.insert(i * 7 % 2_003, i).unwrap();
+    }
+    t.flush().unwrap();
+    let before = t.storage().stats();
+    // Nine deletes: the buffer of ten does not fill, so no commit.
+    for i in 0..9u64 {
+        assert!(t.delete(i * 7 % 2_003, i).unwrap());
+    }
+    let d = t.storage().stats().delta(&before);
+    assert_eq!(d.logical_reads, 0, "{d:?}");
+    // An absent pair: answered `true` unlooked, and removes nothing.
+    assert!(t.delete(5, 999_999).unwrap());
+    t.flush().unwrap();
+    let mut out = Vec::new();
+    for i in 0..2_000u64 {
+        t.get(i * 7 % 2_003, &mut out).unwrap();
+        let want: Vec<u64> = if i < 9 { vec![] } else { vec![i] };
+        assert_eq!(out, want, "key {}", i * 7 % 2_003);
+    }
+    // The checked default looks the pair up and answers exactly.
+    let params = Params::parse(["fanout=21", "reservation_buffer=10"]).unwrap();
+    let mut c = registry::create("bftl", ftl(), 8192, params).unwrap();
+    c.insert(1, 1).unwrap();
+    assert!(!c.delete(1, 2).unwrap());
+    assert!(c.delete(1, 1).unwrap());
+    assert!(Params::parse(["deletes=maybe"])
+        .map(|p| registry::create("bftl", ftl(), 8192, p).is_err())
+        .unwrap());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `commit_order=key` applies a commit's records sorted by key; a key's
+    /// records keep their order, so the content is the oracle's.
+    #[test]
+    fn commits_in_key_order(ops in ops(400, 64)) {
+        check("bftl", &["fanout=4", "reservation_buffer=9", "compaction_c=2", "commit_order=key"], 4096, ram, &ops)?;
+        check("bftl", &["fanout=21", "commit_order=key"], 8192, ftl, &ops)?;
+    }
+}

@@ -32,7 +32,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: "bftl",
             description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
-            params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, cache_nodes=N (wt-lru), key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, cache_nodes=N (wt-lru), deletes=checked|blind, commit_order=arrival|key, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: super::mbtree::NAME,

@@ -21,7 +21,19 @@
 //! LRU node cache of clean copies, as `buffered-bplus-tree.md` §6.1 runs
 //! BFTL: "whenever memory is not being used by the reserve buffer or delta
 //! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
-//! nodes), `key_bytes`, `value_bytes`.
+//! nodes), `key_bytes`, `value_bytes`, `deletes=checked|blind` (default
+//! `checked`: a delete first looks the pair up, in the buffer and then in
+//! the tree, so that it answers exactly; `blind` is §3.1's "record
+//! deletions are handled by adding invalidation records to the reservation
+//! buffer": no lookup, the answer is always `true`, and an invalidation
+//! record for an absent pair deletes nothing when it is applied; only for
+//! workloads that delete present pairs, as bftl.md §5.3's),
+//! `commit_order=arrival|key` (default `arrival`: a commit applies the
+//! records in arrival order; `key` applies them sorted by key, stably, so
+//! each leaf's records come together and its view is used while it is
+//! held: §3.3's "better analysis of dirty records ... to reduce updates of
+//! leaf nodes"; records of one key keep their order, so the content is the
+//! same).
 //!
 //! Memory: the budget (`memory`) covers everything BFTL keeps in RAM, all
 //! counted in `memory_bytes` and so in the runner's peak: the reservation
@@ -48,8 +60,9 @@
 //! Invariants:
 //! 1. The index's content is the tree's entries with the buffer's records
 //!    applied in arrival order.
-//! 2. An invalidation record is buffered only for a pair that is present,
-//!    so `delete` answers exactly.
+//! 2. With `deletes=checked` an invalidation record is buffered only for a
+//!    pair that is present, so `delete` answers exactly; with `blind` it
+//!    answers `true`, and applying an absent pair's record changes nothing.
 
 mod modes;
 pub mod store;
@@ -82,6 +95,10 @@ pub struct Bftl {
     capacity: usize,
     flushes: u64,
     scratch: Vec<(u64, u64)>,
+    /// `deletes=blind`: a delete buffers its invalidation record unlooked.
+    blind_deletes: bool,
+    /// `commit_order=key`: a commit applies its records sorted by key.
+    key_order: bool,
 }
 
 struct BftlOptions {
@@ -93,6 +110,8 @@ struct BftlOptions {
     /// `cache_nodes=N`: the `wt-lru` cache's size in nodes (default: what
     /// the budget leaves).
     cache_nodes: Option<usize>,
+    blind_deletes: bool,
+    key_order: bool,
 }
 
 fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
@@ -111,6 +130,24 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let compaction_c: usize = params.get("compaction_c", 3)?;
     let cached_levels: u8 = params.get("cached_levels", 2)?;
     let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
+    let blind_deletes = match params.get("deletes", "checked".to_string())?.as_str() {
+        "checked" => false,
+        "blind" => true,
+        other => {
+            return Err(IndexError::Config(format!(
+                "deletes must be `checked` or `blind`, not `{other}`"
+            )))
+        }
+    };
+    let key_order = match params.get("commit_order", "arrival".to_string())?.as_str() {
+        "arrival" => false,
+        "key" => true,
+        other => {
+            return Err(IndexError::Config(format!(
+                "commit_order must be `arrival` or `key`, not `{other}`"
+            )))
+        }
+    };
     params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(
@@ -124,6 +161,8 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
         cached_levels,
         cache,
         cache_nodes,
+        blind_deletes,
+        key_order,
     })
 }
 
@@ -200,7 +239,7 @@ impl Bftl {
         // the node translation table, as in the paper.
         let mut tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
         tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, o.capacity))
+        Ok(Self::assemble(name, tree, &o))
     }
 
     /// Reopens the BFTL `flush` left on `storage` (the node translation
@@ -220,7 +259,7 @@ impl Bftl {
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
         let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
         tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, o.capacity))
+        Ok(Self::assemble(name, tree, &o))
     }
 
     /// The options, the node store and the memory left for the tree.
@@ -254,14 +293,16 @@ impl Bftl {
         Ok((o, store, tree_memory))
     }
 
-    fn assemble(name: &'static str, tree: BTree, capacity: usize) -> Self {
+    fn assemble(name: &'static str, tree: BTree, o: &BftlOptions) -> Self {
         Bftl {
             name,
             tree,
-            reservation_buffer: Vec::with_capacity(capacity),
-            capacity,
+            reservation_buffer: Vec::with_capacity(o.capacity),
+            capacity: o.capacity,
             flushes: 0,
             scratch: Vec::new(),
+            blind_deletes: o.blind_deletes,
+            key_order: o.key_order,
         }
     }
 
@@ -270,7 +311,11 @@ impl Bftl {
         if self.reservation_buffer.is_empty() {
             return Ok(());
         }
-        let records = std::mem::take(&mut self.reservation_buffer);
+        let mut records = std::mem::take(&mut self.reservation_buffer);
+        if self.key_order {
+            // Stable: a key's records keep their arrival order.
+            records.sort_by_key(|r| r.0);
+        }
         let mut result = Ok(());
         self.tree.begin_batch();
         for &(k, v, insert) in &records {
@@ -283,7 +328,6 @@ impl Bftl {
                 break;
             }
         }
-        let mut records = records;
         if result.is_ok() {
             records.clear();
             result = self.tree.end_batch();
@@ -357,7 +401,7 @@ impl Index for Bftl {
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format().check(key, value)?;
-        if !self.present(key, value)? {
+        if !self.blind_deletes && !self.present(key, value)? {
             return Ok(false);
         }
         self.record(key, value, false)?;

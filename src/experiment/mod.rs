@@ -328,16 +328,19 @@ impl Experiment {
                         p.insert(k.to_string(), v);
                     }
                 }
-                // Where the axis is the operation count, its runs are
-                // prefixes of one stream (a phase is the difference of two
-                // of them), so `ops` stays out of the seed.
-                let seed = if self.axis.param == "ops" {
-                    let mut q = p.clone();
+                // The seed hashes only what shapes the workload, so every
+                // series at a point replays the same operations (common
+                // random numbers): a ratio of two series compares the
+                // indexes, not two draws of the workload. Where the axis is
+                // the operation count, its runs are prefixes of one stream
+                // (a phase is the difference of two of them), so `ops`
+                // stays out of the seed too.
+                let mut q = p.clone();
+                q.retain(|k, _| shapes_workload(k));
+                if self.axis.param == "ops" {
                     q.remove("ops");
-                    sweep::stable_seed(seed_scope(self.id), &q)
-                } else {
-                    sweep::stable_seed(seed_scope(self.id), &p)
-                };
+                }
+                let seed = sweep::stable_seed(seed_scope(self.id), &q);
                 runs.push(SweepRun {
                     series: s.name.to_string(),
                     x: x.to_string(),
@@ -518,6 +521,15 @@ pub fn missing_dna_input(workload: &str) -> Option<String> {
     })
 }
 
+/// Whether run parameter `key` shapes the operations a run replays (the
+/// workload, its size, a replica's draw) rather than the index, memory or
+/// device that replays them: only these go into a run's seed.
+fn shapes_workload(key: &str) -> bool {
+    key == "workload"
+        || key.starts_with("workload.")
+        || matches!(key, "preload" | "ops" | "replica")
+}
+
 /// The id an experiment's seeds derive from: its own, or that of the
 /// experiment whose runs it shares, so that a claim two experiments quote
 /// is measured by one run (the same parameters give the same seed, and so
@@ -556,6 +568,43 @@ mod tests {
             metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             report: serde_json::Value::Null,
         }
+    }
+
+    /// Common random numbers: the series at one point of a sweep replay
+    /// the same operations (one seed), whatever index, memory or device
+    /// each runs; a replica, another workload or another point is another
+    /// draw.
+    #[test]
+    fn series_at_one_point_share_their_seed() {
+        let e = find("lat-fig10b").unwrap();
+        let runs = e.runs(false);
+        let seed = |series: &str, x: &str| {
+            runs.iter()
+                .find(|r| r.series == series && r.x == x)
+                .map(|r| r.seed)
+                .unwrap_or_else(|| panic!("no run of {series} at {x}"))
+        };
+        let at = |series: &str| -> Vec<&str> {
+            let xs = runs.iter().filter(|r| r.series == series);
+            xs.map(|r| r.x.as_str()).collect()
+        };
+        let smaller = at("B+-tree, 32 KiB");
+        assert!(!smaller.is_empty());
+        for x in smaller {
+            assert_eq!(seed("B+-tree, 32 KiB", x), seed("B+-tree", x));
+            assert_eq!(seed("Buffered-B+ tree", x), seed("B+-tree", x));
+        }
+        let replicated = at("B+-tree, seed 2");
+        assert!(!replicated.is_empty());
+        for x in replicated {
+            assert_ne!(seed("B+-tree, seed 2", x), seed("B+-tree", x));
+            assert_eq!(
+                seed("B+-tree, seed 2", x),
+                seed("Buffered-B+ tree, seed 2", x)
+            );
+        }
+        let xs = at("B+-tree");
+        assert_ne!(seed("B+-tree", xs[0]), seed("B+-tree", xs[1]));
     }
 
     #[test]

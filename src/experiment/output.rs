@@ -396,7 +396,16 @@ pub fn results_md(
          at its end), so each headline's *measured* column is the paper's accounting (the run without its \
          `flush` row) and the verdict is judged on it; the *durable* column beside it charges every flush \
          (to the write operations, in proportion to their counts, for a per-operation number), and reads \
-         \"=\" where the flush moved nothing.\n",
+         \"=\" where the flush moved nothing.\n\n\
+         **Memory.** Each index's counted memory is every RAM structure it keeps (its module documentation \
+         lists them; `tests/memory_accounting.rs` and `tests/memory_bftl.rs` check the count against the heap \
+         it holds). Tables a paper keeps outside its budget (node tables, the node translation table) are named \
+         lines inside the count; each section's **Memory** line says which runs went over their budget and by \
+         which lines (docs/DEVIATIONS.md, \"Indexes whose counted memory exceeds the budget\").\n\n\
+         **Seeds.** A run's seed hashes only what shapes its workload (the workload and its parameters, the \
+         preload, the operation count, a replica number), so every series at a point of a sweep replays the \
+         same operations and a ratio between two series compares the indexes, not two draws; the rows named \
+         \"seed 2\" are a second draw.\n",
         if quick { " --quick" } else { "" },
         out.display(),
         summary.display()

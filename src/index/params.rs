@@ -50,6 +50,19 @@ impl Params {
         Ok(self.get_opt(key)?.unwrap_or(default))
     }
 
+    /// A two-way switch: `false` for `off` (the default when absent),
+    /// `true` for `on`; any other value is a clear error naming both.
+    pub fn switch(&mut self, key: &str, off: &str, on: &str) -> Result<bool, IndexError> {
+        match self.raw(key) {
+            None => Ok(false),
+            Some(v) if v == off => Ok(false),
+            Some(v) if v == on => Ok(true),
+            Some(v) => Err(IndexError::Config(format!(
+                "{key}={v}: expected {off} or {on}"
+            ))),
+        }
+    }
+
     /// Typed value of `key`, if given. A key named `*_bytes` is a size and
     /// takes the units every size on the command line takes (`4KiB`,
     /// `64K`, `20KB`: [`crate::device::size`]).

@@ -130,24 +130,8 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let compaction_c: usize = params.get("compaction_c", 3)?;
     let cached_levels: u8 = params.get("cached_levels", 2)?;
     let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
-    let blind_deletes = match params.get("deletes", "checked".to_string())?.as_str() {
-        "checked" => false,
-        "blind" => true,
-        other => {
-            return Err(IndexError::Config(format!(
-                "deletes must be `checked` or `blind`, not `{other}`"
-            )))
-        }
-    };
-    let key_order = match params.get("commit_order", "arrival".to_string())?.as_str() {
-        "arrival" => false,
-        "key" => true,
-        other => {
-            return Err(IndexError::Config(format!(
-                "commit_order must be `arrival` or `key`, not `{other}`"
-            )))
-        }
-    };
+    let blind_deletes = params.switch("deletes", "checked", "blind")?;
+    let key_order = params.switch("commit_order", "arrival", "key")?;
     params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(

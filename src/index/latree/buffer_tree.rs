@@ -47,15 +47,7 @@ pub(super) fn defaults(params: &mut Params, memory: usize) -> Result<bool> {
             )));
         }
     }
-    let delayed = match params.get("lookup", "immediate".to_string())?.as_str() {
-        "immediate" => false,
-        "delayed" => true,
-        other => {
-            return Err(IndexError::Config(format!(
-                "lookup={other}: expected immediate or delayed"
-            )))
-        }
-    };
+    let delayed = params.switch("lookup", "immediate", "delayed")?;
     params.set("adapt", "off");
     params.set("subtree_height", "1");
     params.set("node_cache_share", "0.5");

@@ -17,7 +17,13 @@
 //! Operation mix ([`Mix`]): weights of insert, search, delete, update and
 //! range, normalised. Deletes and updates pick a live entry uniformly (the
 //! generator keeps the live set, so memory grows with live entries, not
-//! with operations); with no live entry they become inserts. Searches pick
+//! with operations); with no live entry they become inserts. With
+//! `delete_order=oldest` a delete takes the oldest live entry instead (the
+//! keys leave in the order they came: with ascending keys, `rs = 1`, the
+//! deletes ascend too), with `delete_order=newest` the newest (the deletes
+//! meet the inserts at the same end of the key range); with random keys
+//! either is as random as `uniform`. `bftl.md` §5.3 does not say which
+//! keys its maintenance runs deleted; `bftl-fig11` runs the three. Searches pick
 //! the key of a live entry (or a random key with `search_existing=false`).
 //! Ranges start at a live key and span `range_len` keys.
 //!
@@ -37,6 +43,8 @@
 //! live set only through its size, so the shadow's inserts are the
 //! originals, key for key. A 10^7-insert `flashix bench` held 240 MB of
 //! vectors for these before.
+
+use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Zipf};
@@ -103,10 +111,23 @@ pub struct WorkloadSpec {
     /// operations split into equal phases. With a length, a run of fewer
     /// operations is a prefix of a longer one with the same seed.
     pub phase_ops: u64,
+    /// Which live entry a delete takes.
+    pub delete_order: DeleteOrder,
+}
+
+/// Which live entry a delete takes (`delete_order=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeleteOrder {
+    /// Any, uniformly.
+    Uniform,
+    /// The oldest: entries leave in the order they came.
+    Oldest,
+    /// The newest: the last entry inserted and still live.
+    Newest,
 }
 
 /// Keys `--workload-set` accepts.
-pub const WORKLOAD_KEYS: [&str; 19] = [
+pub const WORKLOAD_KEYS: [&str; 20] = [
     "key_min",
     "key_max",
     "dist",
@@ -126,6 +147,7 @@ pub const WORKLOAD_KEYS: [&str; 19] = [
     "preload_sorted",
     "phases",
     "phase_ops",
+    "delete_order",
 ];
 
 impl WorkloadSpec {
@@ -177,6 +199,14 @@ impl WorkloadSpec {
                 }
             }
             "delete" => self.mix.delete = frac(value)?,
+            "delete_order" => {
+                self.delete_order = match value {
+                    "uniform" => DeleteOrder::Uniform,
+                    "oldest" => DeleteOrder::Oldest,
+                    "newest" => DeleteOrder::Newest,
+                    _ => return Err(bad("uniform, oldest or newest")),
+                }
+            }
             "update" => self.mix.update = frac(value)?,
             "range" => self.mix.range = frac(value)?,
             "range_len" => self.range_len = num(value)?,
@@ -249,7 +279,7 @@ impl WorkloadSpec {
         };
         let m = self.mix;
         format!(
-            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}{}; preload {}{}, ops {}{}",
+            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}{}{}; preload {}{}, ops {}{}",
             self.name,
             dist,
             self.key_min,
@@ -259,6 +289,11 @@ impl WorkloadSpec {
             m.delete,
             m.update,
             m.range,
+            match self.delete_order {
+                DeleteOrder::Uniform => "",
+                DeleteOrder::Oldest => " (deletes take the oldest live entry)",
+                DeleteOrder::Newest => " (deletes take the newest live entry)",
+            },
             if self.phases.is_empty() {
                 String::new()
             } else {
@@ -312,7 +347,9 @@ impl WorkloadSpec {
 /// The live entries, or only their number where nothing reads them.
 #[derive(Clone, Debug)]
 enum Live {
-    Entries(Vec<(u64, u64)>),
+    /// In insertion order until a uniform removal moves the last entry
+    /// into the gap; a deque, so the oldest leaves in O(1).
+    Entries(VecDeque<(u64, u64)>),
     Count(usize),
 }
 
@@ -330,7 +367,7 @@ impl Live {
 
     fn push(&mut self, e: (u64, u64)) {
         match self {
-            Live::Entries(v) => v.push(e),
+            Live::Entries(v) => v.push_back(e),
             Live::Count(n) => *n += 1,
         }
     }
@@ -347,7 +384,20 @@ impl Live {
     /// Removes entry `i < len` the way `Vec::swap_remove` does.
     fn swap_remove(&mut self, i: usize) -> (u64, u64) {
         match self {
-            Live::Entries(v) => v.swap_remove(i),
+            // Invariant: callers pass i < len.
+            Live::Entries(v) => v.swap_remove_back(i).unwrap_or((0, 0)),
+            Live::Count(n) => {
+                *n -= 1;
+                (0, 0)
+            }
+        }
+    }
+
+    /// Removes the oldest entry, or the newest (callers check the set is
+    /// not empty).
+    fn pop_end(&mut self, oldest: bool) -> (u64, u64) {
+        match self {
+            Live::Entries(v) => if oldest { v.pop_front() } else { v.pop_back() }.unwrap_or((0, 0)),
             Live::Count(n) => {
                 *n -= 1;
                 (0, 0)
@@ -368,6 +418,7 @@ pub struct Generator {
     range_len: u64,
     search_existing: bool,
     search_after: bool,
+    delete_order: DeleteOrder,
     /// Search weights of equal phases (`WorkloadSpec::phases`) over `ops`.
     phases: Vec<f64>,
     phase_ops: u64,
@@ -405,6 +456,7 @@ impl Generator {
             range_len: spec.range_len,
             search_existing: spec.search_existing,
             search_after: spec.search_after,
+            delete_order: spec.delete_order,
             phases: spec.phases.clone(),
             phase_ops: spec.phase_ops,
             ops: spec.ops,
@@ -414,7 +466,7 @@ impl Generator {
             next_value: 0,
             max_value: u32::MAX as u64,
             live: if spec.reads_live() {
-                Live::Entries(Vec::new())
+                Live::Entries(VecDeque::new())
             } else {
                 Live::Count(0)
             },
@@ -598,6 +650,12 @@ impl Iterator for Generator {
                 Op::Search {
                     key: self.live_key(),
                 }
+            } else if x < m.search + m.delete
+                && self.delete_order != DeleteOrder::Uniform
+                && !self.live.is_empty()
+            {
+                let (key, value) = self.live.pop_end(self.delete_order == DeleteOrder::Oldest);
+                Op::Delete { key, value }
             } else if x < m.search + m.delete + m.update && !self.live.is_empty() {
                 let i = self.rng.random_range(0..self.live.len());
                 let (key, value) = self.live.swap_remove(i);
@@ -676,6 +734,54 @@ mod tests {
         assert!(s.clone().set("phases", "1/x").is_err());
     }
 
+    #[test]
+    fn oldest_order_deletes_ascend_with_ascending_keys() {
+        // bftl.md §5.3 at rs = 1: the deletes take the keys in the order
+        // they were inserted, here ascending, so each deletes the smallest
+        // live key; the default picks live entries anywhere.
+        let mut s = spec();
+        s.set("rs", "1").unwrap();
+        s.set("key_max", "1000000").unwrap();
+        s.set("delete_order", "oldest").unwrap();
+        s.mix = Mix::INSERTS;
+        s.set("delete_share", "0.5").unwrap();
+        s.preload = 500;
+        s.ops = 4000;
+        let run = |s: &WorkloadSpec| {
+            let mut pre = s.preload_ops().unwrap();
+            let mut live: BTreeSet<u64> = pre
+                .by_ref()
+                .map(|o| match o.unwrap() {
+                    Op::Insert { key, .. } => key,
+                    o => panic!("{o:?} in a preload"),
+                })
+                .collect();
+            let mut smallest = 0;
+            let mut deletes = 0;
+            for op in pre.continue_with(s).unwrap() {
+                match op.unwrap() {
+                    Op::Insert { key, .. } => assert!(live.insert(key)),
+                    Op::Delete { key, .. } => {
+                        deletes += 1;
+                        if Some(&key) == live.first() {
+                            smallest += 1;
+                        }
+                        assert!(live.remove(&key), "{key} deleted but not live");
+                    }
+                    o => panic!("{o:?}"),
+                }
+            }
+            (smallest, deletes)
+        };
+        let (smallest, deletes) = run(&s);
+        assert!(deletes > 1500);
+        assert_eq!(smallest, deletes);
+        s.set("delete_order", "uniform").unwrap();
+        let (smallest, deletes) = run(&s);
+        assert!(smallest < deletes / 10, "{smallest} of {deletes}");
+        assert!(s.set("delete_order", "last").is_err());
+    }
+
     fn spec() -> WorkloadSpec {
         WorkloadSpec {
             name: "t".into(),
@@ -696,6 +802,7 @@ mod tests {
             preload_sorted: false,
             phases: Vec::new(),
             phase_ops: 0,
+            delete_order: DeleteOrder::Uniform,
             ops: 10_000,
             seed: 9,
         }

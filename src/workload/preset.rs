@@ -14,7 +14,7 @@
 //! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; Zipf 0.99 | YCSB core workloads |
 //! | `zipf` | inserts, Zipf(0.99) keys | — |
 
-use super::generator::{KeyDist, Mix, WorkloadSpec};
+use super::generator::{DeleteOrder, KeyDist, Mix, WorkloadSpec};
 use super::WorkloadError;
 
 /// A named workload.
@@ -39,6 +39,7 @@ fn base(name: &str) -> WorkloadSpec {
         preload_sorted: false,
         phases: Vec::new(),
         phase_ops: 0,
+        delete_order: DeleteOrder::Uniform,
         ops: 100_000,
         seed: 42,
     }
@@ -88,7 +89,7 @@ pub fn presets() -> Vec<Preset> {
     s.ops = 24_000;
     v.push(Preset {
         name: "bftl-maintain",
-        description: "24,000 operations, deletion/insertion 50/50, rs=0.5, after 12,000 inserts (bftl.md §5.3)",
+        description: "24,000 operations, deletion/insertion 50/50, rs=0.5 after 12,000 inserts (bftl.md §5.3)",
         spec: s,
     });
     let mut s = base("lat");

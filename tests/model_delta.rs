@@ -258,9 +258,10 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
             }
         }
         assert!(full, "{name}: the device never filled");
-        inserted.sort_unstable();
-        let mut out = Vec::new();
-        t.range(0, u64::MAX, &mut out).unwrap();
-        assert_eq!(out, inserted, "{name}: entries lost at the full device");
+        assert!(inserted.len() > 50, "{name}: {}", inserted.len());
+        // From then on every call is refused (`index::guard`); reopened
+        // over the commit layer, each holds its last flush
+        // (`tests/full_device.rs`).
+        common::refuses_everything_after_full(t.as_mut()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

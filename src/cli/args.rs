@@ -211,6 +211,10 @@ pub struct RunArgs {
     /// creating one.
     #[arg(long)]
     pub open: bool,
+    /// Replace what a `file:PATH` device holds with a new index (without
+    /// it, or `--open`, a file that holds data is refused, untouched).
+    #[arg(long, conflicts_with = "open")]
+    pub overwrite: bool,
     /// Build the index from the preload with its bulk loader (the preload
     /// is generated in key order) and flush it, as setup, before the
     /// measured operations: how an index of 10^8 entries is built.
@@ -248,6 +252,10 @@ pub struct ReplayArgs {
     /// instead of creating one.
     #[arg(long)]
     pub open: bool,
+    /// Replace what a `file:PATH` device holds with a new index (without
+    /// it, or `--open`, a file that holds data is refused, untouched).
+    #[arg(long, conflicts_with = "open")]
+    pub overwrite: bool,
     /// Flush the index after every N operations (default: at the end
     /// only); each flush is charged to the `flush` row.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -28,8 +28,8 @@ pub enum DeviceError {
     Corrupt { page: u64, detail: String },
     /// A configuration that cannot describe a device.
     Config(String),
-    /// A previous failure of `sync` left the device in an unknown state; it
-    /// must be reopened.
+    /// A previous failure of `sync` (or of a commit of the commit layer)
+    /// left the device in an unknown state; it must be reopened.
     Poisoned,
     /// Another open device (another process, or another handle in this one)
     /// holds the file: one writer per device.
@@ -62,7 +62,10 @@ impl fmt::Display for DeviceError {
             }
             DeviceError::Config(m) => write!(f, "invalid device configuration: {m}"),
             DeviceError::Poisoned => {
-                write!(f, "an earlier sync failed; the device must be reopened")
+                write!(
+                    f,
+                    "an earlier sync or commit failed; the device must be reopened (it opens at its last commit)"
+                )
             }
         }
     }

@@ -13,6 +13,15 @@
 //! 3. A bit flip corrupts the data returned by one read (the `k`-th read,
 //!    bit `b`), or every read independently with probability `p` (seeded,
 //!    so reproducible); the stored data is not changed.
+//! 4. A *transient* error, the device staying up: with
+//!    `fail_write = Some(n)` write `n` (counted as rule 1 counts) returns
+//!    [`FaultPlan::fail_kind`]'s error (an I/O error as EIO, or `Full` as
+//!    ENOSPC); with `fail_lands` its data reaches the medium all the same
+//!    (an error reported after the write, or a write whose first part
+//!    landed), otherwise none of it does. With `fail_sync = Some(n)` the
+//!    `n`-th sync returns that error (what was written before it stays
+//!    written, as this device has no volatile cache). Every other call
+//!    succeeds: a caller may retry.
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -32,6 +41,37 @@ pub struct FaultPlan {
     /// Flip one random bit of each read with this probability.
     pub flip_probability: f64,
     pub seed: u64,
+    /// The write (1-based) that fails with `fail_kind` (rule 4).
+    pub fail_write: Option<u64>,
+    /// Whether that write's data reaches the medium anyway.
+    pub fail_lands: bool,
+    /// The sync (1-based) that fails with `fail_kind`.
+    pub fail_sync: Option<u64>,
+    /// The error of a transient failure.
+    pub fail_kind: FailKind,
+}
+
+/// The error a transient failure returns (rule 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FailKind {
+    /// An I/O error (EIO).
+    #[default]
+    Io,
+    /// No space (ENOSPC).
+    Full,
+}
+
+impl FailKind {
+    fn error(self, what: &str) -> DeviceError {
+        match self {
+            FailKind::Io => DeviceError::Io(std::io::Error::other(format!(
+                "injected I/O error on {what}"
+            ))),
+            FailKind::Full => DeviceError::Full {
+                detail: format!("injected: no space on {what}"),
+            },
+        }
+    }
 }
 
 /// Shared bookkeeping of both decorators.
@@ -40,6 +80,7 @@ struct Injector {
     plan: FaultPlan,
     writes: u64,
     reads: u64,
+    syncs: u64,
     powered: bool,
     rng: Xoshiro256PlusPlus,
     flips: u64,
@@ -49,6 +90,10 @@ enum WriteFate {
     Full,
     Torn,
     Lost,
+    /// Rule 4: an error, the data landed or not.
+    Failed {
+        lands: bool,
+    },
 }
 
 impl Injector {
@@ -58,6 +103,7 @@ impl Injector {
             plan,
             writes: 0,
             reads: 0,
+            syncs: 0,
             powered: true,
             rng,
             flips: 0,
@@ -86,8 +132,21 @@ impl Injector {
                     WriteFate::Lost
                 }
             }
+            _ if self.plan.fail_write == Some(self.writes) => WriteFate::Failed {
+                lands: self.plan.fail_lands,
+            },
             _ => WriteFate::Full,
         }
+    }
+
+    /// Rule 4 for syncs, after the power check.
+    fn sync(&mut self) -> Result<()> {
+        self.check_power()?;
+        self.syncs += 1;
+        if self.plan.fail_sync == Some(self.syncs) {
+            return Err(self.plan.fail_kind.error("sync"));
+        }
+        Ok(())
     }
 
     /// Performs one write through `write` according to the plan: whole,
@@ -103,6 +162,12 @@ impl Injector {
                 Err(DeviceError::PowerLost)
             }
             WriteFate::Lost => Err(DeviceError::PowerLost),
+            WriteFate::Failed { lands } => {
+                if lands {
+                    write(data)?;
+                }
+                Err(self.plan.fail_kind.error("write"))
+            }
         }
     }
 
@@ -235,6 +300,12 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     fn capacity_pages(&self) -> u64 {
         self.inner.capacity_pages()
     }
+    fn extent_pages(&self) -> Option<u64> {
+        self.inner.extent_pages()
+    }
+    fn discard_uncommitted(&mut self) -> Result<()> {
+        self.inner.discard_uncommitted()
+    }
     fn pages_per_block(&self) -> u32 {
         self.inner.pages_per_block()
     }
@@ -254,7 +325,7 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
         self.inner.trim(lba)
     }
     fn sync(&mut self) -> Result<()> {
-        self.inj.check_power()?;
+        self.inj.sync()?;
         self.inner.sync()
     }
     fn stats(&self) -> DeviceStats {
@@ -349,6 +420,12 @@ impl BlockDevice for SharedDevice {
     }
     fn capacity_pages(&self) -> u64 {
         self.0.borrow().capacity_pages()
+    }
+    fn extent_pages(&self) -> Option<u64> {
+        self.0.borrow().extent_pages()
+    }
+    fn discard_uncommitted(&mut self) -> Result<()> {
+        self.0.borrow_mut().discard_uncommitted()
     }
     fn pages_per_block(&self) -> u32 {
         self.0.borrow().pages_per_block()

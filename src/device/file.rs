@@ -328,6 +328,14 @@ impl BlockDevice for FileDevice {
         self.capacity
     }
 
+    fn extent_pages(&self) -> Option<u64> {
+        // Unknown length: no bound to check against (the capacity holds).
+        self.file
+            .metadata()
+            .ok()
+            .map(|m| m.len().div_ceil(self.page_size as u64))
+    }
+
     fn pages_per_block(&self) -> u32 {
         1
     }

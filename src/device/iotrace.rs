@@ -66,6 +66,12 @@ impl BlockDevice for IoTrace {
     fn capacity_pages(&self) -> u64 {
         self.inner.capacity_pages()
     }
+    fn extent_pages(&self) -> Option<u64> {
+        self.inner.extent_pages()
+    }
+    fn discard_uncommitted(&mut self) -> Result<()> {
+        self.inner.discard_uncommitted()
+    }
     fn pages_per_block(&self) -> u32 {
         self.inner.pages_per_block()
     }

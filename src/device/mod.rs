@@ -253,6 +253,20 @@ pub trait BlockDevice {
     /// Erase counts, where the device has a chip underneath.
     fn wear(&self) -> Option<Wear>;
     fn info(&self) -> DeviceInfo;
+    /// Pages the medium holds now where that is less than the capacity
+    /// (a file: its length, every page up to the highest written); `None`
+    /// where every page of the capacity exists. What a stored record claims
+    /// is checked against it before anything is sized by the claim.
+    fn extent_pages(&self) -> Option<u64> {
+        None
+    }
+    /// Forgets every write since the last commit, where the device commits
+    /// (the commit layer): opening an index reads its last durable state,
+    /// even over the very device a failed operation was half-way through.
+    /// A no-op elsewhere.
+    fn discard_uncommitted(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Checks that `len` bytes at `offset` of page `lba` (a `what`: logical or
@@ -293,6 +307,14 @@ pub enum Storage {
 }
 
 impl Storage {
+    /// [`BlockDevice::discard_uncommitted`] of a logical-page device; a raw
+    /// chip recovers by its own scan when an index opens on it.
+    pub fn discard_uncommitted(&mut self) -> Result<()> {
+        match self {
+            Storage::Pages(d) => d.discard_uncommitted(),
+            Storage::Raw(_) => Ok(()),
+        }
+    }
     pub fn stats(&self) -> DeviceStats {
         match self {
             Storage::Pages(d) => d.stats(),

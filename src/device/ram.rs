@@ -44,6 +44,10 @@ impl BlockDevice for RamDisk {
     fn capacity_pages(&self) -> u64 {
         self.capacity_pages
     }
+    /// Up to the highest page written, as a file's length.
+    fn extent_pages(&self) -> Option<u64> {
+        Some(self.pages.keys().max().map_or(0, |&p| p + 1))
+    }
     fn pages_per_block(&self) -> u32 {
         1
     }

@@ -48,11 +48,27 @@
 //! index's own writes. The map in RAM costs 16 bytes per logical page
 //! written (device memory, like an FTL's mapping table; not the index's).
 //!
+//! Failures (issue #28): a failed write, sync or commit never costs the
+//! last commit, and a retried `sync()` finishes the same commit (a map
+//! page leaves `dirty` only once written). From the first meta write on,
+//! the commit being written counts as possibly durable (a write that
+//! reports an error may have landed): its pages stop being fresh, so none
+//! is overwritten in place, and the previous commit's pages stay reserved
+//! until both copies name a newer one. Opening allocates nothing by a
+//! meta record's claims beyond the medium's extent, and
+//! `discard_uncommitted` goes back to the last commit (an index reopened
+//! over the device forgets a half-done operation). Running out of
+//! physical pages is `Full`, possibly in the middle of an index's
+//! operation: the index guard (`index::guard`) then refuses every call
+//! until the index is reopened, at the last commit, which stays intact.
+//!
 //! Invariants:
-//! 1. No physical page referenced by the last commit is written before the
-//!    next commit is durable in both meta copies.
+//! 1. No physical page referenced by a commit that is, or may be, the
+//!    newest on the medium is written before a newer one is durable in
+//!    both meta copies.
 //! 2. `entries[l].fresh` exactly when page `l`'s physical page was taken
-//!    since the last commit (so no commit references it).
+//!    since the last commit attempt reached its meta write (so no commit
+//!    references it).
 //! 3. Every physical page below `high_water` is meta, referenced by the
 //!    current map, pending release, or free; never two of these.
 
@@ -151,6 +167,19 @@ fn levels_for(capacity: u64, per_page: u64) -> u32 {
     levels
 }
 
+/// The logical pages offered on `physical` pages: room for the map twice
+/// over (a commit writes a new copy of what changed before the old one is
+/// released) and the meta pages.
+fn offered_capacity(physical: u64, per_map_page: u64) -> u64 {
+    let mut capacity = physical.saturating_sub(FIRST_DATA);
+    for _ in 0..4 {
+        let levels = levels_for(capacity.max(1), per_map_page);
+        let overhead = 2 * map_pages(capacity, per_map_page, levels);
+        capacity = physical.saturating_sub(FIRST_DATA + overhead);
+    }
+    capacity
+}
+
 /// Map pages a full map of `capacity` pages needs.
 fn map_pages(capacity: u64, per_page: u64, levels: u32) -> u64 {
     let mut total = 0;
@@ -165,7 +194,7 @@ fn map_pages(capacity: u64, per_page: u64, levels: u32) -> u64 {
 impl Shadow {
     /// Opens the layer on `inner`: the last commit if there is one, else an
     /// empty device.
-    pub fn mount(mut inner: Box<dyn BlockDevice>) -> Result<Shadow> {
+    pub fn mount(inner: Box<dyn BlockDevice>) -> Result<Shadow> {
         let page_size = inner.page_size();
         if page_size < 128 {
             return Err(DeviceError::Config(format!(
@@ -174,28 +203,12 @@ impl Shadow {
         }
         let per_map_page = ((page_size - MAP_HEADER) / ENTRY_BYTES) as u64;
         let physical = inner.capacity_pages();
-        // Room for the map twice over (a commit writes a new copy of what
-        // changed before the old one is released) and the meta pages.
-        let mut capacity = physical.saturating_sub(FIRST_DATA);
-        for _ in 0..4 {
-            let levels = levels_for(capacity.max(1), per_map_page);
-            let overhead = 2 * map_pages(capacity, per_map_page, levels);
-            capacity = physical.saturating_sub(FIRST_DATA + overhead);
-        }
+        let capacity = offered_capacity(physical, per_map_page);
         if capacity == 0 {
             return Err(DeviceError::Config(format!(
                 "a device of {physical} pages has no room for shadow paging"
             )));
         }
-        let mut own = DeviceStats::default();
-        let mut metas = [None, None];
-        let mut buf = vec![0u8; page_size];
-        for (slot, meta) in metas.iter_mut().enumerate() {
-            inner.read(slot as u64, 0, &mut buf)?;
-            own.durability_reads += 1;
-            *meta = Self::parse_meta(&buf, page_size);
-        }
-        let newest = metas.iter().flatten().max_by_key(|m| m.generation).copied();
         let mut s = Shadow {
             inner,
             page_size,
@@ -211,15 +224,43 @@ impl Shadow {
             pending_release: Vec::new(),
             high_water: FIRST_DATA,
             changed: false,
-            own,
-            page_buf: buf,
+            own: DeviceStats::default(),
+            page_buf: vec![0u8; page_size],
         };
-        if let Some(meta) = newest {
-            s.load(meta, physical)?;
-        }
-        s.dirty = vec![BTreeSet::new(); s.levels as usize];
-        s.tree.resize(s.levels as usize, Vec::new());
+        s.load_last_commit()?;
         Ok(s)
+    }
+
+    /// Sets the layer to the newest valid commit on the device (or to an
+    /// empty device), forgetting everything since.
+    fn load_last_commit(&mut self) -> Result<()> {
+        let physical = self.inner.capacity_pages();
+        let mut newest: Option<Meta> = None;
+        for slot in 0..2u64 {
+            self.inner.read(slot, 0, &mut self.page_buf)?;
+            self.own.durability_reads += 1;
+            if let Some(m) = Self::parse_meta(&self.page_buf, self.page_size) {
+                if newest.is_none_or(|n| m.generation > n.generation) {
+                    newest = Some(m);
+                }
+            }
+        }
+        self.capacity = offered_capacity(physical, self.per_map_page);
+        self.levels = levels_for(self.capacity, self.per_map_page);
+        self.generation = 0;
+        self.entries.clear();
+        self.tree.clear();
+        self.fresh_lbas.clear();
+        self.free.clear();
+        self.pending_release.clear();
+        self.high_water = FIRST_DATA;
+        self.changed = false;
+        if let Some(meta) = newest {
+            self.load(meta, physical)?;
+        }
+        self.dirty = vec![BTreeSet::new(); self.levels as usize];
+        self.tree.resize(self.levels as usize, Vec::new());
+        Ok(())
     }
 
     /// The device beneath (for reports and tests).
@@ -285,11 +326,23 @@ impl Shadow {
                 meta.capacity, meta.levels, meta.high_water
             )));
         }
+        // Nothing is sized by the record's claims beyond what the medium
+        // holds (issue #28: a forged length made a file's open allocate by
+        // its nominal 2^32 pages): pages past the extent hold nothing, so
+        // no entry may name one (`claim` checks) and the high water stops
+        // there (a page taken whose write failed can leave it past the
+        // file's end, legitimately).
+        let extent = self
+            .inner
+            .extent_pages()
+            .unwrap_or(physical)
+            .clamp(FIRST_DATA, physical);
         self.generation = meta.generation;
-        self.high_water = meta.high_water;
+        self.high_water = meta.high_water.min(extent);
         self.tree = vec![Vec::new(); self.levels as usize];
-        self.entries = vec![Slot::default(); meta.logical_len as usize];
-        let mut used = vec![false; meta.high_water as usize];
+        // Grown to the highest page mapped, not to the recorded length.
+        self.entries = Vec::new();
+        let mut used = vec![false; self.high_water as usize];
         used[0] = true;
         used[1] = true;
         let top = self.levels as usize - 1;
@@ -318,6 +371,9 @@ impl Shadow {
                                 format!("map entry for page {n} beyond the logical length"),
                             ));
                         }
+                        if self.entries.len() <= n as usize {
+                            self.entries.resize(n as usize + 1, Slot::default());
+                        }
                         self.entries[n as usize] = child;
                     } else {
                         let below = &mut self.tree[level - 1];
@@ -329,7 +385,7 @@ impl Shadow {
                 }
             }
         }
-        self.free = (FIRST_DATA..meta.high_water)
+        self.free = (FIRST_DATA..self.high_water)
             .filter(|&p| !used[p as usize])
             .collect();
         Ok(())
@@ -384,6 +440,9 @@ impl Shadow {
             self.high_water += 1;
             return Ok(self.high_water - 1);
         }
+        // The caller may be half-way through an operation: the index guard
+        // (`index::guard`) refuses every later call until it is reopened,
+        // at the last commit, which this leaves intact.
         Err(DeviceError::Full {
             detail: "no physical page left for a shadow copy (the last commit is intact)".into(),
         })
@@ -432,11 +491,17 @@ impl Shadow {
         Ok(true)
     }
 
+    /// Writes the changed map pages, then the meta record to both copies.
+    /// A failure anywhere leaves what is still to do in place, so a retry
+    /// finishes the same commit (issue #28): a map page leaves `dirty` only
+    /// once written, and from the first meta write on the new commit's pages
+    /// count as referenced (that write may land even if it reports an
+    /// error), while the pages the previous commit references stay reserved
+    /// until both copies name a newer one.
     fn commit(&mut self) -> Result<()> {
         let per = self.per_map_page;
-        let mut fresh_maps = Vec::new();
         for level in 0..self.levels as usize {
-            let dirty: Vec<u64> = std::mem::take(&mut self.dirty[level]).into_iter().collect();
+            let dirty: Vec<u64> = self.dirty[level].iter().copied().collect();
             for j in dirty {
                 let mut b = vec![0u8; self.page_size];
                 b[0..4].copy_from_slice(MAP_MAGIC);
@@ -462,8 +527,14 @@ impl Shadow {
                 } else {
                     self.take_page()?
                 };
-                self.inner.write(page, 0, &b)?;
+                if let Err(e) = self.inner.write(page, 0, &b) {
+                    if !old.fresh {
+                        self.free.insert(page);
+                    }
+                    return Err(e);
+                }
                 self.own.durability_writes += 1;
+                self.dirty[level].remove(&j);
                 if old.page != 0 && !old.fresh {
                     self.pending_release.push(old.page);
                 }
@@ -476,7 +547,6 @@ impl Shadow {
                     crc: crc32c::crc32c(&b),
                     fresh: true,
                 };
-                fresh_maps.push((level, j));
                 if level + 1 < self.levels as usize {
                     self.dirty[level + 1].insert(j / per);
                 }
@@ -487,25 +557,41 @@ impl Shadow {
         self.inner.sync()?;
         self.generation += 1;
         let meta = self.encode_meta(root);
+        // Invariant 1: from here on this commit may be on the medium, so
+        // nothing it references is written in place any more; a retry
+        // writes a newer generation naming the same pages.
+        self.settle_fresh();
         for copy in 0..2 {
             self.inner.write(copy, 0, &meta)?;
             self.own.durability_writes += 1;
             self.inner.sync()?;
         }
+        // Both copies name this commit: what only older ones referenced is
+        // free. Trimming it is housekeeping: a failed trim leaves an
+        // unreferenced page whose content no map names (every read is
+        // checked against the map's checksum), so it is not an error of
+        // the commit, which is already durable.
+        for page in std::mem::take(&mut self.pending_release) {
+            self.free.insert(page);
+            let _ = self.inner.trim(page);
+        }
+        self.changed = false;
+        Ok(())
+    }
+
+    /// Marks every page taken since the last commit as referenced by the
+    /// one being written (invariant 2).
+    fn settle_fresh(&mut self) {
         for lba in std::mem::take(&mut self.fresh_lbas) {
             if let Some(s) = self.entries.get_mut(lba as usize) {
                 s.fresh = false;
             }
         }
-        for (level, j) in fresh_maps {
-            self.tree[level][j as usize].fresh = false;
+        for row in &mut self.tree {
+            for slot in row.iter_mut() {
+                slot.fresh = false;
+            }
         }
-        for page in std::mem::take(&mut self.pending_release) {
-            self.free.insert(page);
-            self.inner.trim(page)?;
-        }
-        self.changed = false;
-        Ok(())
     }
 }
 
@@ -587,6 +673,14 @@ impl BlockDevice for Shadow {
         }
         self.dirty[0].insert(lba / self.per_map_page);
         self.changed = true;
+        Ok(())
+    }
+    /// Back to the last commit. Every page written since is unreferenced by
+    /// it, so nothing beneath changes; the map in RAM is read again.
+    fn discard_uncommitted(&mut self) -> Result<()> {
+        if self.changed {
+            self.load_last_commit()?;
+        }
         Ok(())
     }
     /// The commit point (module doc).

@@ -42,6 +42,12 @@ pub enum IndexError {
         image: String,
         given: String,
     },
+    /// An earlier call failed and may have left the index half-changed in
+    /// RAM: every call is refused until the store is reopened, which lands
+    /// at its last successful flush (`index::guard`).
+    Poisoned {
+        first: String,
+    },
 }
 
 impl fmt::Display for IndexError {
@@ -70,6 +76,11 @@ impl fmt::Display for IndexError {
                 f,
                 "the index on the device has {parameter} = {image} but {given} was given; \
                  reopen with the same {parameter} or leave it out"
+            ),
+            IndexError::Poisoned { first } => write!(
+                f,
+                "the index refuses calls after an earlier one failed ({first}); reopen it: \
+                 it opens at its last successful flush"
             ),
         }
     }

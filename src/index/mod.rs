@@ -25,6 +25,7 @@ pub mod delta;
 mod entry;
 mod error;
 pub mod fdtree;
+pub mod guard;
 pub mod latree;
 pub mod lsm;
 pub mod mbtree;

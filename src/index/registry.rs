@@ -95,8 +95,35 @@ fn unknown(name: &str) -> IndexError {
     ))
 }
 
-/// A new, empty index `name` on `storage`.
+/// A new, empty index `name` on `storage`, guarded (`index::guard`: after a
+/// call that fails, every call is refused until the store is reopened).
 pub fn create(
+    name: &str,
+    storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<Box<dyn Index>> {
+    create_unguarded(name, storage, memory, params).map(guard)
+}
+
+/// Reopens the index `name` that `flush` left on `storage`, guarded: its
+/// last successful flush, whatever was written since (a storage under the
+/// commit layer forgets it; `BlockDevice::discard_uncommitted`).
+pub fn open(
+    name: &str,
+    mut storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<Box<dyn Index>> {
+    storage.discard_uncommitted()?;
+    open_unguarded(name, storage, memory, params).map(guard)
+}
+
+fn guard(index: Box<dyn Index>) -> Box<dyn Index> {
+    Box::new(super::guard::Guarded::new(index))
+}
+
+fn create_unguarded(
     name: &str,
     storage: Storage,
     memory: usize,
@@ -141,8 +168,12 @@ pub fn create(
     }
 }
 
-/// Reopens the index `name` that `flush` left on `storage`.
-pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
+fn open_unguarded(
+    name: &str,
+    storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<Box<dyn Index>> {
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),

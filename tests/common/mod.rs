@@ -201,59 +201,110 @@ pub fn small_ftl(blocks: u64) -> Storage {
     device("slc-small", blocks)
 }
 
-/// What [`fill_until_full`] leaves: the pairs accepted (sorted, once
-/// each), the one whose insert failed, and its error.
-pub struct Filled {
-    pub accepted: Vec<(u64, u64)>,
-    pub failed: (u64, u64),
-    pub err: flashix::index::IndexError,
-}
-
-/// Inserts scattered pairs into `t` until an insert fails.
-pub fn fill_until_full(t: &mut dyn Index) -> Filled {
+/// Inserts scattered pairs into `t` until an insert fails; returns the
+/// error and how many were accepted.
+pub fn fill_until_full(t: &mut dyn Index) -> (flashix::index::IndexError, usize) {
     let pair = |i: u64| (i * 7919 % 100_003, i % 5);
-    let mut accepted = Vec::new();
+    let mut accepted = 0;
     let err = loop {
-        let (k, v) = pair(accepted.len() as u64);
+        let (k, v) = pair(accepted as u64);
         match t.insert(k, v) {
-            Ok(()) => accepted.push((k, v)),
+            Ok(()) => accepted += 1,
             Err(e) => break e,
         }
-        assert!(accepted.len() < 3_000_000, "{}: never filled", t.name());
+        assert!(accepted < 3_000_000, "{}: never filled", t.name());
     };
-    let failed = pair(accepted.len() as u64);
-    accepted.sort_unstable();
-    accepted.dedup();
-    Filled {
-        accepted,
-        failed,
-        err,
-    }
+    (err, accepted)
 }
 
-/// Whether `t` holds every pair of `accepted` (sorted) and nothing else
-/// but, perhaps, `failed` (an insert that returned an error may already
-/// be buffered); an error names what differs.
-pub fn holds_what_was_accepted(
-    t: &mut dyn Index,
-    accepted: &[(u64, u64)],
-    failed: (u64, u64),
-) -> Result<(), String> {
-    let mut out = Vec::new();
-    t.range(0, u64::MAX, &mut out).map_err(|e| e.to_string())?;
-    let missing = accepted
-        .iter()
-        .filter(|p| out.binary_search(p).is_err())
-        .count();
-    if missing > 0 {
-        return Err(format!("{missing} of {} entries lost", accepted.len()));
+/// After a call failed with `Full`, every call is refused with `Poisoned`
+/// naming it (`index::guard`): nothing half-changed is answered or
+/// flushed. An error names the call that was not refused.
+pub fn refuses_everything_after_full(t: &mut dyn Index) -> Result<(), String> {
+    use flashix::index::IndexError;
+    let mut values = Vec::new();
+    let mut pairs = Vec::new();
+    let results = [
+        ("insert", t.insert(2_000_000, 1).map(drop)),
+        ("delete", t.delete(7919, 1).map(drop)),
+        ("get", t.get(7919, &mut values)),
+        ("range", t.range(0, u64::MAX, &mut pairs)),
+        ("flush", t.flush()),
+    ];
+    for (call, r) in results {
+        match r {
+            Err(IndexError::Poisoned { first }) if first.contains("full") => {}
+            other => return Err(format!("{call} after Full: {other:?}")),
+        }
     }
-    let extra = out
-        .iter()
-        .filter(|p| accepted.binary_search(p).is_err() && **p != failed)
-        .count();
-    if extra > 0 {
-        return Err(format!("{extra} entries whose insert failed are there"));
+    Ok(())
+}
+
+/// Index `name` (parameters `set`) on a small device under the commit
+/// layer, as a file with a size (issue #28, finding 4), filled with a
+/// flush every 100 inserts: after the `Full` every call is refused, and
+/// the device mounted again opens at the last successful flush (or at the
+/// one that failed, which may have committed), every entry readable.
+pub fn reopens_at_last_flush_when_full(
+    name: &str,
+    set: &[&str],
+    memory: usize,
+) -> Result<(), String> {
+    use flashix::device::fault::SharedDevice;
+    use flashix::device::ram::RamDisk;
+    use flashix::device::shadow::Shadow;
+    use flashix::device::DeviceError;
+    use flashix::index::{registry, IndexError, Params};
+    let params = || Params::parse(set.iter().copied()).unwrap();
+    let pair = |i: u64| (i * 7919 % 100_003, i % 5);
+    let ram = SharedDevice::new(Box::new(RamDisk::new(512, 2_000)));
+    let disk = Shadow::mount(Box::new(ram.clone())).map_err(|e| e.to_string())?;
+    let mut t = registry::create(name, Storage::Pages(Box::new(disk)), memory, params())
+        .map_err(|e| format!("create: {e}"))?;
+    let mut accepted: Vec<(u64, u64)> = Vec::new();
+    let mut images: Vec<Vec<(u64, u64)>> = vec![Vec::new()];
+    let mut i = 0;
+    let err = loop {
+        if let Err(e) = t.insert(pair(i).0, pair(i).1) {
+            break e;
+        }
+        accepted.push(pair(i));
+        if accepted.len().is_multiple_of(100) {
+            let mut now = accepted.clone();
+            now.sort_unstable();
+            now.dedup();
+            match t.flush() {
+                Ok(()) => images = vec![now],
+                Err(e) => {
+                    images.push(now);
+                    break e;
+                }
+            }
+        }
+        i += 1;
+        if i > 1_000_000 {
+            return Err("never filled".into());
+        }
+    };
+    if !matches!(err, IndexError::Device(DeviceError::Full { .. })) {
+        return Err(format!("filling: {err}"));
+    }
+    refuses_everything_after_full(t.as_mut())?;
+    // Reopening is mounting the device again, as opening a file does:
+    // what was written since the last commit is gone.
+    drop(t);
+    let disk = Shadow::mount(Box::new(ram)).map_err(|e| format!("remount: {e}"))?;
+    let mut t = registry::open(name, Storage::Pages(Box::new(disk)), memory, params())
+        .map_err(|e| format!("reopen: {e}"))?;
+    let mut out = Vec::new();
+    t.range(0, u64::MAX, &mut out)
+        .map_err(|e| format!("scan after the reopen: {e}"))?;
+    if !images.contains(&out) {
+        return Err(format!(
+            "reopened with {} entries where the last flush held {}",
+            out.len(),
+            images[0].len()
+        ));
     }
     Ok(())
 }

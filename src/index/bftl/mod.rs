@@ -239,6 +239,13 @@ impl Bftl {
         memory: usize,
         mut params: Params,
     ) -> Result<Self> {
+        // A device with no superblock holds no index: say so before the
+        // layout checks, which would otherwise judge default parameters.
+        if crate::index::reopen::probe(&mut storage)?.is_none() {
+            return Err(IndexError::NoIndex(format!(
+                "the device holds no {name} superblock"
+            )));
+        }
         crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
         let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;

@@ -491,9 +491,14 @@ impl NodeStore for DeltaChainStore {
         self.chains[id as usize].deltas = deltas;
         result?;
         if let Consolidation::Counter { page_read_cost, .. } = self.policy {
+            // A read never fails for want of room (issue #28: a full image
+            // could not be scanned): the consolidation it triggers waits,
+            // its counter still negative, until a page is free.
+            let room = self.page_size - self.head_used >= delta::base_record_bytes(self.layout)
+                || self.free_page_count() > 0;
             let c = &mut self.chains[id as usize];
             c.counter -= page_read_cost * chain_len as f64;
-            if c.counter < 0.0 && chain_len > 0 {
+            if c.counter < 0.0 && chain_len > 0 && room {
                 self.counters.counter_consolidations += 1;
                 self.write_base(id, node)?;
             }

@@ -1,0 +1,164 @@
+//! [`Guarded`]: the one meaning an error has (issue #28): after a call
+//! fails with anything but a rejected input, the index is *poisoned*.
+//!
+//! An operation that fails half-way (a page written, the next one not) can
+//! leave an index's state in RAM describing pages that are not on the
+//! device, or entries that were never stored; a later `flush` that
+//! succeeds would make that state durable (deleted entries coming back, a
+//! node pointer naming a page never written). No index here can undo half
+//! an operation, so none is asked to: as redb and LMDB abort a failed
+//! write transaction, the guard refuses every later call with
+//! [`IndexError::Poisoned`], naming the first error, until the store is
+//! reopened, which lands at its last successful `flush` (the commit layer,
+//! `device::shadow`, keeps that commit whole through any failed write, sync
+//! or commit: `docs/FORMAT.md`).
+//!
+//! Not poisoning: a key or value that does not fit the entry format, an
+//! unsupported call (`Config`) and a bulk load given entries out of order
+//! are rejected before anything changes. Every other error poisons: a
+//! device error (I/O, `Full`, power lost, a device that must be
+//! reopened), `Corrupt` (a read that meets damage may have been half-way
+//! through a write: the delta indexes consolidate, the Buffered-B+ tree
+//! empties buffers, on lookups), and a budget found too small
+//! mid-operation. `Full` too: some indexes refuse an operation the
+//! device cannot hold before changing anything, but not all, and not
+//! every flush (a buffered index applies its buffers then), and a store
+//! carrying on after a `Full` that left it half-changed flushed a corrupt
+//! image (`tests/full_device.rs`, every index on a committed device
+//! filled, written on, flushed and reopened).
+//!
+//! [`registry::create`](super::registry::create) and
+//! [`registry::open`](super::registry::open) return every index guarded.
+
+use super::{EntryFormat, Index, IndexError, IndexStats, Result};
+use crate::device::Storage;
+
+/// An index that refuses every call after one that failed (module doc).
+pub struct Guarded {
+    inner: Box<dyn Index>,
+    /// The first error that poisoned it, as text.
+    poisoned: Option<String>,
+}
+
+impl Guarded {
+    pub fn new(inner: Box<dyn Index>) -> Self {
+        Guarded {
+            inner,
+            poisoned: None,
+        }
+    }
+
+    /// The first error, if a call has failed.
+    pub fn poisoned(&self) -> Option<&str> {
+        self.poisoned.as_deref()
+    }
+
+    fn ready(&self) -> Result<()> {
+        match &self.poisoned {
+            None => Ok(()),
+            Some(first) => Err(IndexError::Poisoned {
+                first: first.clone(),
+            }),
+        }
+    }
+
+    /// Passes `r` on, poisoning the index if it is an error that may have
+    /// left state half-changed.
+    fn watch<T>(&mut self, r: Result<T>) -> Result<T> {
+        if let Err(e) = &r {
+            let harmless = matches!(
+                e,
+                IndexError::KeyOutOfRange { .. }
+                    | IndexError::ValueOutOfRange { .. }
+                    | IndexError::Config(_)
+                    | IndexError::BulkLoad(_)
+            );
+            if !harmless && self.poisoned.is_none() {
+                self.poisoned = Some(e.to_string());
+            }
+        }
+        r
+    }
+}
+
+impl Index for Guarded {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn format(&self) -> EntryFormat {
+        self.inner.format()
+    }
+    fn insert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.ready()?;
+        let r = self.inner.insert(key, value);
+        self.watch(r)
+    }
+    fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.ready()?;
+        let r = self.inner.delete(key, value);
+        self.watch(r)
+    }
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        self.ready()?;
+        let r = self.inner.update(key, old, new);
+        self.watch(r)
+    }
+    fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
+        self.ready()?;
+        let r = self.inner.get(key, out);
+        self.watch(r)
+    }
+    fn defers_lookups(&self) -> bool {
+        self.inner.defers_lookups()
+    }
+    fn get_later(&mut self, key: u64) -> Result<u64> {
+        self.ready()?;
+        let r = self.inner.get_later(key);
+        self.watch(r)
+    }
+    fn take_answers(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
+        self.inner.take_answers(out)
+    }
+    fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
+        self.ready()?;
+        let r = self.inner.range(lo, hi, out);
+        self.watch(r)
+    }
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.ready()?;
+        let r = self.inner.bulk_load(entries);
+        self.watch(r)
+    }
+    fn steady_state_inserts(&self, entries: u64) -> u64 {
+        self.inner.steady_state_inserts(entries)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.ready()?;
+        let r = self.inner.flush();
+        self.watch(r)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+    fn stats(&self) -> IndexStats {
+        self.inner.stats()
+    }
+    fn notes(&self) -> Vec<String> {
+        let mut n = self.inner.notes();
+        if let Some(first) = &self.poisoned {
+            n.push(format!(
+                "poisoned by: {first} (reopen to continue from the last flush)"
+            ));
+        }
+        n
+    }
+    fn flash_bytes_used(&self) -> u64 {
+        self.inner.flash_bytes_used()
+    }
+    fn storage(&self) -> &Storage {
+        self.inner.storage()
+    }
+    fn into_storage(self: Box<Self>) -> Storage {
+        self.inner.into_storage()
+    }
+}

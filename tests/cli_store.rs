@@ -1,6 +1,8 @@
 //! The command line never destroys a store by accident (issue #28): `run`
 //! and `replay` on a `file:` device that holds data refuse, leaving it
-//! byte-identical, unless asked to `--open` it or to `--overwrite` it.
+//! byte-identical, unless asked to `--open` it or to `--overwrite` it; and
+//! `--read-only` answers from a store without changing a byte of it, even
+//! a file that is read-only on disk.
 
 use std::process::{Command, Output};
 
@@ -68,4 +70,57 @@ fn run_and_replay_refuse_a_file_that_holds_data() {
         &device,
     ]);
     assert!(!both.status.success());
+}
+
+#[test]
+fn read_only_answers_and_leaves_the_file_byte_identical() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    let device = format!("file:{}", path.display());
+    let load = dir.path().join("load.trace");
+    std::fs::write(&load, "I 1 10\nI 2 20\nI 2 21\n").unwrap();
+    let load = load.display().to_string();
+    let made = flashix(&[
+        "replay", "--index", "btree", "--device", &device, "--trace", &load,
+    ]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let before = std::fs::read(&path).unwrap();
+    // Read-only on disk too: a writer could not even open it.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let queries = dir.path().join("q.trace");
+    std::fs::write(&queries, "S 2\nS 3\nR 1 2\n").unwrap();
+    let queries = queries.display().to_string();
+    let read_only = |trace: &str| {
+        flashix(&[
+            "replay",
+            "--read-only",
+            "--index",
+            "btree",
+            "--device",
+            &device,
+            "--trace",
+            trace,
+        ])
+    };
+    let out = read_only(&queries);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("20") && text.contains("21") && text.contains("10"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // An insert is refused, and the file still unchanged.
+    let out = read_only(&load);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }

@@ -215,6 +215,11 @@ pub struct RunArgs {
     /// it, or `--open`, a file that holds data is refused, untouched).
     #[arg(long, conflicts_with = "open")]
     pub overwrite: bool,
+    /// Open the index on a `file:PATH` device for queries only: nothing is
+    /// written (no final flush; an insert is an error), the file stays
+    /// byte-identical, and other readers may share it.
+    #[arg(long, conflicts_with_all = ["overwrite", "bulk_load", "flush_every"])]
+    pub read_only: bool,
     /// Build the index from the preload with its bulk loader (the preload
     /// is generated in key order) and flush it, as setup, before the
     /// measured operations: how an index of 10^8 entries is built.
@@ -256,6 +261,11 @@ pub struct ReplayArgs {
     /// it, or `--open`, a file that holds data is refused, untouched).
     #[arg(long, conflicts_with = "open")]
     pub overwrite: bool,
+    /// Answer the trace on the index on a `file:PATH` device without
+    /// writing anything (no final flush; an insert is an error): the file
+    /// stays byte-identical, and other readers may share it.
+    #[arg(long, conflicts_with_all = ["overwrite", "flush_every"])]
+    pub read_only: bool,
     /// Flush the index after every N operations (default: at the end
     /// only); each flush is charged to the `flush` row.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

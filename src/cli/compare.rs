@@ -33,7 +33,9 @@ use crate::runner::{Report, RunOptions};
 use super::args::{CompareArgs, IndexArgs};
 use super::ranking::ranking;
 use super::sizing::{self, bytes_text, group, wrap};
-use super::{build_traced, describe, device, execute, memory, predict, write_json, CliResult};
+use super::{
+    build_traced, describe, device, execute, memory, predict, write_json, CliResult, Opening,
+};
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
 fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
@@ -117,7 +119,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             Some(s) => s.spec_for(&spec, name),
             None => spec.clone(),
         };
-        let mut index = build_traced(cfg, &run_spec, mem, false, trace.as_deref())?;
+        let mut index = build_traced(cfg, &run_spec, mem, Opening::Create, trace.as_deref())?;
         let options = RunOptions {
             verify: a.verify,
             quiet: a.quiet,
@@ -130,7 +132,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             .map_err(|e| format!("{name}: {e}{}", sizing::full_hint(&e, sized.as_ref())))?;
         drop(index);
         if let Some((profile, m)) = &model {
-            let mut sim = build_traced(cfg, m, mem, false, None)?;
+            let mut sim = build_traced(cfg, m, mem, Opening::Create, None)?;
             let predicted = execute(sim.as_mut(), &workload, options, None)
                 .map_err(|e| format!("{name} on {profile}: {e}"))?;
             predictions.push(predict::predict(name, profile, &report, &predicted));

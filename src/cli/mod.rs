@@ -195,7 +195,29 @@ fn build_index(
     memory: usize,
     open: bool,
 ) -> CliResult<Box<dyn Index>> {
-    build_traced(i, spec, memory, open, None)
+    let opening = if open { Opening::Open } else { Opening::Create };
+    build_traced(i, spec, memory, opening, None)
+}
+
+/// How a command gets its index.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// A new index (a file is created or replaced).
+    Create,
+    /// The index already on the device.
+    Open,
+    /// The index on a file, for reading only.
+    ReadOnly,
+}
+
+impl Opening {
+    fn of(open: bool, read_only: bool) -> Opening {
+        match (open, read_only) {
+            (_, true) => Opening::ReadOnly,
+            (true, false) => Opening::Open,
+            (false, false) => Opening::Create,
+        }
+    }
 }
 
 /// [`build_index`], with every device request written to `io_trace`.
@@ -203,14 +225,14 @@ fn build_traced(
     i: &IndexArgs,
     spec: &DeviceSpec,
     memory: usize,
-    open: bool,
+    opening: Opening,
     io_trace: Option<&Path>,
 ) -> CliResult<Box<dyn Index>> {
     let params = index_params(i)?;
-    let mut storage = if open {
-        spec.open_existing()?
-    } else {
-        spec.build()?
+    let mut storage = match opening {
+        Opening::Create => spec.build()?,
+        Opening::Open => spec.open_existing()?,
+        Opening::ReadOnly => spec.open_read_only()?,
     };
     if let Some(path) = io_trace {
         storage = match storage {
@@ -220,11 +242,11 @@ fn build_traced(
             }
         };
     }
-    if open {
-        Ok(registry::open(&i.index, storage, memory, params)?)
-    } else {
-        Ok(registry::create(&i.index, storage, memory, params)?)
-    }
+    Ok(match opening {
+        Opening::Create => registry::create(&i.index, storage, memory, params)?,
+        Opening::Open => registry::open(&i.index, storage, memory, params)?,
+        Opening::ReadOnly => registry::open_read_only(&i.index, storage, memory, params)?,
+    })
 }
 
 fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
@@ -264,16 +286,17 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         Some(s) => s.spec_for(&spec, &configs[0].0),
         None => spec.clone(),
     };
-    refuse_to_clobber(&run_spec, a.open, a.overwrite)?;
-    let mut index = build_traced(&a.index, &run_spec, mem, a.open, a.io_trace.as_deref())?;
+    refuse_to_clobber(&run_spec, a.open || a.read_only, a.overwrite)?;
+    let opening = Opening::of(a.open, a.read_only);
+    let mut index = build_traced(&a.index, &run_spec, mem, opening, a.io_trace.as_deref())?;
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,
         index: describe(&a.index),
         memory_budget: mem as u64,
         // Charged as the `flush` row; a file device keeps the index for
-        // later runs (`--open`).
-        final_flush: true,
+        // later runs (`--open`). Read-only, nothing is written.
+        final_flush: !a.read_only,
         flush_every: a.flush_every,
         bulk_load: a.bulk_load,
         preload_flush: a.bulk_load,
@@ -295,8 +318,9 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
 fn replay(a: ReplayArgs) -> CliResult<()> {
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    refuse_to_clobber(&spec, a.open, a.overwrite)?;
-    let mut index = build_traced(&a.index, &spec, mem, a.open, a.io_trace.as_deref())?;
+    refuse_to_clobber(&spec, a.open || a.read_only, a.overwrite)?;
+    let opening = Opening::of(a.open, a.read_only);
+    let mut index = build_traced(&a.index, &spec, mem, opening, a.io_trace.as_deref())?;
     let w = WorkloadArgs {
         workload: None,
         workload_set: vec![],
@@ -309,8 +333,9 @@ fn replay(a: ReplayArgs) -> CliResult<()> {
         quiet: true,
         index: describe(&a.index),
         memory_budget: mem as u64,
-        // A file device keeps what the trace did (`replay --open` reads it).
-        final_flush: true,
+        // A file device keeps what the trace did (`replay --open` reads it);
+        // read-only, nothing is written.
+        final_flush: !a.read_only,
         flush_every: a.flush_every,
         ..RunOptions::default()
     };

@@ -73,6 +73,16 @@ pub struct FileDevice {
     buf: AlignedBuf,
     stats: DeviceStats,
     poisoned: bool,
+    /// Opened for reading only: every write or trim is refused.
+    read_only: bool,
+}
+
+/// How [`FileDevice::open_with`] opens the file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Create,
+    Open,
+    ReadOnly,
 }
 
 impl std::fmt::Debug for FileDevice {
@@ -88,21 +98,35 @@ impl std::fmt::Debug for FileDevice {
 impl FileDevice {
     /// Creates (or truncates) the file. `max_pages` 0 means no limit.
     pub fn create(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
-        Self::open_with(path, page_size, max_pages, true)
+        Self::open_with(path, page_size, max_pages, Mode::Create)
+    }
+
+    /// Opens an existing file for reading only, under a shared lock: other
+    /// readers may open it too, a writer may not (and a writer's file
+    /// cannot be opened so). Writes and trims are refused; nothing changes
+    /// the file, which may be read-only on disk.
+    pub fn open_read_only(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        Self::open_existing(path, page_size, max_pages, Mode::ReadOnly)
     }
 
     /// Opens an existing file without truncating it.
     pub fn open(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        Self::open_existing(path, page_size, max_pages, Mode::Open)
+    }
+
+    fn open_existing(path: &Path, page_size: usize, max_pages: u64, mode: Mode) -> Result<Self> {
         if !path.exists() {
             return Err(DeviceError::Config(format!(
                 "{} does not exist",
                 path.display()
             )));
         }
-        Self::open_with(path, page_size, max_pages, false)
+        Self::open_with(path, page_size, max_pages, mode)
     }
 
-    fn open_with(path: &Path, page_size: usize, max_pages: u64, truncate: bool) -> Result<Self> {
+    fn open_with(path: &Path, page_size: usize, max_pages: u64, mode: Mode) -> Result<Self> {
+        let truncate = mode == Mode::Create;
+        let read_only = mode == Mode::ReadOnly;
         if page_size == 0 {
             return Err(DeviceError::Config("page_size must be positive".into()));
         }
@@ -110,7 +134,10 @@ impl FileDevice {
         let mut opts = OpenOptions::new();
         // Truncation waits for the lock (below): truncating at open would
         // destroy an index another process is using before we learn of it.
-        opts.read(true).write(true).create(truncate).truncate(false);
+        opts.read(true)
+            .write(!read_only)
+            .create(truncate)
+            .truncate(false);
         let (file, direct) = if page_size.is_multiple_of(ALIGN) {
             platform::open_uncached(&opts, path, &mut notes)?
         } else {
@@ -119,7 +146,7 @@ impl FileDevice {
             ));
             (platform::open(&opts, path)?, false)
         };
-        lock(&file, path)?;
+        lock(&file, path, read_only)?;
         if truncate {
             file.set_len(0).map_err(|e| io_at(e, path))?;
         }
@@ -137,7 +164,18 @@ impl FileDevice {
             buf: AlignedBuf::new(page_size),
             stats: DeviceStats::default(),
             poisoned: false,
+            read_only,
         })
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(DeviceError::Config(format!(
+                "{} is open read-only: nothing may be written to it",
+                self.path.display()
+            )));
+        }
+        Ok(())
     }
 
     /// Whether the page cache is bypassed (`O_DIRECT` on Linux,
@@ -195,11 +233,17 @@ impl FileDevice {
     }
 }
 
-/// Takes the file's exclusive advisory lock (`flock`), without waiting. It
-/// belongs to this open file and goes with it when the device is dropped or
-/// the process dies, so a crash never leaves a stale lock behind.
-fn lock(file: &File, path: &Path) -> Result<()> {
-    match file.try_lock() {
+/// Takes the file's advisory lock (`flock`), without waiting: exclusive for
+/// a writer, shared for a reader. It belongs to this open file and goes
+/// with it when the device is dropped or the process dies, so a crash never
+/// leaves a stale lock behind.
+fn lock(file: &File, path: &Path, shared: bool) -> Result<()> {
+    let taken = if shared {
+        file.try_lock_shared()
+    } else {
+        file.try_lock()
+    };
+    match taken {
         Ok(()) => Ok(()),
         Err(std::fs::TryLockError::WouldBlock) => Err(DeviceError::Busy {
             path: path.display().to_string(),
@@ -355,6 +399,7 @@ impl BlockDevice for FileDevice {
 
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.check(lba, offset, data.len())?;
+        self.check_writable()?;
         let t = Instant::now();
         if offset != 0 || data.len() != self.page_size {
             // Whole-page I/O keeps O_DIRECT's alignment rules and makes the
@@ -373,6 +418,7 @@ impl BlockDevice for FileDevice {
 
     fn trim(&mut self, lba: u64) -> Result<()> {
         self.check(lba, 0, 0)?;
+        self.check_writable()?;
         // Zeroing keeps invariant 1 without punching holes (which needs
         // fallocate flags not every filesystem has).
         self.buf.as_mut().fill(0);
@@ -384,6 +430,10 @@ impl BlockDevice for FileDevice {
     fn sync(&mut self) -> Result<()> {
         if self.poisoned {
             return Err(DeviceError::Poisoned);
+        }
+        if self.read_only {
+            // Nothing was written: nothing to make durable.
+            return Ok(());
         }
         let t = Instant::now();
         if let Err(e) = self.file.sync_data() {

@@ -382,6 +382,27 @@ impl DeviceSpec {
         self.make(true)
     }
 
+    /// Opens an existing file for reading only (a shared lock; every write
+    /// refused, so the file stays byte-identical and may be read-only on
+    /// disk). Only `file:` devices: a simulated chip holds nothing to read.
+    pub fn open_read_only(&self) -> Result<Storage> {
+        let Target::File(path) = &self.target else {
+            return Err(DeviceError::Config(
+                "only a file: device can be opened read-only".into(),
+            ));
+        };
+        let dev: Box<dyn super::BlockDevice> = Box::new(FileDevice::open_read_only(
+            path,
+            self.geometry.page_size as usize,
+            self.file_pages,
+        )?);
+        Ok(Storage::Pages(if self.atomic {
+            Box::new(super::Shadow::mount(dev)?)
+        } else {
+            dev
+        }))
+    }
+
     fn make(&self, existing: bool) -> Result<Storage> {
         let storage = self.make_plain(existing)?;
         match storage {

@@ -38,6 +38,10 @@ pub struct Guarded {
     inner: Box<dyn Index>,
     /// The first error that poisoned it, as text.
     poisoned: Option<String>,
+    /// Opened for queries only: every call that would change it is refused
+    /// (a buffering index would otherwise take an insert into RAM and lose
+    /// it silently).
+    read_only: bool,
 }
 
 impl Guarded {
@@ -45,7 +49,27 @@ impl Guarded {
         Guarded {
             inner,
             poisoned: None,
+            read_only: false,
         }
+    }
+
+    /// `inner` for queries only: inserts, deletes, updates, bulk loads and
+    /// flushes are refused with a `Config` error, which changes nothing.
+    pub fn read_only(inner: Box<dyn Index>) -> Self {
+        Guarded {
+            read_only: true,
+            ..Guarded::new(inner)
+        }
+    }
+
+    fn writable(&self) -> Result<()> {
+        self.ready()?;
+        if self.read_only {
+            return Err(IndexError::Config(
+                "the index is open read-only: nothing may change it".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The first error, if a call has failed.
@@ -89,17 +113,17 @@ impl Index for Guarded {
         self.inner.format()
     }
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
-        self.ready()?;
+        self.writable()?;
         let r = self.inner.insert(key, value);
         self.watch(r)
     }
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
-        self.ready()?;
+        self.writable()?;
         let r = self.inner.delete(key, value);
         self.watch(r)
     }
     fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
-        self.ready()?;
+        self.writable()?;
         let r = self.inner.update(key, old, new);
         self.watch(r)
     }
@@ -125,7 +149,7 @@ impl Index for Guarded {
         self.watch(r)
     }
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
-        self.ready()?;
+        self.writable()?;
         let r = self.inner.bulk_load(entries);
         self.watch(r)
     }
@@ -133,7 +157,7 @@ impl Index for Guarded {
         self.inner.steady_state_inserts(entries)
     }
     fn flush(&mut self) -> Result<()> {
-        self.ready()?;
+        self.writable()?;
         let r = self.inner.flush();
         self.watch(r)
     }

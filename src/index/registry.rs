@@ -109,14 +109,31 @@ pub fn create(
 /// Reopens the index `name` that `flush` left on `storage`, guarded: its
 /// last successful flush, whatever was written since (a storage under the
 /// commit layer forgets it; `BlockDevice::discard_uncommitted`).
-pub fn open(
+pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
+    last_flush(name, storage, memory, params).map(guard)
+}
+
+/// Opens the index `name` on `storage` for queries only (`index::guard`):
+/// calls that would change it are refused, and it writes nothing.
+pub fn open_read_only(
+    name: &str,
+    storage: Storage,
+    memory: usize,
+    params: Params,
+) -> Result<Box<dyn Index>> {
+    let index = last_flush(name, storage, memory, params)?;
+    Ok(Box::new(super::guard::Guarded::read_only(index)))
+}
+
+/// The index's last flush: what was not committed is dropped first.
+fn last_flush(
     name: &str,
     mut storage: Storage,
     memory: usize,
     params: Params,
 ) -> Result<Box<dyn Index>> {
     storage.discard_uncommitted()?;
-    open_unguarded(name, storage, memory, params).map(guard)
+    open_unguarded(name, storage, memory, params)
 }
 
 fn guard(index: Box<dyn Index>) -> Box<dyn Index> {

@@ -245,8 +245,6 @@ impl Shadow {
                 }
             }
         }
-        self.capacity = offered_capacity(physical, self.per_map_page);
-        self.levels = levels_for(self.capacity, self.per_map_page);
         self.generation = 0;
         self.entries.clear();
         self.tree.clear();
@@ -448,6 +446,26 @@ impl Shadow {
         })
     }
 
+    /// Writes `data` over `old`'s page if no commit references it (fresh),
+    /// else to a page taken for it, given back if the write fails; the
+    /// superseded page then waits for release (invariant 1). Returns the
+    /// page written.
+    fn write_shadow(&mut self, old: Slot, data: &[u8]) -> Result<u64> {
+        if old.fresh {
+            self.inner.write(old.page, 0, data)?;
+            return Ok(old.page);
+        }
+        let page = self.take_page()?;
+        if let Err(e) = self.inner.write(page, 0, data) {
+            self.free.insert(page);
+            return Err(e);
+        }
+        if old.page != 0 {
+            self.pending_release.push(old.page);
+        }
+        Ok(page)
+    }
+
     /// Gives back a page no commit references.
     fn drop_fresh(&mut self, page: u64) -> Result<()> {
         self.free.insert(page);
@@ -522,22 +540,9 @@ impl Shadow {
                     .get(j as usize)
                     .copied()
                     .unwrap_or_default();
-                let page = if old.fresh {
-                    old.page
-                } else {
-                    self.take_page()?
-                };
-                if let Err(e) = self.inner.write(page, 0, &b) {
-                    if !old.fresh {
-                        self.free.insert(page);
-                    }
-                    return Err(e);
-                }
+                let page = self.write_shadow(old, &b)?;
                 self.own.durability_writes += 1;
                 self.dirty[level].remove(&j);
-                if old.page != 0 && !old.fresh {
-                    self.pending_release.push(old.page);
-                }
                 let row = &mut self.tree[level];
                 if row.len() <= j as usize {
                     row.resize(j as usize + 1, Slot::default());
@@ -630,20 +635,10 @@ impl BlockDevice for Shadow {
             self.entries.resize(at + 1, Slot::default());
         }
         let old = self.entries[at];
-        let page = if old.fresh {
-            old.page
-        } else {
-            self.take_page()?
-        };
-        if let Err(e) = self.inner.write(page, 0, &self.page_buf) {
-            if !old.fresh {
-                self.free.insert(page);
-            }
-            return Err(e);
-        }
-        if old.page != 0 && !old.fresh {
-            self.pending_release.push(old.page);
-        }
+        let data = std::mem::take(&mut self.page_buf);
+        let written = self.write_shadow(old, &data);
+        self.page_buf = data;
+        let page = written?;
         if !old.fresh {
             self.fresh_lbas.push(lba);
         }

@@ -62,19 +62,18 @@ impl Guarded {
         }
     }
 
-    fn writable(&self) -> Result<()> {
+    /// Runs `f` on the index unless it is poisoned (or, for a call that
+    /// `changes` it, open read-only), and poisons it if `f` fails with an
+    /// error that may have left it half-changed.
+    fn call<T>(&mut self, changes: bool, f: impl FnOnce(&mut dyn Index) -> Result<T>) -> Result<T> {
         self.ready()?;
-        if self.read_only {
+        if changes && self.read_only {
             return Err(IndexError::Config(
                 "the index is open read-only: nothing may change it".into(),
             ));
         }
-        Ok(())
-    }
-
-    /// The first error, if a call has failed.
-    pub fn poisoned(&self) -> Option<&str> {
-        self.poisoned.as_deref()
+        let r = f(self.inner.as_mut());
+        self.watch(r)
     }
 
     fn ready(&self) -> Result<()> {
@@ -113,53 +112,37 @@ impl Index for Guarded {
         self.inner.format()
     }
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
-        self.writable()?;
-        let r = self.inner.insert(key, value);
-        self.watch(r)
+        self.call(true, |i| i.insert(key, value))
     }
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
-        self.writable()?;
-        let r = self.inner.delete(key, value);
-        self.watch(r)
+        self.call(true, |i| i.delete(key, value))
     }
     fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
-        self.writable()?;
-        let r = self.inner.update(key, old, new);
-        self.watch(r)
+        self.call(true, |i| i.update(key, old, new))
     }
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
-        self.ready()?;
-        let r = self.inner.get(key, out);
-        self.watch(r)
+        self.call(false, |i| i.get(key, out))
     }
     fn defers_lookups(&self) -> bool {
         self.inner.defers_lookups()
     }
     fn get_later(&mut self, key: u64) -> Result<u64> {
-        self.ready()?;
-        let r = self.inner.get_later(key);
-        self.watch(r)
+        self.call(false, |i| i.get_later(key))
     }
     fn take_answers(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
         self.inner.take_answers(out)
     }
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
-        self.ready()?;
-        let r = self.inner.range(lo, hi, out);
-        self.watch(r)
+        self.call(false, |i| i.range(lo, hi, out))
     }
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
-        self.writable()?;
-        let r = self.inner.bulk_load(entries);
-        self.watch(r)
+        self.call(true, |i| i.bulk_load(entries))
     }
     fn steady_state_inserts(&self, entries: u64) -> u64 {
         self.inner.steady_state_inserts(entries)
     }
     fn flush(&mut self) -> Result<()> {
-        self.writable()?;
-        let r = self.inner.flush();
-        self.watch(r)
+        self.call(true, |i| i.flush())
     }
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()

@@ -58,10 +58,11 @@ pub(crate) fn agree(params: &mut Params, parameter: &str, image: u64) -> Result<
 
 /// Reconciles `params` with the superblock of a tree index on `storage`:
 /// the entry widths, and the node size when the index takes `node_bytes`
-/// (`sized`). Nothing happens on storage without a superblock.
-pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: bool) -> Result<()> {
+/// (`sized`). Nothing happens on storage without a superblock; returns
+/// whether it has one.
+pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: bool) -> Result<bool> {
     let Some(meta) = probe(storage)? else {
-        return Ok(());
+        return Ok(false);
     };
     agree(params, "key_bytes", meta.format.key_bytes as u64)?;
     agree(params, "value_bytes", meta.format.value_bytes as u64)?;
@@ -78,7 +79,7 @@ pub(crate) fn tree_params(storage: &mut Storage, params: &mut Params, sized: boo
         // misread full leaves as corrupt.
         return Err(mismatch("leaf_entries", "uncapped", given));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Checks that the layout the parameters ask for (`asked`) is the one the

@@ -241,12 +241,11 @@ impl Bftl {
     ) -> Result<Self> {
         // A device with no superblock holds no index: say so before the
         // layout checks, which would otherwise judge default parameters.
-        if crate::index::reopen::probe(&mut storage)?.is_none() {
+        if !crate::index::reopen::tree_params(&mut storage, &mut params, true)? {
             return Err(IndexError::NoIndex(format!(
                 "the device holds no {name} superblock"
             )));
         }
-        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
         let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
         tree.limit_cache(o.cache_nodes)?;

@@ -331,10 +331,15 @@ impl DeltaChainStore {
 
     /// Makes room for `need` bytes in the head page.
     fn head_room(&mut self, need: usize) -> Result<(), IndexError> {
-        if self.page_size - self.head_used < need {
+        if !self.head_fits(need) {
             self.program_head()?;
         }
         Ok(())
+    }
+
+    /// Whether `need` more bytes fit the head page.
+    fn head_fits(&self, need: usize) -> bool {
+        self.page_size - self.head_used >= need
     }
 
     /// Writes `node` as node `id`'s new base (consolidating its chain).
@@ -494,8 +499,8 @@ impl NodeStore for DeltaChainStore {
             // A read never fails for want of room (issue #28: a full image
             // could not be scanned): the consolidation it triggers waits,
             // its counter still negative, until a page is free.
-            let room = self.page_size - self.head_used >= delta::base_record_bytes(self.layout)
-                || self.free_page_count() > 0;
+            let room =
+                self.head_fits(delta::base_record_bytes(self.layout)) || self.free_page_count() > 0;
             let c = &mut self.chains[id as usize];
             c.counter -= page_read_cost * chain_len as f64;
             if c.counter < 0.0 && chain_len > 0 && room {

@@ -5,8 +5,44 @@
 //!
 //! # Quick start
 //!
-//! Build a device, create an index on it by name, use it, flush it and
-//! open it again from what is on the device:
+//! A [`Store`] is one index in one file: a map of `u64` keys to `u64`
+//! values with explicit durability points ([`Store::flush`],
+//! [`Store::close`]):
+//!
+//! ```
+//! use flashix::{Options, Store};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path().join("ids.flashix");
+//! // A B+-tree in 4 MiB of RAM; Options::index("lsm") (or any name
+//! // `flashix list` shows) picks another index.
+//! let mut store = Store::create(&path, &Options::default())?;
+//! store.put(7, 700)?;
+//! store.put(u64::MAX, 1)?;
+//! assert_eq!(store.put(7, 701)?, Some(700)); // replaced
+//! store.close()?; // flushes: durable from here
+//!
+//! let mut store = Store::open(&path, &Options::default())?;
+//! assert_eq!(store.get(7)?, Some(701));
+//! for entry in store.range(0..100)? {
+//!     let (key, value) = entry?;
+//!     println!("{key} = {value}");
+//! }
+//! store.delete(7)?;
+//! store.flush()?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `examples/` has a store embedded in an application (`embed`), a
+//! workload on a simulated chip with its report (`simulate`) and a device
+//! of your own (`custom_device`).
+//!
+//! # Measuring an index
+//!
+//! Beneath the store, every index is built by name on a device and
+//! reports what the device did:
 //!
 //! ```
 //! use flashix::device::DeviceSpec;
@@ -50,6 +86,7 @@
 //! * [`runner`]: drives operations, checks answers against an oracle and
 //!   attributes device cost to the operation that caused it.
 //! * [`experiment`]: the papers' experiments (`flashix reproduce`).
+//! * [`store`]: [`Store`], the facade an application embeds.
 //! * [`cli`]: the `flashix` command line.
 #![deny(unsafe_code)]
 
@@ -59,4 +96,14 @@ pub mod experiment;
 pub mod index;
 pub mod node;
 pub mod runner;
+pub mod store;
 pub mod workload;
+
+pub use store::{Options, Semantics, Store, StoreError};
+
+// The README's library section is compiled as a doc-test, so it cannot
+// drift from the API (it writes to the working directory: compiled, not
+// run; the crate root's copy above runs).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeLibrarySection;

@@ -124,3 +124,64 @@ fn read_only_answers_and_leaves_the_file_byte_identical() {
     assert!(!out.status.success());
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
+
+/// One on-disk format: a store the library made answers through the
+/// command line (and is refused there without `--open`/`--overwrite`,
+/// untouched), and a file the command line made opens as a `Store`.
+#[test]
+fn library_and_command_line_open_each_others_stores() {
+    use flashix::{Options, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lib_made = dir.path().join("lib.flashix");
+    let mut s = Store::create(&lib_made, &Options::index("lsm")).unwrap();
+    s.put(1 << 40, 5_555).unwrap();
+    s.put(3, 4_444).unwrap();
+    s.close().unwrap();
+    let before = std::fs::read(&lib_made).unwrap();
+    let device = format!("file:{}", lib_made.display());
+    let queries = dir.path().join("q.trace");
+    std::fs::write(&queries, "S 1099511627776\nS 3\n").unwrap();
+    let queries = queries.display().to_string();
+    let out = flashix(&[
+        "replay",
+        "--read-only",
+        "--index",
+        "lsm",
+        "--memory",
+        "4MiB",
+        "--device",
+        &device,
+        "--trace",
+        &queries,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("5555") && text.contains("4444"), "{text}");
+    let refused = flashix(&[
+        "run", "--index", "lsm", "--device", &device, "--ops", "10", "--quiet",
+    ]);
+    assert!(!refused.status.success());
+    assert_eq!(std::fs::read(&lib_made).unwrap(), before);
+
+    let cli_made = dir.path().join("cli.flashix");
+    let device = format!("file:{}", cli_made.display());
+    let load = dir.path().join("load.trace");
+    std::fs::write(&load, "I 1 10\nI 2 20\nD 1 10\nI 7 70\n").unwrap();
+    let load = load.display().to_string();
+    let made = flashix(&[
+        "replay", "--index", "fdtree", "--device", &device, "--trace", &load,
+    ]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut s = Store::open(&cli_made, &Options::default()).unwrap();
+    assert_eq!(s.index().name(), "fdtree");
+    let all: Vec<(u64, u64)> = s.range(..).unwrap().map(Result::unwrap).collect();
+    assert_eq!(all, [(2, 20), (7, 70)]);
+}

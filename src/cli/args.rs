@@ -50,6 +50,39 @@ pub enum Command {
     /// trimmed, swapped, stale, random), reopen, and check that every answer
     /// is exact or an error; exits non-zero on a wrong answer or a panic.
     Damagetest(CrashtestArgs),
+    /// Fail one write or sync (EIO, ENOSPC, a short write) of a seeded
+    /// workload, retry, go on, crash, reopen, and check the index holds its
+    /// last flush; exits non-zero on any failure.
+    Faulttest(FaulttestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FaulttestArgs {
+    /// Index name, or `all`.
+    #[arg(long, default_value = "all")]
+    pub index: String,
+    /// Index parameter, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+    /// Scenarios per index.
+    #[arg(long, default_value_t = 1000)]
+    pub scenarios: u64,
+    /// Data operations of the workload.
+    #[arg(long, default_value_t = 600)]
+    pub ops: usize,
+    /// A flush after every N data operations.
+    #[arg(long, default_value_t = 40)]
+    pub flush_every: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Bulk-load N entries and flush them once; every scenario starts from
+    /// a copy of that image (indexes of thousands of pages stay cheap).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub preload: u64,
+    /// Memory budget of the index: bytes, or a number with a unit: KiB,
+    /// MiB, GiB (or K, M, G) are 1,024-based; KB, MB, GB 1,000-based.
+    #[arg(long, default_value = "16KiB")]
+    pub memory: String,
 }
 
 #[derive(Debug, Args)]

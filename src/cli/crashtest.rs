@@ -123,19 +123,37 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
         }
     }
     std::panic::set_hook(hook);
-    if failed > 0 || not_run > 0 {
-        let mut why = Vec::new();
-        if failed > 0 {
-            why.push(format!(
-                "{failed} of {total} scenarios broke the durability contract"
-            ));
-        }
-        if not_run > 0 {
-            why.push(format!("{not_run} index and device pairs could not run"));
-        }
-        return Err(format!("crashtest: {}", why.join("; ")).into());
+    outcome(
+        "crashtest",
+        failed,
+        total,
+        not_run,
+        "index and device pairs",
+    )
+}
+
+/// The exit of a harness command (`crashtest`, `faulttest`): an error
+/// naming the broken scenarios and the `units` that could not run, if any.
+pub(super) fn outcome(
+    command: &str,
+    failed: u64,
+    total: u64,
+    not_run: u64,
+    units: &str,
+) -> CliResult<()> {
+    if failed == 0 && not_run == 0 {
+        return Ok(());
     }
-    Ok(())
+    let mut why = Vec::new();
+    if failed > 0 {
+        why.push(format!(
+            "{failed} of {total} scenarios broke the durability contract"
+        ));
+    }
+    if not_run > 0 {
+        why.push(format!("{not_run} {units} could not run"));
+    }
+    Err(format!("{command}: {}", why.join("; ")).into())
 }
 
 /// `flashix damagetest` (module doc); on the FTL only by default, since the

@@ -5,6 +5,7 @@ pub mod args;
 mod bench;
 mod compare;
 mod crashtest;
+mod faulttest;
 mod predict;
 mod ranking;
 pub mod size;
@@ -50,6 +51,7 @@ pub fn main() -> CliResult<()> {
         Command::Reproduce(a) => reproduce(a),
         Command::Crashtest(a) => crashtest::crashtest(a),
         Command::Damagetest(a) => crashtest::damagetest(a),
+        Command::Faulttest(a) => faulttest::faulttest(a),
     }
 }
 

@@ -34,6 +34,10 @@ pub enum DeviceError {
     /// Another open device (another process, or another handle in this one)
     /// holds the file: one writer per device.
     Busy { path: String },
+    /// The medium holds data but no commit record of the commit layer
+    /// ([`super::Shadow`]): not a flashix store (another program's file,
+    /// or pages written without the commit layer).
+    NotAStore { detail: String },
 }
 
 impl fmt::Display for DeviceError {
@@ -61,6 +65,7 @@ impl fmt::Display for DeviceError {
                 write!(f, "corrupt device metadata at page {page}: {detail}")
             }
             DeviceError::Config(m) => write!(f, "invalid device configuration: {m}"),
+            DeviceError::NotAStore { detail } => write!(f, "not a flashix store: {detail}"),
             DeviceError::Poisoned => {
                 write!(
                     f,

@@ -18,10 +18,12 @@
 //!    [`FaultPlan::fail_kind`]'s error (an I/O error as EIO, or `Full` as
 //!    ENOSPC); with `fail_lands` its data reaches the medium all the same
 //!    (an error reported after the write, or a write whose first part
-//!    landed), otherwise none of it does. With `fail_sync = Some(n)` the
-//!    `n`-th sync returns that error (what was written before it stays
-//!    written, as this device has no volatile cache). Every other call
-//!    succeeds: a caller may retry.
+//!    landed), otherwise none of it does; with `fail_short` (which wins
+//!    over `fail_lands`) only its first half of bytes does, as a short
+//!    write reports an error after the device took part of it. With
+//!    `fail_sync = Some(n)` the `n`-th sync returns that error (what was
+//!    written before it stays written, as this device has no volatile
+//!    cache). Every other call succeeds: a caller may retry.
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -45,6 +47,9 @@ pub struct FaultPlan {
     pub fail_write: Option<u64>,
     /// Whether that write's data reaches the medium anyway.
     pub fail_lands: bool,
+    /// Whether only the first half of that write's bytes reaches the medium
+    /// (a short write; wins over `fail_lands`).
+    pub fail_short: bool,
     /// The sync (1-based) that fails with `fail_kind`.
     pub fail_sync: Option<u64>,
     /// The error of a transient failure.
@@ -90,9 +95,10 @@ enum WriteFate {
     Full,
     Torn,
     Lost,
-    /// Rule 4: an error, the data landed or not.
+    /// Rule 4: an error, the data landed, half landed (`short`) or not.
     Failed {
         lands: bool,
+        short: bool,
     },
 }
 
@@ -134,6 +140,7 @@ impl Injector {
             }
             _ if self.plan.fail_write == Some(self.writes) => WriteFate::Failed {
                 lands: self.plan.fail_lands,
+                short: self.plan.fail_short,
             },
             _ => WriteFate::Full,
         }
@@ -162,8 +169,13 @@ impl Injector {
                 Err(DeviceError::PowerLost)
             }
             WriteFate::Lost => Err(DeviceError::PowerLost),
-            WriteFate::Failed { lands } => {
-                if lands {
+            WriteFate::Failed { lands, short } => {
+                let half = data.len() / 2;
+                if short {
+                    if half > 0 {
+                        write(&data[..half])?;
+                    }
+                } else if lands {
                     write(data)?;
                 }
                 Err(self.plan.fail_kind.error("write"))
@@ -342,11 +354,17 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     }
 }
 
+/// The shared chip or device: a test that caught a panic holding it goes on
+/// with what the chip holds, as a chip outlives the program that crashed.
+fn shared<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A chip that outlives the devices built on it, as a real chip outlives a
 /// power cut: clones share one chip, so a crash test can drop an FTL (its
 /// RAM tables lost) and mount a new one over what was programmed.
 #[derive(Debug)]
-pub struct SharedChip<F: Flash>(pub std::rc::Rc<std::cell::RefCell<F>>);
+pub struct SharedChip<F: Flash>(pub std::sync::Arc<std::sync::Mutex<F>>);
 
 // Not derived: a derive would ask `F: Clone`, and a clone shares the chip.
 impl<F: Flash> Clone for SharedChip<F> {
@@ -357,50 +375,50 @@ impl<F: Flash> Clone for SharedChip<F> {
 
 impl<F: Flash> SharedChip<F> {
     pub fn new(chip: F) -> Self {
-        SharedChip(std::rc::Rc::new(std::cell::RefCell::new(chip)))
+        SharedChip(std::sync::Arc::new(std::sync::Mutex::new(chip)))
     }
 }
 
 impl<F: Flash> Flash for SharedChip<F> {
     fn geometry(&self) -> Geometry {
-        self.0.borrow().geometry()
+        shared(&self.0).geometry()
     }
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.0.borrow_mut().read(page, offset, buf)
+        shared(&self.0).read(page, offset, buf)
     }
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
-        self.0.borrow_mut().program(page, offset, data)
+        shared(&self.0).program(page, offset, data)
     }
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
-        self.0.borrow_mut().read_spare(page, buf)
+        shared(&self.0).read_spare(page, buf)
     }
     fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
-        self.0.borrow_mut().program_spare(page, data)
+        shared(&self.0).program_spare(page, data)
     }
     fn erase(&mut self, block: u64) -> Result<()> {
-        self.0.borrow_mut().erase(block)
+        shared(&self.0).erase(block)
     }
     fn is_bad(&self, block: u64) -> bool {
-        self.0.borrow().is_bad(block)
+        shared(&self.0).is_bad(block)
     }
     fn release(&mut self, page: u64) {
-        self.0.borrow_mut().release(page)
+        shared(&self.0).release(page)
     }
     fn stats(&self) -> DeviceStats {
-        self.0.borrow().stats()
+        shared(&self.0).stats()
     }
     fn wear(&self) -> Wear {
-        self.0.borrow().wear()
+        shared(&self.0).wear()
     }
     fn info(&self) -> DeviceInfo {
-        self.0.borrow().info()
+        shared(&self.0).info()
     }
 }
 
 /// A logical-page device shared between handles, as [`SharedChip`] is for
 /// chips: a damage test keeps one handle to read and rewrite the pages
 /// beneath a layer (the shadow-paging commit layer) that owns the other.
-pub struct SharedDevice(pub std::rc::Rc<std::cell::RefCell<Box<dyn BlockDevice>>>);
+pub struct SharedDevice(pub std::sync::Arc<std::sync::Mutex<Box<dyn BlockDevice>>>);
 
 impl Clone for SharedDevice {
     fn clone(&self) -> Self {
@@ -410,45 +428,45 @@ impl Clone for SharedDevice {
 
 impl SharedDevice {
     pub fn new(dev: Box<dyn BlockDevice>) -> Self {
-        SharedDevice(std::rc::Rc::new(std::cell::RefCell::new(dev)))
+        SharedDevice(std::sync::Arc::new(std::sync::Mutex::new(dev)))
     }
 }
 
 impl BlockDevice for SharedDevice {
     fn page_size(&self) -> usize {
-        self.0.borrow().page_size()
+        shared(&self.0).page_size()
     }
     fn capacity_pages(&self) -> u64 {
-        self.0.borrow().capacity_pages()
+        shared(&self.0).capacity_pages()
     }
     fn extent_pages(&self) -> Option<u64> {
-        self.0.borrow().extent_pages()
+        shared(&self.0).extent_pages()
     }
     fn discard_uncommitted(&mut self) -> Result<()> {
-        self.0.borrow_mut().discard_uncommitted()
+        shared(&self.0).discard_uncommitted()
     }
     fn pages_per_block(&self) -> u32 {
-        self.0.borrow().pages_per_block()
+        shared(&self.0).pages_per_block()
     }
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.0.borrow_mut().read(lba, offset, buf)
+        shared(&self.0).read(lba, offset, buf)
     }
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
-        self.0.borrow_mut().write(lba, offset, data)
+        shared(&self.0).write(lba, offset, data)
     }
     fn trim(&mut self, lba: u64) -> Result<()> {
-        self.0.borrow_mut().trim(lba)
+        shared(&self.0).trim(lba)
     }
     fn sync(&mut self) -> Result<()> {
-        self.0.borrow_mut().sync()
+        shared(&self.0).sync()
     }
     fn stats(&self) -> DeviceStats {
-        self.0.borrow().stats()
+        shared(&self.0).stats()
     }
     fn wear(&self) -> Option<Wear> {
-        self.0.borrow().wear()
+        shared(&self.0).wear()
     }
     fn info(&self) -> DeviceInfo {
-        self.0.borrow().info()
+        shared(&self.0).info()
     }
 }

@@ -202,7 +202,7 @@ pub struct DeviceInfo {
 }
 
 /// A raw NAND chip: erase-before-write, partial programs up to `nop`, wear.
-pub trait Flash {
+pub trait Flash: Send {
     fn geometry(&self) -> Geometry;
     /// Reads `buf.len()` bytes at `offset` inside physical page `page`.
     /// An erased page reads as 0xFF bytes.
@@ -232,7 +232,7 @@ pub trait Flash {
 }
 
 /// A logical-page device with overwrite allowed.
-pub trait BlockDevice {
+pub trait BlockDevice: Send {
     /// Bytes per logical page.
     fn page_size(&self) -> usize;
     /// Logical pages addressable (`0..capacity_pages()`).

@@ -179,8 +179,10 @@ pub struct DeviceSpec {
     /// 64 GiB default, which the command line sizes to the work).
     pub explicit_size: bool,
     /// Whether indexes run over the shadow-paging commit layer
-    /// ([`super::Shadow`]): atomic flushes and checked reads. On by default
-    /// for files (a real file must be a store); off by default on the
+    /// ([`super::Shadow`]): atomic flushes and checked reads. Always on
+    /// for files (one on-disk format: a file is a store; only an
+    /// experiment's scratch file, which nothing opens again, measures
+    /// an index's bare requests on the disk); off by default on the
     /// simulated FTL, whose page counts the paper experiments compare
     /// (`--device-set atomic=true` turns it on); never on a raw chip.
     pub atomic: bool,
@@ -297,6 +299,11 @@ impl DeviceSpec {
                 ))
             }
             (Target::Raw, _) => false,
+            (Target::File(_), Some(false)) => {
+                return Err(DeviceError::Config(
+                    "a file is a store only through the commit layer (one on-disk format): `atomic=false` is for the simulated devices".into(),
+                ))
+            }
             (_, Some(a)) => a,
             (Target::File(_), None) => true,
             (Target::Ftl | Target::Ssd, None) => false,
@@ -313,6 +320,17 @@ impl DeviceSpec {
             };
         }
         Ok(d)
+    }
+
+    /// A file store at `path` with the defaults of `file:PATH` (4 KiB
+    /// pages, no size limit, the commit layer on): a path that is not
+    /// UTF-8 needs no spelling as text.
+    pub fn file(path: &std::path::Path) -> DeviceSpec {
+        // `file:_` is a literal spec with no overrides: it always parses.
+        let mut d = DeviceSpec::parse("file:_", &[]).expect("`file:_` parses");
+        d.name = format!("file:{}", path.display());
+        d.target = Target::File(path.to_path_buf());
+        d
     }
 
     /// An SSD profile with its overrides: `page_size` (the request size),

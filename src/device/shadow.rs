@@ -34,7 +34,11 @@
 //!   `"FXSHADOW" | version u32 = 1 | page size u32 | generation u64 |
 //!   logical capacity u64 | high water u64 | logical length u64 |
 //!   root page u64 | root CRC u32 | levels u32 | CRC-32C of the 64 bytes
-//!   before it u32`. Neither copy valid means a device never committed.
+//!   before it u32`. Neither copy valid means a device never committed,
+//!   if both pages are zeros or torn records; a meta page holding anything
+//!   else is another format, refused at mount as
+//!   [`DeviceError::NotAStore`] (one on-disk format: a file is a store
+//!   only through this layer).
 //! * map page: `"FXMP" | level u16 | reserved u16 | index u64` then
 //!   `(page u64, CRC u32)` entries (page 0 = unmapped). Level-0 map page
 //!   `j` maps logical pages `j·E ..`, a level-`k` page points at level
@@ -76,7 +80,8 @@ use std::collections::BTreeSet;
 
 use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
 
-const META_MAGIC: &[u8; 8] = b"FXSHADOW";
+/// The first bytes of a commit record (and of every store file).
+pub(crate) const META_MAGIC: &[u8; 8] = b"FXSHADOW";
 const MAP_MAGIC: &[u8; 4] = b"FXMP";
 const META_BYTES: usize = 68;
 const MAP_HEADER: usize = 16;
@@ -236,6 +241,7 @@ impl Shadow {
     fn load_last_commit(&mut self) -> Result<()> {
         let physical = self.inner.capacity_pages();
         let mut newest: Option<Meta> = None;
+        let mut foreign = None;
         for slot in 0..2u64 {
             self.inner.read(slot, 0, &mut self.page_buf)?;
             self.own.durability_reads += 1;
@@ -243,7 +249,35 @@ impl Shadow {
                 if newest.is_none_or(|n| m.generation > n.generation) {
                     newest = Some(m);
                 }
+            } else if !self.page_buf.starts_with(META_MAGIC)
+                && self.page_buf.iter().any(|&b| b != 0)
+            {
+                foreign.get_or_insert(slot);
+            } else if slot == 0 && self.page_buf.starts_with(META_MAGIC) {
+                // A whole record of another page size (its checksum holds
+                // over its own 64 bytes): opened with the wrong size.
+                let size = u32_at(&self.page_buf, 12) as usize;
+                if size != self.page_size
+                    && u32_at(&self.page_buf, 64) == crc32c::crc32c(&self.page_buf[..64])
+                {
+                    return Err(DeviceError::Config(format!(
+                        "the store's pages are {size} bytes, not {}: open it with that page size",
+                        self.page_size
+                    )));
+                }
             }
+        }
+        // A meta page is only ever zeros, a record, or a torn record (whose
+        // first half, with the magic, landed): anything else there is
+        // another format. Without a valid record to say otherwise, the
+        // medium is refused rather than read (or overwritten) as an empty
+        // store.
+        if let (None, Some(slot)) = (newest, foreign) {
+            return Err(DeviceError::NotAStore {
+                detail: format!(
+                    "page {slot} holds neither a commit record (\"FXSHADOW\") nor zeros; a file made without the commit layer (FileDevice on its own, `atomic=false`) or by another program"
+                ),
+            });
         }
         self.generation = 0;
         self.entries.clear();

@@ -119,6 +119,24 @@ impl Drop for ScratchFile {
     }
 }
 
+/// The device of a run: `text` with the run's `device.` parameters. A
+/// scratch file (deleted after the run, never opened again) may go without
+/// the commit layer (`device.atomic=false`), so that an experiment measures
+/// the index's own requests on the disk (asbtree-disk); a file a user
+/// names may not (`DeviceSpec::parse` refuses it: one on-disk format).
+fn device_spec(text: &str, params: &Params, scratch: bool) -> Result<DeviceSpec, String> {
+    let mut sets = prefixed(params, "device.");
+    let bare = scratch && sets.iter().any(|(k, v)| k == "atomic" && v == "false");
+    if bare {
+        sets.retain(|(k, _)| k != "atomic");
+    }
+    let mut device = DeviceSpec::parse(text, &sets).map_err(|e| e.to_string())?;
+    if bare {
+        device.atomic = false;
+    }
+    Ok(device)
+}
+
 fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value), String> {
     let device_text = get(params, "device")?;
     let scratch = device_text.contains(SCRATCH).then(ScratchFile::new);
@@ -126,8 +144,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         Some(f) => device_text.replace(&format!("file:{SCRATCH}"), &f.device()),
         None => device_text.to_string(),
     };
-    let device =
-        DeviceSpec::parse(&device_text, &prefixed(params, "device.")).map_err(|e| e.to_string())?;
+    let device = device_spec(&device_text, params, scratch.is_some())?;
     let sets = prefixed(params, "set.");
     let mut index_params = IndexParams::new();
     for (k, v) in &sets {
@@ -426,7 +443,7 @@ mod tests {
                         super::super::ssd::TEMP_FILE => scratch.device(),
                         d => d.replace(&format!("file:{SCRATCH}"), &scratch.device()),
                     };
-                    let device = DeviceSpec::parse(&text, &prefixed(&r.params, "device."))
+                    let device = device_spec(&text, &r.params, true)
                         .unwrap_or_else(|err| panic!("{}: {err}", e.id));
                     let storage = device.build().unwrap();
                     if e.kind == RunKind::Index {

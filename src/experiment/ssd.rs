@@ -221,12 +221,13 @@ pub(super) fn device_bench_run(
         Some(f) => f.device(),
         None => device.to_string(),
     };
-    let mut sets = prefixed(params, "device.");
+    let sets = prefixed(params, "device.");
+    let mut spec = DeviceSpec::parse(&spec_name, &sets).map_err(|e| e.to_string())?;
     if temp.is_some() {
-        // The microbenchmark measures the disk, not the commit layer.
-        sets.push(("atomic".into(), "false".into()));
+        // The microbenchmark measures the disk, not the commit layer, on a
+        // scratch file nothing opens again.
+        spec.atomic = false;
     }
-    let spec = DeviceSpec::parse(&spec_name, &sets).map_err(|e| e.to_string())?;
     let result = bench(&spec, pattern, requests, span_mib, seed);
     drop(temp);
     result

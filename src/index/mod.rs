@@ -62,7 +62,7 @@ impl IndexStats {
 }
 
 /// One index over one storage.
-pub trait Index {
+pub trait Index: Send {
     /// The registry name (`btree`, `bftl`, ...).
     fn name(&self) -> &'static str;
     /// The entry widths on flash.

@@ -95,6 +95,23 @@ fn unknown(name: &str) -> IndexError {
     ))
 }
 
+/// The kind of the index a flush left on logical pages (its registry
+/// name, which every index's superblock at page 0 records); `None` when
+/// the storage holds no superblock there. Reads page 0.
+pub fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
+    let Some(kind) = super::reopen::stored_kind(storage)? else {
+        return Ok(None);
+    };
+    if list().iter().any(|i| i.name == kind) {
+        Ok(Some(kind))
+    } else {
+        Err(IndexError::Corrupt {
+            page: 0,
+            detail: format!("the superblock names an unknown index `{kind}`"),
+        })
+    }
+}
+
 /// A new, empty index `name` on `storage`, guarded (`index::guard`: after a
 /// call that fails, every call is refused until the store is reopened).
 pub fn create(
@@ -133,7 +150,32 @@ fn last_flush(
     params: Params,
 ) -> Result<Box<dyn Index>> {
     storage.discard_uncommitted()?;
-    open_unguarded(name, storage, memory, params)
+    let head = bare_file_head(&mut storage)?;
+    match open_unguarded(name, storage, memory, params) {
+        Err(_) if head.as_ref() == Some(crate::device::shadow::META_MAGIC) => { Err(IndexError::Config(
+            "page 0 holds the commit layer's record: this is a flashix store opened without its commit layer; open it with Store::open or a `file:` DeviceSpec".into(),
+        ))
+        }
+        r => r,
+    }
+}
+
+/// The first bytes of page 0 of a bare file (a `FileDevice` without the
+/// commit layer): a store file read so shows the commit record there, and
+/// a failed open then says so rather than "unknown format". Nothing is
+/// read on any other storage, so no simulated run is charged for it.
+fn bare_file_head(storage: &mut Storage) -> Result<Option<[u8; 8]>> {
+    let Storage::Pages(dev) = storage else {
+        return Ok(None);
+    };
+    let info = dev.info();
+    let bare = info.kind == "file" && !info.notes.iter().any(|n| n.starts_with("shadow paging"));
+    if !bare || dev.page_size() < 8 || dev.capacity_pages() == 0 {
+        return Ok(None);
+    }
+    let mut head = [0u8; 8];
+    dev.read(0, 0, &mut head)?;
+    Ok(Some(head))
 }
 
 fn guard(index: Box<dyn Index>) -> Box<dyn Index> {

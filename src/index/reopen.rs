@@ -15,16 +15,22 @@ use crate::node::TreeMeta;
 
 use super::{IndexError, Params, Result};
 
-/// The tree metadata of the first superblock at page 0; `None` when the
-/// page holds no superblock (the index's own open then says so). The
-/// layout never changes after `create`, so the first copy of a log of
-/// superblocks records it as well as the newest.
-pub(crate) fn probe(storage: &mut Storage) -> Result<Option<TreeMeta>> {
+/// Page 0 of the storage, where every index's superblock starts.
+fn page_zero(storage: &mut Storage) -> Result<Vec<u8>> {
     let mut buf = vec![0u8; storage.page_size()];
     match storage {
         Storage::Pages(d) => d.read(0, 0, &mut buf)?,
         Storage::Raw(f) => f.read(0, 0, &mut buf)?,
     }
+    Ok(buf)
+}
+
+/// The tree metadata of the first superblock at page 0; `None` when the
+/// page holds no superblock (the index's own open then says so). The
+/// layout never changes after `create`, so the first copy of a log of
+/// superblocks records it as well as the newest.
+pub(crate) fn probe(storage: &mut Storage) -> Result<Option<TreeMeta>> {
+    let buf = page_zero(storage)?;
     let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
         return Ok(None);
     };
@@ -32,6 +38,26 @@ pub(crate) fn probe(storage: &mut Storage) -> Result<Option<TreeMeta>> {
         return Ok(None);
     }
     Ok(Some(TreeMeta::decode(&payload[..META_BYTES])?))
+}
+
+/// The registry name of the index whose superblock is at page 0: the tree
+/// metadata's, or the FD-tree's and LSM-tree's own superblock magic;
+/// `None` when page 0 holds no superblock.
+pub(crate) fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
+    let buf = page_zero(storage)?;
+    let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
+        return Ok(None);
+    };
+    if payload.starts_with(super::fdtree::superblock::MAGIC) {
+        return Ok(Some(super::fdtree::NAME.to_string()));
+    }
+    if payload.starts_with(super::lsm::meta::MAGIC) {
+        return Ok(Some(super::lsm::NAME.to_string()));
+    }
+    if payload.len() < META_BYTES {
+        return Ok(None);
+    }
+    Ok(Some(TreeMeta::decode(&payload[..META_BYTES])?.index))
 }
 
 /// The error for `parameter`, recorded as `image`, given as `given`.

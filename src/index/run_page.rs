@@ -387,7 +387,7 @@ impl Extents {
 pub(crate) struct PageCache {
     capacity: usize,
     tick: u64,
-    pages: HashMap<u64, (u64, std::rc::Rc<Page>)>,
+    pages: HashMap<u64, (u64, std::sync::Arc<Page>)>,
     by_age: BTreeMap<u64, u64>,
     pub hits: u64,
     pub misses: u64,
@@ -418,7 +418,7 @@ impl PageCache {
         }
     }
 
-    pub(crate) fn get(&mut self, lba: u64) -> Option<std::rc::Rc<Page>> {
+    pub(crate) fn get(&mut self, lba: u64) -> Option<std::sync::Arc<Page>> {
         let (age, page) = self.pages.get_mut(&lba)?;
         self.by_age.remove(age);
         self.tick += 1;
@@ -428,7 +428,7 @@ impl PageCache {
         Some(page.clone())
     }
 
-    pub(crate) fn put(&mut self, lba: u64, page: std::rc::Rc<Page>) {
+    pub(crate) fn put(&mut self, lba: u64, page: std::sync::Arc<Page>) {
         self.misses += 1;
         if self.capacity == 0 {
             return;

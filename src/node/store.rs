@@ -175,7 +175,7 @@ impl TreeMeta {
 }
 
 /// Storage of a tree's logical nodes.
-pub trait NodeStore {
+pub trait NodeStore: Send {
     /// The node layout this store reads and writes.
     fn layout(&self) -> NodeLayout;
     /// Reads node `id` into `node` (reusing its memory).

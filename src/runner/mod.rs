@@ -23,6 +23,7 @@
 
 pub mod crash;
 pub mod damage;
+pub mod fault;
 pub mod report;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report, NAMED_MEMORY_LINES};

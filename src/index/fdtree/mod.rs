@@ -78,10 +78,10 @@
 mod bulk;
 mod merge;
 mod run;
-mod superblock;
+pub(crate) mod superblock;
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::device::{BlockDevice, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
@@ -311,7 +311,7 @@ impl FdTree {
     }
 
     /// A run page through the cache.
-    fn page(&mut self, level: usize, run: RunMeta, number: u64) -> Result<Rc<Page>> {
+    fn page(&mut self, level: usize, run: RunMeta, number: u64) -> Result<Arc<Page>> {
         if number >= run.pages {
             return Err(IndexError::Corrupt {
                 page: run.start,
@@ -326,7 +326,7 @@ impl FdTree {
         let read = run::read_page(self.dev(), lba, &mut buf);
         let decoded = read.and_then(|_| run::decode(self.format, &buf, lba, level as u8, number));
         self.page_buf = buf;
-        let p = Rc::new(decoded?);
+        let p = Arc::new(decoded?);
         self.cache.put(lba, p.clone());
         Ok(p)
     }
@@ -623,7 +623,12 @@ impl FdTree {
         live.push(sb.head);
         live.sort_by_key(|r| r.start);
         let mut at = 1;
-        for r in &live {
+        // An empty run (a head emptied by deletes) names no pages: its
+        // start may lie past the high water, and a gap up to it would free
+        // pages the allocator then hands out without raising the high
+        // water, so that the next superblock named a run past it (Corrupt
+        // at the next open).
+        for r in live.iter().filter(|r| r.pages > 0) {
             if r.start > at {
                 self.extents.release(at, r.start - at);
             }
@@ -717,10 +722,13 @@ impl Index for FdTree {
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
         out.clear();
+        // Keys past the entry format's width are never stored, and a
+        // range wholly past it is empty (not a reversed range below).
+        let hi = hi.min(self.format.max_key());
         if lo > hi {
             return Ok(());
         }
-        self.search(lo, hi.min(self.format.max_key()))?;
+        self.search(lo, hi)?;
         out.extend(self.found.iter().filter(|e| e.1 > 0).map(|e| e.0));
         Ok(())
     }

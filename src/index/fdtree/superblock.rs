@@ -22,7 +22,7 @@ use crate::node::page::{self, PageKind, FRAME_HEADER};
 
 use super::run::{entry_bytes, RunMeta};
 
-const MAGIC: &[u8; 4] = b"FDT1";
+pub(crate) const MAGIC: &[u8; 4] = b"FDT1";
 const FIXED: usize = 72;
 const RUN: usize = 32;
 

@@ -36,7 +36,7 @@ use crate::node::page::{self, PageKind, FRAME_HEADER};
 
 use super::tree::{Pair, Tree};
 
-const MAGIC: &[u8; 4] = b"LSM1";
+pub(crate) const MAGIC: &[u8; 4] = b"LSM1";
 const STATE_MAGIC: &[u8; 4] = b"LSMS";
 const FIXED: usize = 52;
 const STATE_HEADER: usize = 8;

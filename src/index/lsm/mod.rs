@@ -67,7 +67,7 @@
 
 mod bulk;
 mod merge;
-mod meta;
+pub(crate) mod meta;
 mod tree;
 
 use std::collections::BTreeMap;
@@ -520,10 +520,13 @@ impl Index for LsmTree {
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
         out.clear();
+        // Keys past the entry format's width are never stored, and a
+        // range wholly past it is empty (not a reversed range below).
+        let hi = hi.min(self.io.format.max_key());
         if lo > hi {
             return Ok(());
         }
-        self.search(lo, hi.min(self.io.format.max_key()))?;
+        self.search(lo, hi)?;
         out.extend(self.found.iter().filter(|e| e.1).map(|e| e.0));
         Ok(())
     }

@@ -22,7 +22,7 @@
 //! 2. Every written page has exactly one fence, in a written directory node
 //!    or in the partial node of the level above (the root excepted).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::device::{BlockDevice, Storage};
 use crate::index::run_page::{self, decode, encode, per_page, Entry, Kind, Page, PageCache};
@@ -113,7 +113,7 @@ pub(super) struct PageIo {
     buf: Vec<u8>,
     /// The last page a merge read past the cache: a rolling merge's
     /// emptying block, which the next step starts in again.
-    emptying: Option<(u64, Rc<Page>)>,
+    emptying: Option<(u64, Arc<Page>)>,
 }
 
 impl PageIo {
@@ -160,7 +160,7 @@ impl PageIo {
 
     /// Page `number` at `level` of `t`; searches go through the LRU cache,
     /// merges (`cached = false`) past it.
-    fn page(&mut self, t: &Tree, level: u8, number: u64, cached: bool) -> Result<Rc<Page>> {
+    fn page(&mut self, t: &Tree, level: u8, number: u64, cached: bool) -> Result<Arc<Page>> {
         let (start, count) = if level == 0 {
             (t.leaf_start, t.leaves)
         } else {
@@ -188,7 +188,7 @@ impl PageIo {
         let read = run_page::read_page(self.dev(), lba, &mut buf);
         let decoded = read.and_then(|_| decode(self.format, &buf, lba, level, number));
         self.buf = buf;
-        let p = Rc::new(decoded?);
+        let p = Arc::new(decoded?);
         if cached {
             self.cache.put(lba, p.clone());
         } else {

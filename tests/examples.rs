@@ -1,0 +1,24 @@
+//! The examples in `examples/` run as tests, so that what a newcomer copies
+//! works (cargo test also builds them as programs).
+
+#[path = "../examples/custom_device.rs"]
+mod custom_device;
+#[path = "../examples/embed.rs"]
+mod embed;
+#[path = "../examples/simulate.rs"]
+mod simulate;
+
+#[test]
+fn embed_runs() {
+    embed::main().unwrap();
+}
+
+#[test]
+fn simulate_runs() {
+    simulate::main().unwrap();
+}
+
+#[test]
+fn custom_device_runs() {
+    custom_device::main().unwrap();
+}

@@ -174,7 +174,8 @@ pub struct DeviceArgs {
     pub device: String,
     /// Device parameter, KEY=VALUE (repeatable): capacity, page_size,
     /// pages_per_block, blocks, overprovision, gc, nop, endurance,
-    /// spare_size, atomic and every cost field; on an SSD model capacity,
+    /// spare_size, atomic and every cost field; on a file direct=true
+    /// (O_DIRECT: bypass the page cache); on an SSD model capacity,
     /// page_size, blocks, atomic, streams and curve points (`rw_4KiB=30`).
     /// Sizes are bytes or take a unit as `--memory` does
     /// (`capacity=64KiB`).

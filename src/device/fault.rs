@@ -318,6 +318,9 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     fn discard_uncommitted(&mut self) -> Result<()> {
         self.inner.discard_uncommitted()
     }
+    fn trim_reclaims(&self) -> bool {
+        self.inner.trim_reclaims()
+    }
     fn pages_per_block(&self) -> u32 {
         self.inner.pages_per_block()
     }
@@ -444,6 +447,9 @@ impl BlockDevice for SharedDevice {
     }
     fn discard_uncommitted(&mut self) -> Result<()> {
         shared(&self.0).discard_uncommitted()
+    }
+    fn trim_reclaims(&self) -> bool {
+        shared(&self.0).trim_reclaims()
     }
     fn pages_per_block(&self) -> u32 {
         shared(&self.0).pages_per_block()

@@ -1,15 +1,27 @@
 //! [`FileDevice`]: the logical-page interface on a real file, so an index
-//! chosen in simulation can be used for real.
+//! chosen in simulation can be used for real. On its own it is the bare
+//! page file; a store is a file device under the commit layer
+//! (`device::shadow`), the one on-disk format (`DeviceSpec`, `Store`).
 //!
-//! Pages are read and written with `pread`/`pwrite` at `lba × page_size`.
-//! When the page size is a multiple of 4,096 bytes the file bypasses the
-//! page cache, so counts and times are the disk's: on Linux it is opened
-//! with `O_DIRECT`, on macOS (which has no `O_DIRECT`) it gets `F_NOCACHE`
-//! by `fcntl` after opening. Buffers, offsets and lengths are 4,096-aligned
-//! (what `O_DIRECT` requires), and a partial-page write becomes a
-//! read-modify-write of the whole page. If the filesystem refuses the
-//! bypass (`EINVAL` at open) the device falls back to buffered I/O and says
-//! so in [`DeviceInfo::notes`] and `o_direct: Some(false)`.
+//! Pages are read and written with `pread`/`pwrite` at `lba × page_size`,
+//! through the page cache by default: durability comes from `fdatasync` at
+//! every `sync` (the commit layer syncs data and map pages before its
+//! commit record, then each copy of the record), as redb, LMDB and fjall
+//! do. With `direct` (`--device-set direct=true`, for measuring the disk
+//! itself) and a page size that is a multiple of 4,096 bytes the file
+//! bypasses the page cache, so counts and times are the disk's: on Linux
+//! it is opened with `O_DIRECT`, on macOS (which has no `O_DIRECT`) it gets
+//! `F_NOCACHE` by `fcntl` after opening. Buffers, offsets and lengths are
+//! 4,096-aligned (what `O_DIRECT` requires), and a partial-page write
+//! becomes a read-modify-write of the whole page. If the filesystem
+//! refuses the bypass (`EINVAL` at open) the device falls back to buffered
+//! I/O and says so in [`DeviceInfo::notes`] and `o_direct: Some(false)`.
+//!
+//! A trimmed page is punched out of the file (`fallocate` with
+//! `FALLOC_FL_PUNCH_HOLE`, on Linux): it reads as zeros and costs no data
+//! write. Where the filesystem or the platform cannot punch, the page is
+//! overwritten with zeros instead (one page write, counted as one).
+//! Either way the trim's time is charged to the device time.
 //!
 //! Platforms: Linux and macOS as above; other Unix systems use buffered I/O
 //! (the page cache sits between the index and the disk, said in the notes);
@@ -18,12 +30,13 @@
 //! (`pread`/`pwrite`).
 //!
 //! Invariants:
-//! 1. Bytes never written read as zeros (sparse file, reads past the end).
+//! 1. Bytes never written, or trimmed, read as zeros (sparse file, reads
+//!    past the end, punched holes).
 //! 2. `sync` is `fdatasync`; after a failed sync every call returns
 //!    [`DeviceError::Poisoned`] until the file is reopened, because the
 //!    kernel may have dropped the dirty pages it could not write.
 //! 3. Counters are what was really issued; `time_us` is measured wall time
-//!    of the I/O calls, energy is not known (0).
+//!    of every I/O call, trims and syncs included; energy is not known (0).
 //! 4. One writer per file: an open device holds the file's exclusive
 //!    advisory lock (`flock`); opening or creating a locked file is
 //!    [`DeviceError::Busy`] and leaves the file untouched.
@@ -75,6 +88,9 @@ pub struct FileDevice {
     poisoned: bool,
     /// Opened for reading only: every write or trim is refused.
     read_only: bool,
+    /// Whether a trim can punch a hole (false once the filesystem said it
+    /// cannot; then trims write zeros).
+    punch: bool,
 }
 
 /// How [`FileDevice::open_with`] opens the file.
@@ -96,9 +112,16 @@ impl std::fmt::Debug for FileDevice {
 }
 
 impl FileDevice {
-    /// Creates (or truncates) the file. `max_pages` 0 means no limit.
+    /// Creates (or truncates) the file, with buffered I/O. `max_pages` 0
+    /// means no limit.
     pub fn create(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
-        Self::open_with(path, page_size, max_pages, Mode::Create)
+        Self::open_with(path, page_size, max_pages, Mode::Create, false)
+    }
+
+    /// [`FileDevice::create`] bypassing the page cache where it can
+    /// (module doc): counts and times are the disk's.
+    pub fn create_direct(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        Self::open_with(path, page_size, max_pages, Mode::Create, true)
     }
 
     /// Opens an existing file for reading only, under a shared lock: other
@@ -106,25 +129,42 @@ impl FileDevice {
     /// cannot be opened so). Writes and trims are refused; nothing changes
     /// the file, which may be read-only on disk.
     pub fn open_read_only(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
-        Self::open_existing(path, page_size, max_pages, Mode::ReadOnly)
+        Self::open_existing(path, page_size, max_pages, Mode::ReadOnly, false)
     }
 
-    /// Opens an existing file without truncating it.
+    /// Opens an existing file without truncating it, with buffered I/O.
     pub fn open(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
-        Self::open_existing(path, page_size, max_pages, Mode::Open)
+        Self::open_existing(path, page_size, max_pages, Mode::Open, false)
     }
 
-    fn open_existing(path: &Path, page_size: usize, max_pages: u64, mode: Mode) -> Result<Self> {
+    /// [`FileDevice::open`] bypassing the page cache where it can.
+    pub fn open_direct(path: &Path, page_size: usize, max_pages: u64) -> Result<Self> {
+        Self::open_existing(path, page_size, max_pages, Mode::Open, true)
+    }
+
+    fn open_existing(
+        path: &Path,
+        page_size: usize,
+        max_pages: u64,
+        mode: Mode,
+        direct: bool,
+    ) -> Result<Self> {
         if !path.exists() {
             return Err(DeviceError::Config(format!(
                 "{} does not exist",
                 path.display()
             )));
         }
-        Self::open_with(path, page_size, max_pages, mode)
+        Self::open_with(path, page_size, max_pages, mode, direct)
     }
 
-    fn open_with(path: &Path, page_size: usize, max_pages: u64, mode: Mode) -> Result<Self> {
+    fn open_with(
+        path: &Path,
+        page_size: usize,
+        max_pages: u64,
+        mode: Mode,
+        direct: bool,
+    ) -> Result<Self> {
         let truncate = mode == Mode::Create;
         let read_only = mode == Mode::ReadOnly;
         if page_size == 0 {
@@ -138,7 +178,12 @@ impl FileDevice {
             .write(!read_only)
             .create(truncate)
             .truncate(false);
-        let (file, direct) = if page_size.is_multiple_of(ALIGN) {
+        let (file, direct) = if !direct {
+            notes.push(
+                "buffered I/O through the page cache, durable at each sync (fdatasync); direct=true bypasses it".into(),
+            );
+            (platform::open(&opts, path)?, false)
+        } else if page_size.is_multiple_of(ALIGN) {
             platform::open_uncached(&opts, path, &mut notes)?
         } else {
             notes.push(format!(
@@ -165,6 +210,7 @@ impl FileDevice {
             stats: DeviceStats::default(),
             poisoned: false,
             read_only,
+            punch: true,
         })
     }
 
@@ -318,6 +364,45 @@ mod platform {
         Ok((open(opts, path)?, false))
     }
 
+    /// Punches `len` bytes at `pos` out of the file, keeping its length:
+    /// `Ok(true)` when done (they read as zeros), `Ok(false)` when the
+    /// filesystem cannot punch holes.
+    #[cfg(target_os = "linux")]
+    pub fn punch_hole(file: &File, pos: u64, len: u64) -> std::io::Result<bool> {
+        use std::os::fd::AsRawFd;
+        let (Ok(pos), Ok(len)) = (libc::off_t::try_from(pos), libc::off_t::try_from(len)) else {
+            return Ok(false);
+        };
+        loop {
+            #[allow(unsafe_code)]
+            // SAFETY: the descriptor belongs to `file`, open for the whole
+            // call; fallocate takes integers and touches no memory of ours.
+            let rc = unsafe {
+                libc::fallocate(
+                    file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    pos,
+                    len,
+                )
+            };
+            if rc == 0 {
+                return Ok(true);
+            }
+            let e = std::io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => return Ok(false),
+                _ => return Err(e),
+            }
+        }
+    }
+
+    /// No hole punching here: trims write zeros.
+    #[cfg(not(target_os = "linux"))]
+    pub fn punch_hole(_file: &File, _pos: u64, _len: u64) -> std::io::Result<bool> {
+        Ok(false)
+    }
+
     #[cfg(unix)]
     pub fn open(opts: &OpenOptions, path: &Path) -> Result<File> {
         opts.open(path).map_err(|e| io_at(e, path))
@@ -384,6 +469,10 @@ impl BlockDevice for FileDevice {
         1
     }
 
+    fn trim_reclaims(&self) -> bool {
+        false
+    }
+
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check(lba, offset, buf.len())?;
         let t = Instant::now();
@@ -419,11 +508,21 @@ impl BlockDevice for FileDevice {
     fn trim(&mut self, lba: u64) -> Result<()> {
         self.check(lba, 0, 0)?;
         self.check_writable()?;
-        // Zeroing keeps invariant 1 without punching holes (which needs
-        // fallocate flags not every filesystem has).
-        self.buf.as_mut().fill(0);
-        self.write_page(lba)?;
+        let t = Instant::now();
+        let pos = lba * self.page_size as u64;
+        let punched = self.punch
+            && match platform::punch_hole(&self.file, pos, self.page_size as u64) {
+                Ok(done) => done,
+                Err(e) => return Err(io_at(e, &self.path)),
+            };
+        if !punched {
+            // Invariant 1 without a hole: the page is overwritten.
+            self.punch = false;
+            self.buf.as_mut().fill(0);
+            self.write_page(lba)?;
+        }
         self.stats.logical_trims += 1;
+        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
         Ok(())
     }
 

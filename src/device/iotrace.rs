@@ -72,6 +72,9 @@ impl BlockDevice for IoTrace {
     fn discard_uncommitted(&mut self) -> Result<()> {
         self.inner.discard_uncommitted()
     }
+    fn trim_reclaims(&self) -> bool {
+        self.inner.trim_reclaims()
+    }
     fn pages_per_block(&self) -> u32 {
         self.inner.pages_per_block()
     }

@@ -267,6 +267,15 @@ pub trait BlockDevice: Send {
     fn discard_uncommitted(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Whether trimming a page lets the device reclaim something: an
+    /// FTL's garbage collection skips a trimmed page (fewer copies, less
+    /// wear). A file answers `false`: its trim punches a hole, which costs
+    /// a filesystem transaction and gains nothing a layer that reuses its
+    /// freed pages (the commit layer) needs, so that layer leaves them
+    /// alone.
+    fn trim_reclaims(&self) -> bool {
+        true
+    }
 }
 
 /// Checks that `len` bytes at `offset` of page `lba` (a `what`: logical or

@@ -188,6 +188,9 @@ pub struct DeviceSpec {
     pub atomic: bool,
     /// For an SSD profile: its timing model.
     pub ssd: Option<SsdTiming>,
+    /// For files: bypass the page cache (`O_DIRECT`), to measure the disk
+    /// itself; off by default (buffered I/O, durable at each sync).
+    pub direct: bool,
     /// Pages of cold data written at the top of the logical space of an
     /// FTL device before an index is built on it ([`Preconditioned`]); 0
     /// for none, the default.
@@ -195,8 +198,9 @@ pub struct DeviceSpec {
 }
 
 /// Keys `--device-set` accepts.
-pub const DEVICE_KEYS: [&str; 9] = [
+pub const DEVICE_KEYS: [&str; 10] = [
     "atomic",
+    "direct",
     "page_size",
     "pages_per_block",
     "blocks",
@@ -243,6 +247,7 @@ impl DeviceSpec {
             file_pages: 0,
             explicit_size: false,
             atomic: false,
+            direct: false,
             ssd: None,
             cold_pages: 0,
         };
@@ -270,6 +275,14 @@ impl DeviceSpec {
                 "endurance" => d.geometry.endurance = v.parse().map_err(|_| bad("a count"))?,
                 "spare_size" => d.geometry.spare_size = size(k, v)?,
                 "atomic" => atomic = Some(v.parse().map_err(|_| bad("true or false"))?),
+                "direct" => {
+                    if !matches!(d.target, Target::File(_)) {
+                        return Err(DeviceError::Config(
+                            "direct=true|false is for file: devices (the page cache of a real file)".into(),
+                        ));
+                    }
+                    d.direct = v.parse().map_err(|_| bad("true or false"))?;
+                }
                 "capacity" => {
                     total_bytes = size(k, v)?;
                     d.explicit_size = true;
@@ -384,6 +397,7 @@ impl DeviceSpec {
             file_pages: 0,
             explicit_size,
             atomic,
+            direct: false,
             ssd: Some(t),
             cold_pages: 0,
         })
@@ -440,10 +454,12 @@ impl DeviceSpec {
         }
         match &self.target {
             Target::File(path) => {
-                let dev = if existing {
-                    FileDevice::open(path, self.geometry.page_size as usize, self.file_pages)?
-                } else {
-                    FileDevice::create(path, self.geometry.page_size as usize, self.file_pages)?
+                let (page, pages) = (self.geometry.page_size as usize, self.file_pages);
+                let dev = match (existing, self.direct) {
+                    (true, false) => FileDevice::open(path, page, pages)?,
+                    (true, true) => FileDevice::open_direct(path, page, pages)?,
+                    (false, false) => FileDevice::create(path, page, pages)?,
+                    (false, true) => FileDevice::create_direct(path, page, pages)?,
                 };
                 Ok(Storage::Pages(Box::new(dev)))
             }

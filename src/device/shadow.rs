@@ -24,7 +24,9 @@
 //!   page or reverted to an older version is `Corrupt`, never data.
 //!
 //! Physical pages superseded by a commit are reused (and trimmed on the
-//! device beneath) only after both meta copies name the new commit, so the
+//! device beneath where that reclaims something: an FTL's, not a file's,
+//! [`BlockDevice::trim_reclaims`]) only after both meta copies name the new
+//! commit, so the
 //! previous commit stays whole while either copy might still be the newest
 //! valid one.
 //!
@@ -503,7 +505,10 @@ impl Shadow {
     /// Gives back a page no commit references.
     fn drop_fresh(&mut self, page: u64) -> Result<()> {
         self.free.insert(page);
-        self.inner.trim(page)
+        if self.inner.trim_reclaims() {
+            self.inner.trim(page)?;
+        }
+        Ok(())
     }
 
     fn check(&self, lba: u64, offset: usize, len: usize) -> Result<()> {
@@ -610,9 +615,15 @@ impl Shadow {
         // unreferenced page whose content no map names (every read is
         // checked against the map's checksum), so it is not an error of
         // the commit, which is already durable.
+        // A file gains nothing from it (`trim_reclaims`): the page is
+        // reused from `free`, and every read of it is checked against the
+        // map, which names it only after it is written again.
+        let trim = self.inner.trim_reclaims();
         for page in std::mem::take(&mut self.pending_release) {
             self.free.insert(page);
-            let _ = self.inner.trim(page);
+            if trim {
+                let _ = self.inner.trim(page);
+            }
         }
         self.changed = false;
         Ok(())

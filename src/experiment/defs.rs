@@ -121,9 +121,10 @@ impl Drop for ScratchFile {
 
 /// The device of a run: `text` with the run's `device.` parameters. A
 /// scratch file (deleted after the run, never opened again) may go without
-/// the commit layer (`device.atomic=false`), so that an experiment measures
-/// the index's own requests on the disk (asbtree-disk); a file a user
-/// names may not (`DeviceSpec::parse` refuses it: one on-disk format).
+/// the commit layer (`device.atomic=false`), and then bypasses the page
+/// cache, so that an experiment measures the index's own requests on the
+/// disk (asbtree-disk); a file a user names may not (`DeviceSpec::parse`
+/// refuses it: one on-disk format).
 fn device_spec(text: &str, params: &Params, scratch: bool) -> Result<DeviceSpec, String> {
     let mut sets = prefixed(params, "device.");
     let bare = scratch && sets.iter().any(|(k, v)| k == "atomic" && v == "false");
@@ -132,7 +133,9 @@ fn device_spec(text: &str, params: &Params, scratch: bool) -> Result<DeviceSpec,
     }
     let mut device = DeviceSpec::parse(text, &sets).map_err(|e| e.to_string())?;
     if bare {
+        // The disk's own requests: past the page cache too (O_DIRECT).
         device.atomic = false;
+        device.direct = true;
     }
     Ok(device)
 }

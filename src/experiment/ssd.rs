@@ -224,9 +224,10 @@ pub(super) fn device_bench_run(
     let sets = prefixed(params, "device.");
     let mut spec = DeviceSpec::parse(&spec_name, &sets).map_err(|e| e.to_string())?;
     if temp.is_some() {
-        // The microbenchmark measures the disk, not the commit layer, on a
-        // scratch file nothing opens again.
+        // The microbenchmark measures the disk, not the commit layer nor
+        // the page cache, on a scratch file nothing opens again.
         spec.atomic = false;
+        spec.direct = true;
     }
     let result = bench(&spec, pattern, requests, span_mib, seed);
     drop(temp);

@@ -825,6 +825,9 @@ impl BlockDevice for Counted {
     fn discard_uncommitted(&mut self) -> crate::device::Result<()> {
         self.inner.discard_uncommitted()
     }
+    fn trim_reclaims(&self) -> bool {
+        self.inner.trim_reclaims()
+    }
     fn pages_per_block(&self) -> u32 {
         self.inner.pages_per_block()
     }

@@ -323,7 +323,7 @@ impl Overlay {
     /// `found` (the index's entries in `lo..=hi`, in order) with the
     /// overlay's changes.
     fn merge(&self, lo: u64, hi: u64, found: &mut Vec<(u64, u64)>) {
-        if self.added.is_empty() && self.removed.is_empty() {
+        if (self.added.is_empty() && self.removed.is_empty()) || lo > hi {
             return;
         }
         found.retain(|p| !self.removed.contains(p));

@@ -436,7 +436,11 @@ fn a_store_answers_with_its_write_ahead_log_read_only_or_not() {
         assert_eq!(ro.get(8).unwrap(), None, "{index}");
         assert_eq!(ro.range(u64::MAX - 1..).unwrap().count(), 2, "{index}");
         drop(ro);
-        assert_eq!(std::fs::read(&path).unwrap(), before, "{index}: read-only wrote");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "{index}: read-only wrote"
+        );
         let mut off = Options::default();
         off.log_bytes = 0;
         let mut s = Store::open(&path, &off).unwrap();

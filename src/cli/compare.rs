@@ -34,7 +34,8 @@ use super::args::{CompareArgs, IndexArgs};
 use super::ranking::ranking;
 use super::sizing::{self, bytes_text, group, wrap};
 use super::{
-    build_traced, describe, device, execute, memory, predict, write_json, CliResult, Opening,
+    build_traced, describe, device, execute, lifetime, memory, predict, write_json, CliResult,
+    Opening,
 };
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
@@ -100,8 +101,10 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         workload.workload = Some("mbtree".into());
         workload.ops.get_or_insert(100_000);
     }
-    let (spec, sized) =
-        sizing::size_to_work(&spec, &configs, &workload, mem, fill, occupancy, None)?;
+    let (spec, sized) = sizing::size_to_work(
+        &spec, &configs, &workload, mem, fill, occupancy, None, false,
+    )?;
+    let ops_per_day = lifetime::check_rate(a.ops_per_day)?;
     let model = a
         .predict
         .as_deref()
@@ -189,6 +192,9 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         println!("{}", compact_table(&reports));
     }
     println!("{}", ranking(&reports, mem as u64));
+    if let Some(rate) = ops_per_day {
+        println!("{}", lifetime::projections(&reports, &spec, rate));
+    }
     if !predictions.is_empty() {
         println!("{}", predict::table(&predictions));
     }
@@ -474,7 +480,7 @@ fn boxed(rows: Vec<Vec<String>>) -> Table {
 /// `rows` (the first the header) as columns two spaces apart, the header
 /// underlined, the first column left-aligned and the others right-aligned:
 /// twelve characters narrower than [`boxed`] over nine columns.
-fn plain(rows: &[Vec<String>]) -> String {
+pub(super) fn plain(rows: &[Vec<String>]) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|i| {

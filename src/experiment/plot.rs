@@ -59,7 +59,7 @@ pub const PALETTE: [RGBColor; 32] = [
 ];
 
 /// The colour of series `i`.
-fn colour(i: usize) -> RGBColor {
+pub(super) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -240,7 +240,7 @@ where
 }
 
 /// Something drawable on any plotters backend.
-trait Figure {
+pub(super) trait Figure {
     fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
     where
         DB::ErrorType: 'static;
@@ -248,7 +248,11 @@ trait Figure {
 
 /// Renders `figure` as `stem.png` and `stem.svg` of `size` pixels; the
 /// first file that cannot be drawn ends it.
-fn write_png_svg(stem: &Path, size: (u32, u32), figure: &impl Figure) -> Result<(), ChartError> {
+pub(super) fn write_png_svg(
+    stem: &Path,
+    size: (u32, u32),
+    figure: &impl Figure,
+) -> Result<(), ChartError> {
     let png = stem.with_extension("png");
     let failed = |file: &Path| {
         let file = file.to_path_buf();
@@ -301,7 +305,7 @@ pub fn write_figure(
 
 /// How a group of bars is drawn, from its values.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Scale {
+pub(super) enum Scale {
     /// Every value the same (all zero included) or none: nothing to
     /// compare, so not drawn; the legend says so.
     Constant(Option<f64>),
@@ -317,7 +321,7 @@ enum Scale {
 /// is logarithmic.
 const LOG_FROM: f64 = 10.0;
 
-fn scale_of(values: &[f64]) -> Scale {
+pub(super) fn scale_of(values: &[f64]) -> Scale {
     let finite = || values.iter().copied().filter(|v| v.is_finite());
     let (min, max) = finite().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
         (a.min(v), b.max(v))
@@ -345,7 +349,7 @@ fn scale_of(values: &[f64]) -> Scale {
 
 /// A number for an axis in at most about six characters, thousands as
 /// k, M, G, T so a log axis reads 100, 1k, 10k, 100k, 1M.
-fn short_number(v: f64) -> String {
+pub(crate) fn short_number(v: f64) -> String {
     let trim = |s: String| {
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()

@@ -33,6 +33,7 @@ mod params;
 pub mod registry;
 mod reopen;
 mod run_page;
+pub mod runtime;
 
 pub use entry::EntryFormat;
 pub use error::IndexError;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::device::{DeviceInfo, DeviceStats, Wear};
+use crate::device::{DeviceInfo, DeviceStats, RunWear, Wear};
 use crate::index::{EntryFormat, IndexStats};
 
 /// Latency percentiles of one operation type, µs of device time.
@@ -139,6 +139,10 @@ pub struct Report {
     pub device_stats: DeviceReport,
     /// The preload phase alone.
     pub preload: DeviceReport,
+    /// What the measured phase (its final flush included) did to the
+    /// chip's blocks, where the device has a simulated chip: the rates a
+    /// lifetime projection rests on (`device::wear`).
+    pub wear: Option<RunWear>,
     /// The measured phase, by operation type; `flush` is the final flush
     /// where the run made one (`RunOptions::final_flush`).
     pub by_op: BTreeMap<String, OpCost>,
@@ -146,6 +150,10 @@ pub struct Report {
     pub time_us: f64,
     pub energy_uj: f64,
     pub memory_peak_bytes: u64,
+    /// The peak of the counted memory less the named lines a paper keeps
+    /// outside its budget, where the run tracked it
+    /// (`RunOptions::exclude_named`).
+    pub memory_peak_unnamed_bytes: Option<u64>,
     pub memory_final_bytes: u64,
     pub flash_bytes_used: u64,
     pub index_stats: IndexStats,

@@ -78,11 +78,13 @@ fn strs(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-/// A default an index derives from the page size and the memory (the
-/// FD-tree's k, the LSM-tree's ratio), read off an index made on a RAM
-/// disk of the device's page size (nothing is written to the device).
-fn derived_default(index: &str, stat: &str, page_size: usize, memory: usize) -> Option<u64> {
+/// A default an index derives from the page size (the FD-tree's k, the
+/// LSM-tree's ratio: half the entries a page holds), read off an index
+/// made on a RAM disk of the device's page size with a budget that any
+/// page size fits (nothing is written to the device).
+fn derived_default(index: &str, stat: &str, page_size: usize) -> Option<u64> {
     let storage = Storage::Pages(Box::new(RamDisk::new(page_size, 1 << 20)));
+    let memory = (64 * page_size).max(1 << 20);
     let made = registry::create(index, storage, memory, Params::new()).ok()?;
     made.stats().get(stat).map(|v| v as u64)
 }
@@ -138,7 +140,7 @@ pub fn candidates(spec: &DeviceSpec, memory: usize) -> Vec<Candidate> {
     add("ipl", &[("", strs(&["", "fanout=16"]))]);
     if !raw {
         let quarter = (memory / 4).to_string();
-        if let Some(k) = derived_default("fdtree", "k", page, memory) {
+        if let Some(k) = derived_default("fdtree", "k", page) {
             add(
                 "fdtree",
                 &[
@@ -147,7 +149,7 @@ pub fn candidates(spec: &DeviceSpec, memory: usize) -> Vec<Candidate> {
                 ],
             );
         }
-        if let Some(r) = derived_default("lsm", "ratio", page, memory) {
+        if let Some(r) = derived_default("lsm", "ratio", page) {
             add(
                 "lsm",
                 &[

@@ -519,6 +519,25 @@ pub fn write(adv: &Advice, a: &AdviseArgs, w: &WorkloadArgs) -> CliResult<()> {
             dir.display()
         ),
     }
+    if adv.pick.is_none() {
+        return Err(format!(
+            "no configuration of the {} tried stayed within the memory budget of {} B{} \
+             (advise.json has what each held); give more --memory{}",
+            adv.rows.len(),
+            group(adv.memory),
+            if adv.years.is_some() {
+                " and the --years constraint"
+            } else {
+                ""
+            },
+            if a.exclude_node_tables {
+                ""
+            } else {
+                ", or count as buffered-bplus-tree.md §6 does with --exclude-node-tables"
+            }
+        )
+        .into());
+    }
     Ok(())
 }
 

@@ -30,7 +30,7 @@ use crate::experiment;
 use crate::index::registry;
 use crate::runner::{Report, RunOptions};
 
-use super::args::{CompareArgs, IndexArgs};
+use super::args::{CompareArgs, IndexArgs, WorkloadArgs};
 use super::ranking::ranking;
 use super::sizing::{self, bytes_text, group, wrap};
 use super::{
@@ -78,6 +78,17 @@ fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
         .collect()
 }
 
+/// `w`, or the main job's workload where it names none: the `mbtree`
+/// preset with 100,000 inserts (then a search of each).
+pub(super) fn main_job_workload(w: &WorkloadArgs) -> WorkloadArgs {
+    let mut workload = w.clone();
+    if workload.workload.is_none() && workload.trace.is_none() {
+        workload.workload = Some("mbtree".into());
+        workload.ops.get_or_insert(100_000);
+    }
+    workload
+}
+
 /// How a configuration is named in the table: `btree:cache=lru`.
 pub fn label(i: &IndexArgs) -> String {
     if i.set.is_empty() {
@@ -96,11 +107,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     let mem = memory(&a.memory)?;
     let occupancy = sizing::parse_occupancy(&a.occupancy)?;
     let fill = sizing::check_fit(a.fill, occupancy)?;
-    let mut workload = a.workload.clone();
-    if workload.workload.is_none() && workload.trace.is_none() {
-        workload.workload = Some("mbtree".into());
-        workload.ops.get_or_insert(100_000);
-    }
+    let workload = main_job_workload(&a.workload);
     let (spec, sized) = sizing::size_to_work(
         &spec, &configs, &workload, mem, fill, occupancy, None, false,
     )?;

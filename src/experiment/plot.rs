@@ -239,6 +239,23 @@ where
         .draw()
 }
 
+/// A plot area and a legend area.
+pub(super) type Split<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
+
+/// `area` filled white and split into the plot and, at its right,
+/// `legend` pixels for a legend.
+pub(super) fn white_with_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: u32,
+) -> Result<Split<DB>, String>
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (w, _) = area.dim_in_pixel();
+    Ok(area.split_horizontally(w.saturating_sub(legend)))
+}
+
 /// Something drawable on any plotters backend.
 pub(super) trait Figure {
     fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
@@ -416,9 +433,7 @@ impl Figure for Bars<'_> {
         DB::ErrorType: 'static,
     {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(err)?;
-        let (w, _) = area.dim_in_pixel();
-        let (plot_area, legend_area) = area.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+        let (plot_area, legend_area) = white_with_legend(&area, LEGEND_WIDTH)?;
         let label = ("sans-serif", 13).into_font();
         for (i, name) in self.names.iter().enumerate() {
             let y = 60 + 22 * i as i32;

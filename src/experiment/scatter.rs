@@ -12,7 +12,9 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::plot::{colour, scale_of, short_number, write_png_svg, ChartError, Figure, Scale};
+use super::plot::{
+    colour, scale_of, short_number, white_with_legend, write_png_svg, ChartError, Figure, Scale,
+};
 
 /// One configuration on the chart.
 #[derive(Clone, Debug)]
@@ -114,9 +116,7 @@ impl Figure for Scatter<'_> {
         DB::ErrorType: 'static,
     {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(err)?;
-        let (w, _) = area.dim_in_pixel();
-        let (plot, legend) = area.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+        let (plot, legend) = white_with_legend(&area, LEGEND_WIDTH)?;
         let font = ("sans-serif", 13).into_font();
         let mut y = 40;
         for (i, d) in self.dots.iter().filter(|d| d.front).enumerate() {

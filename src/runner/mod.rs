@@ -800,15 +800,8 @@ fn bulk_load(
     Ok(pairs.taken)
 }
 
-/// Runs a synthetic workload on `index`: its preload, then its measured
-/// operations, continuing from the preload's live set. Checks first that
-/// the workload's keys fit the index's entry format.
-pub fn run_workload(
-    index: &mut dyn Index,
-    spec: &WorkloadSpec,
-    mut options: RunOptions,
-    results: Option<&mut dyn Write>,
-) -> Result<Report, RunError> {
+/// `spec`'s keys must fit the index's entry format.
+pub(crate) fn check_keys(index: &dyn Index, spec: &WorkloadSpec) -> Result<(), RunError> {
     let format = index.format();
     if spec.key_max > format.max_key() {
         return Err(RunError::Workload(WorkloadError::Config(format!(
@@ -818,6 +811,20 @@ pub fn run_workload(
             format.max_key()
         ))));
     }
+    Ok(())
+}
+
+/// Runs a synthetic workload on `index`: its preload, then its measured
+/// operations, continuing from the preload's live set. Checks first that
+/// the workload's keys fit the index's entry format.
+pub fn run_workload(
+    index: &mut dyn Index,
+    spec: &WorkloadSpec,
+    mut options: RunOptions,
+    results: Option<&mut dyn Write>,
+) -> Result<Report, RunError> {
+    check_keys(index, spec)?;
+    let format = index.format();
     options.workload = spec.describe();
     options.seed = spec.seed;
     options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });

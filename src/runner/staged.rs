@@ -28,9 +28,9 @@ use std::time::Instant;
 
 use crate::device::{DeviceStats, Storage};
 use crate::index::{Index, IndexError};
-use crate::workload::{Op, WorkloadError, WorkloadSpec};
+use crate::workload::{Op, WorkloadSpec};
 
-use super::{run, DeviceReport, Report, RunError, RunOptions};
+use super::{check_keys, run, DeviceReport, Report, RunError, RunOptions};
 
 /// A flushed preloaded image and what it took to build.
 pub struct Preloaded {
@@ -42,20 +42,6 @@ pub struct Preloaded {
     known: Option<Arc<BTreeSet<(u64, u64)>>>,
     /// Wall time the preload and its flush took.
     pub wall_seconds: f64,
-}
-
-/// `spec`'s preload keys must fit the index's entry format.
-fn check_keys(index: &dyn Index, spec: &WorkloadSpec) -> Result<(), RunError> {
-    let format = index.format();
-    if spec.key_max > format.max_key() {
-        return Err(RunError::Workload(WorkloadError::Config(format!(
-            "workload keys reach {} but {}-byte keys hold at most {}; lower key_max or set key_bytes=8",
-            spec.key_max,
-            format.key_bytes,
-            format.max_key()
-        ))));
-    }
-    Ok(())
 }
 
 impl Preloaded {

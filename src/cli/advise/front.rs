@@ -138,16 +138,7 @@ pub fn front(points: &[&Point]) -> Vec<usize> {
     f
 }
 
-/// `v` over `best` (1 when both are 0).
-pub fn factor(v: f64, best: f64) -> f64 {
-    if best > 0.0 {
-        v / best
-    } else if v > 0.0 {
-        f64::INFINITY
-    } else {
-        1.0
-    }
-}
+use super::super::ranking::factor;
 
 /// The balanced scores of `points` over the objectives in use among
 /// `among` (module doc), with each objective's factors.

@@ -153,11 +153,7 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     }
     let occupancy = sizing::parse_occupancy(&a.occupancy)?;
     let fill = sizing::check_fit(a.fill, occupancy)?;
-    let mut workload = a.workload.clone();
-    if workload.workload.is_none() && workload.trace.is_none() {
-        workload.workload = Some("mbtree".into());
-        workload.ops.get_or_insert(100_000);
-    }
+    let mut workload = super::compare::main_job_workload(&a.workload);
     if a.bulk_load {
         if workload.trace.is_some() {
             return Err(
@@ -203,21 +199,22 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     };
     // Sizing: every configuration once on the sparse chip.
     let mut outcomes: Vec<Option<Outcome>> = vec![None; cands.len()];
+    // Every sizing run is on the sparse chip.
+    let sparse = |_: &str| spec.clone();
+    let phase = |device, title| Phase {
+        memory: mem,
+        workload: &workload,
+        jobs,
+        quiet: a.quiet,
+        share: !a.no_shared_preload,
+        staged,
+        options: &options,
+        device,
+        title,
+    };
     let (run_spec, sized) = if sizing::sizable(&spec, occupancy) {
         let phase_started = Instant::now();
-        let sparse = |_: &str| spec.clone();
-        let phase = Phase {
-            memory: mem,
-            workload: &workload,
-            jobs,
-            quiet: a.quiet,
-            share: !a.no_shared_preload,
-            staged,
-            options: &options,
-            device: &sparse,
-            title: "advise: sizing",
-        };
-        let (first, sharing) = exec::run_all(&phase, &cands);
+        let (first, sharing) = exec::run_all(&phase(&sparse, "advise: sizing"), &cands);
         timing.runs += cands.len();
         let mut footprints = Vec::new();
         for (i, (c, o)) in cands.iter().zip(first).enumerate() {
@@ -251,18 +248,7 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
         (None, _) => run_spec.clone(),
     };
     let phase_started = Instant::now();
-    let phase = Phase {
-        memory: mem,
-        workload: &workload,
-        jobs,
-        quiet: a.quiet,
-        share: !a.no_shared_preload,
-        staged,
-        options: &options,
-        device: &device_for,
-        title: "advise",
-    };
-    let (second, sharing) = exec::run_all(&phase, &measured);
+    let (second, sharing) = exec::run_all(&phase(&device_for, "advise"), &measured);
     timing.runs += measured.len();
     timing.measuring = (phase_started.elapsed().as_secs_f64(), sharing);
     for (i, o) in survivors.into_iter().zip(second) {

@@ -17,10 +17,11 @@ use crate::experiment::scatter::{write_scatter, Dot};
 
 use super::super::args::{AdviseArgs, WorkloadArgs};
 use super::super::compare::{decimal, memory_text, per_op, plain};
+use super::super::ranking::{factor, factor_text};
 use super::super::sizing::{bytes_text, group, wrap, NO_BREAK};
 use super::super::{lifetime, write_json, CliResult};
 use super::exec::{Outcome, Sharing};
-use super::front::{factor, Balance, Objective, Point};
+use super::front::{Balance, Objective, Point};
 use super::{Advice, Row};
 
 /// How long the advice took, and what sharing preloads saved.
@@ -292,20 +293,10 @@ fn compared(ours: f64, theirs: f64, less: &str, more: &str, what: &str) -> Optio
     }
     let f = factor(theirs, ours);
     Some(if f > 1.0 {
-        format!("{}× {less} {what}", short_factor(f))
+        format!("{} {less} {what}", factor_text(f))
     } else {
-        format!("{}× {more} {what}", short_factor(factor(ours, theirs)))
+        format!("{} {more} {what}", factor_text(factor(ours, theirs)))
     })
-}
-
-fn short_factor(f: f64) -> String {
-    if !f.is_finite() {
-        "∞".into()
-    } else if f >= 9.95 {
-        group(f.round() as u64)
-    } else {
-        format!("{f:.2}")
-    }
 }
 
 /// Why the recommendation (one line).
@@ -384,9 +375,9 @@ fn against_btree(adv: &Advice) -> Option<String> {
         (Some(a), Some(b)) => {
             let f = factor(b, a);
             parts.push(if f > 1.0 {
-                format!("a {}× longer lifetime", short_factor(f))
+                format!("a {} longer lifetime", factor_text(f))
             } else {
-                format!("a {}× shorter lifetime", short_factor(factor(a, b)))
+                format!("a {} shorter lifetime", factor_text(factor(a, b)))
             });
         }
         _ => {}

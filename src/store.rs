@@ -29,7 +29,11 @@
 //!   the index kind and its parameters from the file, so [`Store::open`]
 //!   needs no options but memory.
 //! * **Durability at `flush`.** [`Store::flush`] (and [`Store::close`])
-//!   commits atomically: after it returns, a crash or a failed run opens
+//!   makes every change so far durable, as one batch: it appends the
+//!   operations since the last flush to the write-ahead log and syncs
+//!   once, and when the log holds [`Options::log_bytes`] it checkpoints
+//!   instead, writing the index's changes through an atomic commit
+//!   (`index::logged`). After it returns, a crash or a failed run opens
 //!   at it. After any error but a rejected input the store is poisoned
 //!   (`index::guard`): every call returns [`crate::index::IndexError::Poisoned`]
 //!   naming the first error, and opening it again lands at the last flush
@@ -52,6 +56,7 @@ use std::fmt;
 use std::ops::{Bound, RangeBounds};
 use std::path::{Path, PathBuf};
 
+pub use crate::device::shadow::DEFAULT_LOG_BYTES;
 use crate::device::{BlockDevice, DeviceError, DeviceSpec, DeviceStats, Shadow, Storage};
 use crate::index::{registry, Index, IndexError, Params};
 
@@ -80,6 +85,11 @@ pub struct Options {
     pub semantics: Semantics,
     /// Page size of a new file (4 KiB; an existing file's is read from it).
     pub page_size: usize,
+    /// The write-ahead log's bound in bytes: a flush appends to the log
+    /// and syncs once, and a flush that finds this much log checkpoints
+    /// (writes the index's changes through an atomic commit). 0: no log,
+    /// every flush commits. Default [`DEFAULT_LOG_BYTES`].
+    pub log_bytes: u64,
 }
 
 impl Default for Options {
@@ -90,6 +100,7 @@ impl Default for Options {
             params: Vec::new(),
             semantics: Semantics::Map,
             page_size: 4096,
+            log_bytes: DEFAULT_LOG_BYTES,
         }
     }
 }
@@ -137,6 +148,7 @@ impl Options {
     fn file_spec(&self, path: &Path) -> DeviceSpec {
         let mut spec = DeviceSpec::file(path);
         spec.geometry.page_size = self.page_size as u32;
+        spec.log_bytes = self.log_bytes;
         spec
     }
 }
@@ -297,13 +309,13 @@ impl Store {
     /// A new store on a device of the caller's (a custom [`BlockDevice`]),
     /// under the commit layer as a file is: the same format and contract.
     pub fn create_on_device(device: Box<dyn BlockDevice>, options: &Options) -> Result<Store> {
-        let storage = Storage::Pages(Box::new(Shadow::mount(device)?));
+        let storage = Storage::Pages(Box::new(Shadow::mount_logged(device, options.log_bytes)?));
         Self::create_on(storage, options, None)
     }
 
     /// The store a `flush` left on `device` (under the commit layer).
     pub fn open_on_device(device: Box<dyn BlockDevice>, options: &Options) -> Result<Store> {
-        let storage = Storage::Pages(Box::new(Shadow::mount(device)?));
+        let storage = Storage::Pages(Box::new(Shadow::mount_logged(device, options.log_bytes)?));
         Self::open_on(storage, options, None, false)
     }
 

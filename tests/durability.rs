@@ -106,3 +106,29 @@ fn damaged_pages_are_never_a_wrong_answer() {
         }
     });
 }
+
+/// The same power cuts and damage with the commit layer's write-ahead log
+/// on (as on a file; `index::logged`), its bound small enough that every
+/// few flushes checkpoint: cuts meet log appends, checkpoints and the
+/// release of an old log alike, and damage meets log pages (each of which
+/// has a second copy: a damaged one must cost nothing).
+#[test]
+fn every_index_keeps_the_contract_with_the_write_ahead_log() {
+    each_index(|name| {
+        let sets = [("atomic", "true"), ("blocks", "64"), ("log_bytes", "8KiB")];
+        let c = config(name, "slc-small", &sets, 14);
+        assert!(c.device.log_bytes > 0);
+        let s = crash_test(&c, 600).unwrap();
+        let mut failures = String::new();
+        if s.failures() > 0 {
+            failures = format!("{name} (FTL, log, crash): {s:?}");
+        }
+        let mut c = config(name, "slc-small", &sets, 15);
+        c.ops = 300;
+        let d = damage_test(&c).unwrap();
+        if d.failures() > 0 {
+            failures.push_str(&format!("{name} (FTL, log, damage): {d:?}"));
+        }
+        failures
+    });
+}

@@ -393,3 +393,61 @@ fn a_store_opened_with_another_page_size_says_which() {
     assert!(e.to_string().contains("8192"), "{e}");
     assert_eq!(Store::open(&path, &big).unwrap().get(1).unwrap(), Some(1));
 }
+
+/// A store whose last flushes went to its write-ahead log (issue #29):
+/// opened read-only, it replays the log into RAM and answers with it,
+/// writing nothing; opened with the log off, it replays it too, and its
+/// next flush commits everything.
+#[test]
+fn a_store_answers_with_its_write_ahead_log_read_only_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wal.flashix");
+    for index in ["btree", "lsm", "latree"] {
+        let _ = std::fs::remove_file(&path);
+        let mut s = Store::create(&path, &Options::index(index)).unwrap();
+        let mut want = BTreeMap::new();
+        for k in 0..3_000u64 {
+            s.put(k, k + 1).unwrap();
+            want.insert(k, k + 1);
+        }
+        // The first flush checkpoints (there is no log yet); the next ones
+        // append to the log.
+        s.flush().unwrap();
+        for round in 0..4u64 {
+            for k in (round..3_000).step_by(7) {
+                if k % 2 == 0 {
+                    s.delete(k).unwrap();
+                    want.remove(&k);
+                } else {
+                    s.put(k, k * 10 + round).unwrap();
+                    want.insert(k, k * 10 + round);
+                }
+            }
+            s.put(u64::MAX - round, round).unwrap();
+            want.insert(u64::MAX - round, round);
+            s.flush().unwrap();
+        }
+        drop(s);
+        let before = std::fs::read(&path).unwrap();
+        let mut ro = Store::open_read_only(&path, &Options::default()).unwrap();
+        let got: BTreeMap<u64, u64> = ro.range(..).unwrap().map(Result::unwrap).collect();
+        assert_eq!(got, want, "{index}: read-only");
+        assert_eq!(ro.get(7).unwrap(), want.get(&7).copied(), "{index}");
+        assert_eq!(ro.get(8).unwrap(), None, "{index}");
+        assert_eq!(ro.range(u64::MAX - 1..).unwrap().count(), 2, "{index}");
+        drop(ro);
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{index}: read-only wrote");
+        let mut off = Options::default();
+        off.log_bytes = 0;
+        let mut s = Store::open(&path, &off).unwrap();
+        let got: BTreeMap<u64, u64> = s.range(..).unwrap().map(Result::unwrap).collect();
+        assert_eq!(got, want, "{index}: replayed with the log off");
+        s.put(1, 1).unwrap();
+        want.insert(1, 1);
+        s.close().unwrap();
+        let mut s = Store::open(&path, &Options::default()).unwrap();
+        let got: BTreeMap<u64, u64> = s.range(..).unwrap().map(Result::unwrap).collect();
+        assert_eq!(got, want, "{index}: after a commit with the log off");
+        s.close().unwrap();
+    }
+}

@@ -88,6 +88,10 @@ pub struct FaulttestArgs {
     /// MiB, GiB (or K, M, G) are 1,024-based; KB, MB, GB 1,000-based.
     #[arg(long, default_value = "16KiB")]
     pub memory: String,
+    /// The commit layer's write-ahead log bound (a size; 0: no log, every
+    /// flush commits): small, so that checkpoints come every few flushes.
+    #[arg(long, default_value = "4KiB")]
+    pub log_bytes: String,
 }
 
 #[derive(Debug, Args)]

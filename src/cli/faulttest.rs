@@ -14,6 +14,8 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
         return Err("--flush-every must be at least 1".into());
     }
     let memory = memory(&a.memory)?;
+    let log_bytes =
+        crate::device::size::parse_size(&a.log_bytes).map_err(|e| format!("--log-bytes: {e}"))?;
     let names: Vec<String> = if a.index == "all" {
         registry::list()
             .iter()
@@ -36,6 +38,7 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
             seed: a.seed,
             scenarios: a.scenarios,
             preload: a.preload,
+            log_bytes,
             ..FaultConfig::new(name)
         };
         let started = Instant::now();

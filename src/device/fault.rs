@@ -24,6 +24,14 @@
 //!    `fail_sync = Some(n)` the `n`-th sync returns that error (what was
 //!    written before it stays written, as this device has no volatile
 //!    cache). Every other call succeeds: a caller may retry.
+//! 5. With `reorder_unsynced` ([`FaultyDevice`] only) the device has a
+//!    volatile write cache, as a disk and the kernel's page cache have:
+//!    a write is held (and read back) until the next sync writes the held
+//!    writes through, in order. When the power is cut, each held write
+//!    reaches the medium or not (a seeded coin), in a shuffled order, and
+//!    the write that met the cut is torn in among them if `tear_last`:
+//!    any subset of what was written since the last sync, in any order,
+//!    as a real power cut may leave it.
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -54,6 +62,9 @@ pub struct FaultPlan {
     pub fail_sync: Option<u64>,
     /// The error of a transient failure.
     pub fail_kind: FailKind,
+    /// Hold writes until a sync; a power cut keeps a shuffled subset
+    /// (rule 5).
+    pub reorder_unsynced: bool,
 }
 
 /// The error a transient failure returns (rule 4).
@@ -285,6 +296,9 @@ impl<F: Flash> Flash for FaultyFlash<F> {
 pub struct FaultyDevice<D: BlockDevice> {
     inner: D,
     inj: Injector,
+    /// Rule 5: writes since the last sync, as (page, its whole content
+    /// after the write), oldest first.
+    held: Vec<(u64, Vec<u8>)>,
 }
 
 impl<D: BlockDevice> FaultyDevice<D> {
@@ -292,6 +306,67 @@ impl<D: BlockDevice> FaultyDevice<D> {
         FaultyDevice {
             inner,
             inj: Injector::new(plan),
+            held: Vec::new(),
+        }
+    }
+
+    /// Page `lba` as a read sees it: the newest held write, else the
+    /// medium.
+    fn read_through(&mut self, lba: u64, page: &mut [u8]) -> Result<()> {
+        match self.held.iter().rev().find(|(l, _)| *l == lba) {
+            Some((_, held)) => page.copy_from_slice(held),
+            None => self.inner.read(lba, 0, page)?,
+        }
+        Ok(())
+    }
+
+    /// Rule 5's write: held, or at the cut a shuffled subset of the held
+    /// writes (and the torn one) reaches the medium.
+    fn write_held(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        let was_powered = self.inj.powered;
+        let fate = self.inj.next_write();
+        let mut page = vec![0u8; self.inner.page_size()];
+        match fate {
+            WriteFate::Full | WriteFate::Failed { lands: true, .. } => {
+                self.read_through(lba, &mut page)?;
+                page[offset..offset + data.len()].copy_from_slice(data);
+                self.held.push((lba, page));
+                match fate {
+                    WriteFate::Full => Ok(()),
+                    _ => Err(self.inj.plan.fail_kind.error("write")),
+                }
+            }
+            WriteFate::Failed { short, .. } => {
+                if short {
+                    self.read_through(lba, &mut page)?;
+                    let half = data.len() / 2;
+                    page[offset..offset + half].copy_from_slice(&data[..half]);
+                    self.held.push((lba, page));
+                }
+                Err(self.inj.plan.fail_kind.error("write"))
+            }
+            WriteFate::Torn | WriteFate::Lost => {
+                if was_powered {
+                    let mut landing: Vec<(u64, Vec<u8>)> = std::mem::take(&mut self.held)
+                        .into_iter()
+                        .filter(|_| self.inj.rng.random::<bool>())
+                        .collect();
+                    if matches!(fate, WriteFate::Torn) {
+                        self.read_through(lba, &mut page)?;
+                        let half = data.len() / 2;
+                        page[offset..offset + half].copy_from_slice(&data[..half]);
+                        landing.push((lba, page));
+                    }
+                    for i in (1..landing.len()).rev() {
+                        let j = self.inj.rng.random_range(0..=i);
+                        landing.swap(i, j);
+                    }
+                    for (l, content) in landing {
+                        self.inner.write(l, 0, &content)?;
+                    }
+                }
+                Err(DeviceError::PowerLost)
+            }
         }
     }
     pub fn powered(&self) -> bool {
@@ -326,21 +401,51 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     }
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.inj.check_power()?;
-        self.inner.read(lba, offset, buf)?;
+        if self.held.iter().any(|(l, _)| *l == lba) {
+            super::check_access(
+                "page",
+                lba,
+                self.capacity_pages(),
+                offset,
+                buf.len(),
+                self.page_size(),
+            )?;
+            let mut page = vec![0u8; self.inner.page_size()];
+            self.read_through(lba, &mut page)?;
+            buf.copy_from_slice(&page[offset..offset + buf.len()]);
+        } else {
+            self.inner.read(lba, offset, buf)?;
+        }
         self.inj.after_read(buf);
         Ok(())
     }
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
+        if self.inj.plan.reorder_unsynced {
+            super::check_access(
+                "page",
+                lba,
+                self.capacity_pages(),
+                offset,
+                data.len(),
+                self.page_size(),
+            )?;
+            return self.write_held(lba, offset, data);
+        }
         let inner = &mut self.inner;
         self.inj
             .write(data, |bytes| inner.write(lba, offset, bytes))
     }
     fn trim(&mut self, lba: u64) -> Result<()> {
         self.inj.check_power()?;
+        // A trim supersedes what was held for the page.
+        self.held.retain(|(l, _)| *l != lba);
         self.inner.trim(lba)
     }
     fn sync(&mut self) -> Result<()> {
         self.inj.sync()?;
+        for (lba, page) in std::mem::take(&mut self.held) {
+            self.inner.write(lba, 0, &page)?;
+        }
         self.inner.sync()
     }
     fn stats(&self) -> DeviceStats {

@@ -72,6 +72,9 @@ impl BlockDevice for IoTrace {
     fn discard_uncommitted(&mut self) -> Result<()> {
         self.inner.discard_uncommitted()
     }
+    fn commit_log(&mut self) -> Option<&mut dyn super::CommitLog> {
+        self.inner.commit_log()
+    }
     fn trim_reclaims(&self) -> bool {
         self.inner.trim_reclaims()
     }

@@ -298,6 +298,39 @@ pub trait BlockDevice: Send + 'static {
     {
         None
     }
+    /// The write-ahead log of the commit layer ([`shadow`]'s log, issue
+    /// #29), where the device has one in use: a layer that wraps another
+    /// device passes its log on.
+    fn commit_log(&mut self) -> Option<&mut dyn CommitLog> {
+        None
+    }
+}
+
+/// The commit layer's write-ahead log, as the index layer sees it
+/// (`index::logged` writes and replays the records; `device::shadow`'s
+/// `log` module has the format): pages of records between two commits, grouped in
+/// batches, a batch durable as a whole once [`CommitLog::append`] ends it.
+/// A commit (`sync` of the layer) empties the log: what it held is then in
+/// the committed pages.
+pub trait CommitLog {
+    /// Record bytes one log page holds.
+    fn payload_bytes(&self) -> usize;
+    /// Log bytes (whole pages, one copy) after which the index layer
+    /// checkpoints; 0: no log, every flush commits.
+    fn bound_bytes(&self) -> u64;
+    /// Log bytes written since the last commit (whole pages, one copy).
+    fn len_bytes(&self) -> u64;
+    /// Whether a page may be appended now: the last commit started a log
+    /// (a device never committed, or committed with the log off, has none
+    /// until its next commit).
+    fn ready(&self) -> bool;
+    /// Writes `records` (at most `payload_bytes()`) as the next page of
+    /// the open batch; `end` closes the batch and syncs, after which the
+    /// batch survives any crash.
+    fn append(&mut self, records: &[u8], end: bool) -> Result<()>;
+    /// The records of the complete batches found when the layer was last
+    /// loaded, in order (empty after the first call).
+    fn take_recovered(&mut self) -> Vec<u8>;
 }
 
 /// Checks that `len` bytes at `offset` of page `lba` (a `what`: logical or

@@ -229,6 +229,12 @@ pub struct DeviceSpec {
     pub atomic: bool,
     /// For an SSD profile: its timing model.
     pub ssd: Option<SsdTiming>,
+    /// The commit layer's write-ahead log (`index::logged`): bytes of log
+    /// after which a flush checkpoints. [`super::shadow::DEFAULT_LOG_BYTES`]
+    /// on files; 0 (no log, every flush commits) on the simulated devices,
+    /// whose page counts the paper experiments compare; `--device-set
+    /// log_bytes=SIZE` sets it wherever the commit layer is on.
+    pub log_bytes: u64,
     /// For files: bypass the page cache (`O_DIRECT`), to measure the disk
     /// itself; off by default (buffered I/O, durable at each sync).
     pub direct: bool,
@@ -239,9 +245,10 @@ pub struct DeviceSpec {
 }
 
 /// Keys `--device-set` accepts.
-pub const DEVICE_KEYS: [&str; 10] = [
+pub const DEVICE_KEYS: [&str; 11] = [
     "atomic",
     "direct",
+    "log_bytes",
     "page_size",
     "pages_per_block",
     "blocks",
@@ -290,9 +297,11 @@ impl DeviceSpec {
             atomic: false,
             direct: false,
             ssd: None,
+            log_bytes: 0,
             cold_pages: 0,
         };
         let mut atomic = None;
+        let mut log_bytes = None;
         let mut blocks_set = false;
         let mut total_bytes = base.geometry.bytes();
         for (k, v) in sets {
@@ -316,6 +325,7 @@ impl DeviceSpec {
                 "endurance" => d.geometry.endurance = v.parse().map_err(|_| bad("a count"))?,
                 "spare_size" => d.geometry.spare_size = size(k, v)?,
                 "atomic" => atomic = Some(v.parse().map_err(|_| bad("true or false"))?),
+                "log_bytes" => log_bytes = Some(size(k, v)?),
                 "direct" => {
                     if !matches!(d.target, Target::File(_)) {
                         return Err(DeviceError::Config(
@@ -361,6 +371,16 @@ impl DeviceSpec {
             (_, Some(a)) => a,
             (Target::File(_), None) => true,
             (Target::Ftl | Target::Ssd, None) => false,
+        };
+        d.log_bytes = match (log_bytes, &d.target) {
+            (Some(n), _) if n > 0 && !d.atomic => {
+                return Err(DeviceError::Config(
+                    "log_bytes: the write-ahead log lives in the commit layer; add atomic=true (a simulated FTL) or use a file".into(),
+                ))
+            }
+            (Some(n), _) => n,
+            (None, Target::File(_)) => super::shadow::DEFAULT_LOG_BYTES,
+            (None, _) => 0,
         };
         d.explicit_size |= blocks_set;
         if !blocks_set {
@@ -439,6 +459,7 @@ impl DeviceSpec {
             explicit_size,
             atomic,
             direct: false,
+            log_bytes: 0,
             ssd: Some(t),
             cold_pages: 0,
         })
@@ -470,7 +491,7 @@ impl DeviceSpec {
             self.file_pages,
         )?);
         Ok(Storage::Pages(if self.atomic {
-            Box::new(super::Shadow::mount(dev)?)
+            Box::new(super::Shadow::mount_logged(dev, self.log_bytes)?)
         } else {
             dev
         }))
@@ -479,9 +500,9 @@ impl DeviceSpec {
     fn make(&self, existing: bool) -> Result<Storage> {
         let storage = self.make_plain(existing)?;
         match storage {
-            Storage::Pages(dev) if self.atomic => {
-                Ok(Storage::Pages(Box::new(super::Shadow::mount(dev)?)))
-            }
+            Storage::Pages(dev) if self.atomic => Ok(Storage::Pages(Box::new(
+                super::Shadow::mount_logged(dev, self.log_bytes)?,
+            ))),
             s => Ok(s),
         }
     }

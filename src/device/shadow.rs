@@ -23,6 +23,11 @@
 //!   page, so a page that was zeroed, trimmed, torn, overwritten by another
 //!   page or reverted to an older version is `Corrupt`, never data.
 //!
+//! A write-ahead log (the `log` submodule, issue #29; on files and in a
+//! `Store`) lets a flush between commits be one append and one sync:
+//! the index layer (`index::logged`) writes its operations there and
+//! replays them at open, and a commit, its checkpoint, empties the log.
+//!
 //! Physical pages superseded by a commit are reused (and trimmed on the
 //! device beneath where that reclaims something: an FTL's, not a file's,
 //! [`BlockDevice::trim_reclaims`]) only after both meta copies name the new
@@ -33,10 +38,11 @@
 //! On-flash format (physical pages of the device beneath; integers
 //! little-endian):
 //! * pages 0 and 1: the meta record, the same in both after a commit:
-//!   `"FXSHADOW" | version u32 = 1 | page size u32 | generation u64 |
+//!   `"FXSHADOW" | version u32 = 2 | page size u32 | generation u64 |
 //!   logical capacity u64 | high water u64 | logical length u64 |
-//!   root page u64 | root CRC u32 | levels u32 | CRC-32C of the 64 bytes
-//!   before it u32`. Neither copy valid means a device never committed,
+//!   root page u64 | root CRC u32 | levels u32 | log primary u64 | log
+//!   mirror u64 | CRC-32C of the 80 bytes before it u32` (version 1, still
+//!   read, has no log fields and its checksum at byte 64). Neither copy valid means a device never committed,
 //!   if both pages are zeros or torn records; a meta page holding anything
 //!   else is another format, refused at mount as
 //!   [`DeviceError::NotAStore`] (one on-disk format: a file is a store
@@ -76,16 +82,40 @@
 //!    since the last commit attempt reached its meta write (so no commit
 //!    references it).
 //! 3. Every physical page below `high_water` is meta, referenced by the
-//!    current map, pending release, or free; never two of these.
+//!    current map, pending release, in the current epoch's log (written,
+//!    or the slot reserved for its next page), or free; never two of
+//!    these.
 
 use std::collections::BTreeSet;
 
-use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
+use super::{BlockDevice, CommitLog, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
+
+mod log;
+use log::{Log, LogSlot};
+
+/// The write-ahead log's bound on files and in a [`crate::Store`] (`log`):
+/// 32 MiB of log pages, about 1.9 million inserts of 8 + 8-byte entries,
+/// between checkpoints. A checkpoint writes at most the index's memory
+/// budget of dirty structure and the map pages it changed, so at the
+/// budgets an embedded store runs with (a few MiB) it costs a few percent
+/// of the log it empties; replaying a full log at open takes seconds
+/// (`docs/PERFORMANCE.md`).
+pub const DEFAULT_LOG_BYTES: u64 = 32 << 20;
 
 /// The first bytes of a commit record (and of every store file).
 pub(crate) const META_MAGIC: &[u8; 8] = b"FXSHADOW";
 const MAP_MAGIC: &[u8; 4] = b"FXMP";
-const META_BYTES: usize = 68;
+/// Version 2 names the first page of the commit's log (version 1, which
+/// has none, is still read).
+const META_VERSION: u32 = 2;
+/// Bytes a meta record's checksum covers, by version.
+fn meta_covered(version: u32) -> Option<usize> {
+    match version {
+        1 => Some(64),
+        2 => Some(80),
+        _ => None,
+    }
+}
 const MAP_HEADER: usize = 16;
 const ENTRY_BYTES: usize = 12;
 /// Physical pages 0 and 1 hold the meta record.
@@ -109,6 +139,9 @@ struct Meta {
     logical_len: u64,
     root: Slot,
     levels: u32,
+    /// Where the log of this commit's epoch starts (`log`); none in a
+    /// version-1 record or with the log off.
+    log_head: LogSlot,
 }
 
 /// Shadow paging over a logical-page device (module doc).
@@ -135,6 +168,11 @@ pub struct Shadow {
     changed: bool,
     own: DeviceStats,
     page_buf: Vec<u8>,
+    /// The write-ahead log of the current epoch (`log`).
+    log: Log,
+    /// The next epoch's first log slot, taken by a commit being written
+    /// and kept until it completes (a retry names the same).
+    reserved_head: Option<LogSlot>,
 }
 
 impl std::fmt::Debug for Shadow {
@@ -200,8 +238,15 @@ fn map_pages(capacity: u64, per_page: u64, levels: u32) -> u64 {
 
 impl Shadow {
     /// Opens the layer on `inner`: the last commit if there is one, else an
-    /// empty device.
+    /// empty device; no write-ahead log (every flush commits), though one
+    /// the last commit left is still read back.
     pub fn mount(inner: Box<dyn BlockDevice>) -> Result<Shadow> {
+        Self::mount_logged(inner, 0)
+    }
+
+    /// As [`Shadow::mount`], with a write-ahead log (`log`) that the index
+    /// layer checkpoints once it holds `log_bytes`; 0: none.
+    pub fn mount_logged(inner: Box<dyn BlockDevice>, log_bytes: u64) -> Result<Shadow> {
         let page_size = inner.page_size();
         if page_size < 128 {
             return Err(DeviceError::Config(format!(
@@ -233,6 +278,11 @@ impl Shadow {
             changed: false,
             own: DeviceStats::default(),
             page_buf: vec![0u8; page_size],
+            log: Log {
+                bound: log_bytes,
+                ..Log::default()
+            },
+            reserved_head: None,
         };
         s.load_last_commit()?;
         Ok(s)
@@ -259,9 +309,11 @@ impl Shadow {
                 // A whole record of another page size (its checksum holds
                 // over its own 64 bytes): opened with the wrong size.
                 let size = u32_at(&self.page_buf, 12) as usize;
-                if size != self.page_size
-                    && u32_at(&self.page_buf, 64) == crc32c::crc32c(&self.page_buf[..64])
-                {
+                let whole = meta_covered(u32_at(&self.page_buf, 8)).is_some_and(|n| {
+                    n + 4 <= self.page_buf.len()
+                        && u32_at(&self.page_buf, n) == crc32c::crc32c(&self.page_buf[..n])
+                });
+                if size != self.page_size && whole {
                     return Err(DeviceError::Config(format!(
                         "the store's pages are {size} bytes, not {}: open it with that page size",
                         self.page_size
@@ -289,6 +341,8 @@ impl Shadow {
         self.pending_release.clear();
         self.high_water = FIRST_DATA;
         self.changed = false;
+        self.reserved_head = None;
+        self.read_log(LogSlot::default(), 0, physical)?;
         if let Some(meta) = newest {
             self.load(meta, physical)?;
         }
@@ -308,13 +362,22 @@ impl Shadow {
     }
 
     fn parse_meta(b: &[u8], page_size: usize) -> Option<Meta> {
+        let version = u32_at(b, 8);
+        let covered = meta_covered(version)?;
         if &b[0..8] != META_MAGIC
-            || u32_at(b, 8) != 1
             || u32_at(b, 12) as usize != page_size
-            || u32_at(b, 64) != crc32c::crc32c(&b[..64])
+            || u32_at(b, covered) != crc32c::crc32c(&b[..covered])
         {
             return None;
         }
+        let log_head = if version >= 2 {
+            LogSlot {
+                primary: u64_at(b, 64),
+                mirror: u64_at(b, 72),
+            }
+        } else {
+            LogSlot::default()
+        };
         Some(Meta {
             generation: u64_at(b, 16),
             capacity: u64_at(b, 24),
@@ -326,13 +389,14 @@ impl Shadow {
                 fresh: false,
             },
             levels: u32_at(b, 60),
+            log_head,
         })
     }
 
-    fn encode_meta(&self, root: Slot) -> Vec<u8> {
+    fn encode_meta(&self, root: Slot, log_head: LogSlot) -> Vec<u8> {
         let mut b = vec![0u8; self.page_size];
         b[0..8].copy_from_slice(META_MAGIC);
-        b[8..12].copy_from_slice(&1u32.to_le_bytes());
+        b[8..12].copy_from_slice(&META_VERSION.to_le_bytes());
         b[12..16].copy_from_slice(&(self.page_size as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.generation.to_le_bytes());
         b[24..32].copy_from_slice(&self.capacity.to_le_bytes());
@@ -341,9 +405,10 @@ impl Shadow {
         b[48..56].copy_from_slice(&root.page.to_le_bytes());
         b[56..60].copy_from_slice(&root.crc.to_le_bytes());
         b[60..64].copy_from_slice(&self.levels.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..64]);
-        b[64..68].copy_from_slice(&crc.to_le_bytes());
-        debug_assert_eq!(META_BYTES, 68);
+        b[64..72].copy_from_slice(&log_head.primary.to_le_bytes());
+        b[72..80].copy_from_slice(&log_head.mirror.to_le_bytes());
+        let crc = crc32c::crc32c(&b[..80]);
+        b[80..84].copy_from_slice(&crc.to_le_bytes());
         b
     }
 
@@ -354,6 +419,7 @@ impl Shadow {
             || meta.high_water > physical
             || meta.high_water < FIRST_DATA
             || meta.logical_len > meta.capacity
+            || !(meta.log_head.is_none() || log::slot_fits(meta.log_head, physical))
         {
             return Err(DeviceError::Config(format!(
                 "the device's commit record (capacity {}, {} levels, high water {}) does not fit this device of {physical} pages: opened with another size?",
@@ -418,6 +484,25 @@ impl Shadow {
                     }
                 }
             }
+        }
+        // The log of this commit's epoch: its pages, and the slot the
+        // next append goes to, which may lie past the high water (taken
+        // after the commit) and past the file's end (never written).
+        self.read_log(meta.log_head, meta.generation, physical)?;
+        let log_pages = self.log.pages.clone();
+        if let Some(&top) = log_pages.iter().max() {
+            if top >= self.high_water {
+                self.high_water = top + 1;
+                used.resize(self.high_water as usize, false);
+            }
+        }
+        for page in log_pages {
+            let slot = Slot {
+                page,
+                crc: 0,
+                fresh: false,
+            };
+            self.claim(&mut used, slot, u64::MAX)?;
         }
         self.free = (FIRST_DATA..self.high_water)
             .filter(|&p| !used[p as usize])
@@ -598,9 +683,10 @@ impl Shadow {
         }
         let top = self.levels as usize - 1;
         let root = self.tree[top].first().copied().unwrap_or_default();
+        let log_head = self.reserve_log_head()?;
         self.inner.sync()?;
         self.generation += 1;
-        let meta = self.encode_meta(root);
+        let meta = self.encode_meta(root, log_head);
         // Invariant 1: from here on this commit may be on the medium, so
         // nothing it references is written in place any more; a retry
         // writes a newer generation naming the same pages.
@@ -619,6 +705,10 @@ impl Shadow {
         // reused from `free`, and every read of it is checked against the
         // map, which names it only after it is written again.
         let trim = self.inner.trim_reclaims();
+        // The old epoch's log is in the commit now (`log`, invariant 1).
+        let old_log = std::mem::take(&mut self.log.pages);
+        self.pending_release.extend(old_log);
+        self.start_epoch(log_head);
         for page in std::mem::take(&mut self.pending_release) {
             self.free.insert(page);
             if trim {
@@ -715,17 +805,28 @@ impl BlockDevice for Shadow {
         self.changed = true;
         Ok(())
     }
+    /// The log, where it is on or a commit left one to replay.
+    fn commit_log(&mut self) -> Option<&mut dyn CommitLog> {
+        if self.log.bound > 0 || !self.log.head.is_none() {
+            Some(self)
+        } else {
+            None
+        }
+    }
     /// Back to the last commit. Every page written since is unreferenced by
     /// it, so nothing beneath changes; the map in RAM is read again.
     fn discard_uncommitted(&mut self) -> Result<()> {
-        if self.changed {
+        if self.changed || self.log.touched {
             self.load_last_commit()?;
         }
         Ok(())
     }
     /// The commit point (module doc).
     fn sync(&mut self) -> Result<()> {
-        if self.changed || self.generation == 0 {
+        // A log not empty, or a log wanted where the last commit started
+        // none, also asks for a commit: a checkpoint.
+        let log_due = self.log.written > 0 || (self.log.bound > 0 && self.log.head.is_none());
+        if self.changed || self.generation == 0 || log_due {
             self.commit()
         } else {
             self.inner.sync()
@@ -759,186 +860,15 @@ impl BlockDevice for Shadow {
             "shadow paging: atomic commit at every flush, checksummed page map of {} levels (generation {})",
             self.levels, self.generation
         ));
+        if self.log.bound > 0 {
+            i.notes.push(format!(
+                "write-ahead log: a flush appends the operations since the last one (two copies, one sync); a checkpoint commits at {} bytes of log",
+                self.log.bound
+            ));
+        }
         i
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::device::fault::SharedDevice;
-    use crate::device::ram::RamDisk;
-    use proptest::prelude::*;
-    use std::collections::BTreeMap;
-
-    const PAGE: usize = 256;
-
-    fn page_of(tag: u64) -> Vec<u8> {
-        (0..PAGE).map(|i| (tag as usize * 31 + i) as u8).collect()
-    }
-
-    fn content(s: &mut Shadow, pages: u64) -> Result<BTreeMap<u64, Vec<u8>>> {
-        let mut out = BTreeMap::new();
-        for lba in 0..pages {
-            let mut b = vec![0u8; PAGE];
-            s.read(lba, 0, &mut b)?;
-            if b.iter().any(|&x| x != 0) {
-                out.insert(lba, b);
-            }
-        }
-        Ok(out)
-    }
-
-    proptest! {
-        /// Writes, partial writes, trims, commits and crashes (dropping the
-        /// layer without a commit) against a model: a remount always holds
-        /// exactly the last committed content.
-        #[test]
-        fn a_remount_holds_exactly_the_last_commit(
-            ops in proptest::collection::vec((0u8..10, 0u64..40, 0u64..1000), 1..200)
-        ) {
-            let disk = SharedDevice::new(Box::new(RamDisk::new(PAGE, 200)));
-            let mut s = Shadow::mount(Box::new(disk.clone())).unwrap();
-            let mut live: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
-            let mut committed = live.clone();
-            for (kind, lba, tag) in ops {
-                match kind {
-                    0..=4 => {
-                        let p = page_of(tag);
-                        s.write(lba, 0, &p).unwrap();
-                        live.insert(lba, p);
-                    }
-                    5 => {
-                        let mut p = live.get(&lba).cloned().unwrap_or_else(|| vec![0; PAGE]);
-                        p[10..20].fill(tag as u8 | 1);
-                        s.write(lba, 10, &[tag as u8 | 1; 10]).unwrap();
-                        live.insert(lba, p);
-                    }
-                    6 => {
-                        s.trim(lba).unwrap();
-                        live.remove(&lba);
-                    }
-                    7 | 8 => {
-                        s.sync().unwrap();
-                        committed = live.clone();
-                    }
-                    _ => {
-                        drop(s);
-                        s = Shadow::mount(Box::new(disk.clone())).unwrap();
-                        live = committed.clone();
-                    }
-                }
-                prop_assert_eq!(content(&mut s, 40).unwrap(), live.clone());
-            }
-            drop(s);
-            let mut s = Shadow::mount(Box::new(disk.clone())).unwrap();
-            prop_assert_eq!(content(&mut s, 40).unwrap(), committed);
-        }
-    }
-
-    /// Every page beneath a committed image, zeroed or replaced by another
-    /// page or by its own older version: the remount fails or every read
-    /// is either right or `Corrupt`.
-    #[test]
-    fn damage_beneath_is_corrupt_never_data() {
-        let disk = SharedDevice::new(Box::new(RamDisk::new(PAGE, 300)));
-        let mut s = Shadow::mount(Box::new(disk.clone())).unwrap();
-        let mut want = BTreeMap::new();
-        for round in 0..3u64 {
-            for lba in 0..60 {
-                if (lba + round) % 3 == 0 {
-                    s.write(lba, 0, &page_of(lba * 7 + round)).unwrap();
-                    want.insert(lba, page_of(lba * 7 + round));
-                }
-            }
-            s.sync().unwrap();
-        }
-        drop(s);
-        let read_all = |d: &SharedDevice| -> Vec<Vec<u8>> {
-            let mut d = d.clone();
-            let pages = d.capacity_pages().min(300);
-            (0..pages)
-                .map(|p| {
-                    let mut b = vec![0u8; PAGE];
-                    d.read(p, 0, &mut b).unwrap();
-                    b
-                })
-                .collect()
-        };
-        let image = read_all(&disk);
-        let used: Vec<u64> = (0..image.len() as u64)
-            .filter(|&p| image[p as usize].iter().any(|&b| b != 0))
-            .collect();
-        let (mut detected, mut exact) = (0, 0);
-        for &victim in &used {
-            for damage in [
-                vec![0u8; PAGE],
-                image[(victim as usize + 1) % image.len()].clone(),
-            ] {
-                let copy = SharedDevice::new(Box::new(RamDisk::new(PAGE, 300)));
-                let mut c = copy.clone();
-                for (p, b) in image.iter().enumerate() {
-                    let b = if p as u64 == victim { &damage } else { b };
-                    c.write(p as u64, 0, b).unwrap();
-                }
-                let Ok(mut s) = Shadow::mount(Box::new(copy)) else {
-                    detected += 1;
-                    continue;
-                };
-                let mut all_right = true;
-                for lba in 0..60 {
-                    let mut b = vec![0u8; PAGE];
-                    match s.read(lba, 0, &mut b) {
-                        Err(DeviceError::Corrupt { .. }) => all_right = false,
-                        Err(e) => panic!("{e}"),
-                        Ok(()) => {
-                            let expect = want.get(&lba).cloned().unwrap_or_else(|| vec![0; PAGE]);
-                            assert_eq!(b, expect, "page {victim} damaged: wrong data at {lba}");
-                        }
-                    }
-                }
-                if all_right {
-                    exact += 1;
-                } else {
-                    detected += 1;
-                }
-            }
-        }
-        // Data pages damaged are found; a damaged meta copy falls back to
-        // the other (same generation): exact.
-        assert!(
-            detected > used.len(),
-            "{detected} detected of {}",
-            used.len()
-        );
-        assert!(exact >= 2, "{exact}");
-    }
-
-    #[test]
-    fn a_full_device_is_an_error_and_the_commit_survives() {
-        let disk = SharedDevice::new(Box::new(RamDisk::new(PAGE, 40)));
-        let mut s = Shadow::mount(Box::new(disk.clone())).unwrap();
-        let cap = s.capacity_pages();
-        for lba in 0..cap {
-            s.write(lba, 0, &page_of(lba)).unwrap();
-        }
-        s.sync().unwrap();
-        // Rewriting everything needs a shadow of every page.
-        let mut failed = false;
-        for lba in 0..cap {
-            if let Err(e) = s.write(lba, 0, &page_of(lba + 100)) {
-                assert!(matches!(e, DeviceError::Full { .. }), "{e}");
-                failed = true;
-                break;
-            }
-        }
-        assert!(failed);
-        drop(s);
-        let mut s = Shadow::mount(Box::new(disk)).unwrap();
-        for lba in 0..cap {
-            let mut b = vec![0u8; PAGE];
-            s.read(lba, 0, &mut b).unwrap();
-            assert_eq!(b, page_of(lba));
-        }
-    }
-}
+mod tests;

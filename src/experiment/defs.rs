@@ -136,6 +136,7 @@ fn device_spec(text: &str, params: &Params, scratch: bool) -> Result<DeviceSpec,
         // The disk's own requests: past the page cache too (O_DIRECT).
         device.atomic = false;
         device.direct = true;
+        device.log_bytes = 0;
     }
     Ok(device)
 }

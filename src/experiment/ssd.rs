@@ -228,6 +228,7 @@ pub(super) fn device_bench_run(
         // the page cache, on a scratch file nothing opens again.
         spec.atomic = false;
         spec.direct = true;
+        spec.log_bytes = 0;
     }
     let result = bench(&spec, pattern, requests, span_mib, seed);
     drop(temp);

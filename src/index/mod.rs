@@ -27,6 +27,7 @@ mod error;
 pub mod fdtree;
 pub mod guard;
 pub mod latree;
+mod logged;
 pub mod lsm;
 pub mod mbtree;
 mod params;

@@ -120,14 +120,17 @@ pub fn create(
     memory: usize,
     params: Params,
 ) -> Result<Box<dyn Index>> {
-    create_unguarded(name, storage, memory, params).map(guard)
+    super::logged::with_log(storage, memory, true, false, |s, m| {
+        create_unguarded(name, s, m, params)
+    })
+    .map(guard)
 }
 
 /// Reopens the index `name` that `flush` left on `storage`, guarded: its
 /// last successful flush, whatever was written since (a storage under the
 /// commit layer forgets it; `BlockDevice::discard_uncommitted`).
 pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
-    last_flush(name, storage, memory, params).map(guard)
+    last_flush(name, storage, memory, params, false).map(guard)
 }
 
 /// Opens the index `name` on `storage` for queries only (`index::guard`):
@@ -138,20 +141,25 @@ pub fn open_read_only(
     memory: usize,
     params: Params,
 ) -> Result<Box<dyn Index>> {
-    let index = last_flush(name, storage, memory, params)?;
+    let index = last_flush(name, storage, memory, params, true)?;
     Ok(Box::new(super::guard::Guarded::read_only(index)))
 }
 
-/// The index's last flush: what was not committed is dropped first.
+/// The index's last flush: what was not committed is dropped first, then
+/// what the write-ahead log holds since is replayed (`index::logged`).
 fn last_flush(
     name: &str,
     mut storage: Storage,
     memory: usize,
     params: Params,
+    read_only: bool,
 ) -> Result<Box<dyn Index>> {
     storage.discard_uncommitted()?;
     let head = bare_file_head(&mut storage)?;
-    match open_unguarded(name, storage, memory, params) {
+    let opened = super::logged::with_log(storage, memory, false, read_only, |s, m| {
+        open_unguarded(name, s, m, params)
+    });
+    match opened {
         Err(_) if head.as_ref() == Some(crate::device::shadow::META_MAGIC) => { Err(IndexError::Config(
             "page 0 holds the commit layer's record: this is a flashix store opened without its commit layer; open it with Store::open or a `file:` DeviceSpec".into(),
         ))

@@ -95,12 +95,17 @@ pub struct FaultConfig {
     pub preload: u64,
     /// Bytes per page of the RAM disk.
     pub page_size: usize,
+    /// The commit layer's write-ahead log bound (`index::logged`), as on a
+    /// file; 0: no log, every flush commits.
+    pub log_bytes: u64,
 }
 
 impl FaultConfig {
     /// The defaults of `flashix faulttest` and `tests/index_faults.rs`:
     /// 600 operations with a flush every 40, 16 KiB of memory (small, so
-    /// that nodes go to the device between flushes), 512-byte pages.
+    /// that nodes go to the device between flushes), 512-byte pages, a
+    /// write-ahead log of 8 pages (a checkpoint every few flushes, so
+    /// that faults meet log appends, checkpoints and replays alike).
     pub fn new(index: &str) -> Self {
         FaultConfig {
             index: index.to_string(),
@@ -112,6 +117,7 @@ impl FaultConfig {
             scenarios: 1000,
             preload: 0,
             page_size: 512,
+            log_bytes: 8 * 512,
         }
     }
 
@@ -437,7 +443,7 @@ impl<'a> Context<'a> {
     /// Creates the index, bulk-loads and flushes it, and keeps the image.
     fn preload(&self) -> Result<Base, String> {
         let ram = SharedDevice::new(Box::new(self.ram()));
-        let storage = mount(ram.clone())?;
+        let storage = self.mount(ram.clone())?;
         let mut index =
             registry::create(&self.c.index, storage, self.c.memory, self.params.clone())
                 .map_err(|e| e.to_string())?;
@@ -506,7 +512,7 @@ impl<'a> Context<'a> {
         let counted = Counted::new(self.device()?);
         let counts = counted.counts.clone();
         let mut index = self
-            .start(mount(counted)?)
+            .start(self.mount(counted)?)
             .map_err(|e| format!("without faults: {e}"))?;
         let mut live = self.initial();
         let mut out = Vec::new();
@@ -545,7 +551,7 @@ impl<'a> Context<'a> {
             flushed: self.base.is_some(),
             outcome: Outcome::new(Verdict::Survived),
         };
-        let mut index = match self.start(mount(faulty)?) {
+        let mut index = match self.start(self.mount(faulty)?) {
             Ok(index) => Some(index),
             Err(_) => {
                 // The fault met the creation (or the opening): nothing was
@@ -597,7 +603,7 @@ impl<'a> Context<'a> {
         drop(index);
         let verdict = match registry::open(
             &self.c.index,
-            mount(ram)?,
+            self.mount(ram)?,
             self.c.memory,
             self.params.clone(),
         ) {
@@ -781,11 +787,13 @@ fn check_get(key: u64, got: &[u64], live: &BTreeSet<(u64, u64)>) -> Result<(), S
     }
 }
 
-/// `dev` under the commit layer.
-fn mount(dev: impl BlockDevice + 'static) -> Result<Storage, String> {
-    Shadow::mount(Box::new(dev))
-        .map(|s| Storage::Pages(Box::new(s)))
-        .map_err(|e| format!("commit layer: {e}"))
+impl Context<'_> {
+    /// `dev` under the commit layer, with the configured log.
+    fn mount(&self, dev: impl BlockDevice + 'static) -> Result<Storage, String> {
+        Shadow::mount_logged(Box::new(dev), self.c.log_bytes)
+            .map(|s| Storage::Pages(Box::new(s)))
+            .map_err(|e| format!("commit layer: {e}"))
+    }
 }
 
 /// Writes and syncs that reach a device (atomics: the counts are read

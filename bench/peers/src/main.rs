@@ -29,7 +29,8 @@ const PEERS: [&str; 4] = ["redb", "lmdb", "fjall", "sled"];
 fn usage() -> String {
     format!(
         "usage: peers [--n N] [--rounds R] [--commit-every C] [--engines a,b,..] \
-         [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run]\n\
+         [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
+         [--log-bytes B (flashix's write-ahead log bound; 0: none)]\n\
          engines: {}",
         all_engines().join(",")
     )
@@ -78,6 +79,8 @@ struct Args {
     one: Option<String>,
     seed: u64,
     timeout: u64,
+    /// flashix's write-ahead log bound (`Options::log_bytes`).
+    log_bytes: u64,
 }
 
 fn parse_args() -> Res<Args> {
@@ -91,6 +94,7 @@ fn parse_args() -> Res<Args> {
         one: None,
         seed: 1,
         timeout: 180,
+        log_bytes: flashix::store::DEFAULT_LOG_BYTES,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -111,6 +115,7 @@ fn parse_args() -> Res<Args> {
             "--one" => a.one = Some(value),
             "--seed" => a.seed = value.parse()?,
             "--timeout" => a.timeout = value.parse()?,
+            "--log-bytes" => a.log_bytes = value.replace('_', "").parse()?,
             _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
         }
     }
@@ -423,8 +428,9 @@ struct Flashix {
 }
 
 impl Flashix {
-    fn create(dir: &Path, index: &str) -> Res<Flashix> {
+    fn create(dir: &Path, index: &str, log_bytes: u64) -> Res<Flashix> {
         let mut options = flashix::Options::index(index).memory(MEMORY);
+        options.log_bytes = log_bytes;
         if index == "buffer-tree" {
             // Its default super-node of M/4 (16 MiB here) is past the node
             // format's 65,535 entries.
@@ -457,14 +463,14 @@ impl Engine for Flashix {
     }
 }
 
-fn open_engine(name: &str, dir: &Path) -> Res<Box<dyn Engine>> {
+fn open_engine(name: &str, dir: &Path, log_bytes: u64) -> Res<Box<dyn Engine>> {
     Ok(match name {
         "redb" => Box::new(Redb::create(dir)?),
         "lmdb" => Box::new(Lmdb::create(dir)?),
         "fjall" => Box::new(Fjall::create(dir)?),
         "sled" => Box::new(Sled::create(dir)?),
         _ => match name.strip_prefix("flashix-") {
-            Some(index) => Box::new(Flashix::create(dir, index)?),
+            Some(index) => Box::new(Flashix::create(dir, index, log_bytes)?),
             None => return Err(format!("unknown engine {name:?}").into()),
         },
     })
@@ -537,7 +543,7 @@ fn child(a: &Args, name: &str) -> Res<()> {
     let keys: Vec<u64> = (0..n).map(|_| rng.next()).collect();
     let mut out: BTreeMap<&str, f64> = BTreeMap::new();
 
-    let mut engine = open_engine(name, &dir)?;
+    let mut engine = open_engine(name, &dir, a.log_bytes)?;
     let inserts: Vec<Op> = keys.iter().map(|&k| Op::Put(k, value_of(k, 0))).collect();
     let mut ins_lat = new_hist();
     let (secs, wb, _) = phase_ops(engine.as_mut(), &inserts, a.commit_every, &mut ins_lat)?;
@@ -639,6 +645,7 @@ fn parent(a: &Args) -> Res<()> {
                 .args(["--commit-every", &a.commit_every.to_string()])
                 .args(["--workload", a.workload.name()])
                 .args(["--seed", &(round as u64 + 1).to_string()])
+                .args(["--log-bytes", &a.log_bytes.to_string()])
                 .arg("--dir")
                 .arg(&dir)
                 .stdout(Stdio::piped())

@@ -173,3 +173,52 @@ fn run_prints_the_lifetime_at_a_daily_rate() {
     );
     assert!(text.contains("the FTL does no wear leveling"), "{text}");
 }
+
+/// `compare --ops-per-day` gives each index its projection, and says that
+/// an SSD model shows no erase blocks to project from.
+#[test]
+fn compare_prints_each_indexs_lifetime() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let run = |device: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+            .args([
+                "compare",
+                "--indexes",
+                "btree:cache=none,mbtree",
+                "--workload",
+                "insert-uniform",
+                "--ops",
+                "20000",
+                "--device",
+                device,
+                "--ops-per-day",
+                "1000",
+                "--quiet",
+                "--out",
+                out_dir,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).replace("\n  ", " ")
+    };
+    let text = run("slc-small");
+    assert!(
+        text.contains("Lifetime at 1,000 operations a day until the busiest block wears out"),
+        "{text}"
+    );
+    assert!(
+        text.contains("btree:cache=none ") && text.contains(", mbtree "),
+        "{text}"
+    );
+    let ssd = run("x25e");
+    assert!(
+        ssd.contains("not projected: x25e does not show its erase blocks"),
+        "{ssd}"
+    );
+}

@@ -237,6 +237,27 @@ impl Report {
             "whole run: {} physical reads, {} physical writes, {} erases, {} GC copies, write amplification {:.2}\n",
             d.physical_reads, d.physical_writes, d.erases, d.gc_copies, d.write_amplification
         ));
+        if let (Some(w), Some(chip)) = (&self.wear, &d.wear) {
+            let busiest = match w.busiest_block {
+                Some(b) => format!("block {b}, {} erases", w.busiest_erases),
+                None => "none erased".into(),
+            };
+            out.push_str(&format!(
+                "wear: {} erases in the measured operations ({:.4} an operation), per block min/mean/max \
+                 {}/{:.3}/{} (busiest: {busiest}); the chip's {} blocks at the end, preconditioning included: \
+                 {}/{:.3}/{} (endurance {})\n",
+                w.erases,
+                w.erases_per_op,
+                w.per_block.min,
+                w.per_block.mean,
+                w.per_block.max,
+                chip.blocks,
+                chip.min,
+                chip.mean,
+                chip.max,
+                chip.endurance
+            ));
+        }
         out.push_str(&format!(
             "memory: peak {} B, final {} B (budget {} B); flash used {} B; {:.2} s wall, {:.0} ops/s{}\n",
             self.memory_peak_bytes,

@@ -71,10 +71,22 @@ pub fn projection(report: &Report, spec: &DeviceSpec, rate: f64) -> String {
             group(w.erases),
             w.erases_per_op
         ),
-        None => format!(
-            "no block was erased in the {} measured operations, so wear sets no limit at this workload",
-            group(w.ops)
-        ),
+        None => {
+            let written: u64 = report.by_op.values().map(|c| c.page_writes).sum();
+            if written == 0 {
+                format!(
+                    "the {} measured operations wrote no page, so wear sets no limit at this workload",
+                    group(w.ops)
+                )
+            } else {
+                format!(
+                    "no block was erased in the {} measured operations (they wrote {} pages into free \
+                     space): too short a run to project from (a longer one, or a fuller chip, erases)",
+                    group(w.ops),
+                    group(written)
+                )
+            }
+        }
     };
     let rough = if (1..10).contains(&w.busiest_erases) {
         "; a projection from so few erases is rough (a longer run tightens it)"

@@ -631,7 +631,8 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
         "{}",
         wrap(&format!(
             "→ the recommendation; writes/op: the chip's page writes (garbage collection's copies and the final \
-             flush included); memory: the counted peak; {life_legend}; ∞: no block erased"
+             flush included); memory: the counted peak; {life_legend}; ∞: no block erased in the run (a short \
+             run that writes may erase none yet)"
         ))
     );
     let out = left_out(adv);

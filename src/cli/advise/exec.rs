@@ -17,6 +17,7 @@
 //! the indexes that cannot fit cost little time.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -66,9 +67,13 @@ pub struct Phase<'a> {
 /// What sharing preloaded images did in one phase.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Sharing {
-    /// Images built, and the configurations they served.
+    /// Images built, and the configurations they served (the one that
+    /// took each image and those that got a copy).
     pub images: usize,
     pub served: usize,
+    /// Configurations that built their own image: their device cannot be
+    /// copied (a file, the commit layer).
+    pub built_own: usize,
     /// Wall seconds spent building images.
     pub build_seconds: f64,
     /// Wall seconds copying images took.
@@ -180,7 +185,6 @@ pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
             let (image, seconds) = b.unwrap_or((Err(Outcome::Failed("not built".into())), 0.0));
             let members = group_of.iter().filter(|&&x| x == g).count();
             sharing.images += 1;
-            sharing.served += members;
             sharing.build_seconds += seconds;
             Mutex::new(Image {
                 built: Some(image),
@@ -192,6 +196,7 @@ pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
         })
         .collect();
     let indices: Vec<usize> = (0..cands.len()).collect();
+    let built_own = AtomicUsize::new(0);
     let outcomes = parallel_map(&indices, phase.jobs, phase.quiet, phase.title, |&i| {
         let c = &cands[i];
         let copy = {
@@ -225,19 +230,24 @@ pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
                 &options,
             )),
             // The device cannot be copied: this one builds its own.
-            Ok(None) => settle(job::run_config(
-                &c.cfg,
-                &spec,
-                phase.memory,
-                phase.workload,
-                options,
-                true,
-            )),
+            Ok(None) => {
+                built_own.fetch_add(1, Ordering::Relaxed);
+                settle(job::run_config(
+                    &c.cfg,
+                    &spec,
+                    phase.memory,
+                    phase.workload,
+                    options,
+                    true,
+                ))
+            }
         }
     });
+    sharing.built_own = built_own.into_inner();
     for img in &images {
         let img = img.lock().unwrap_or_else(|e| e.into_inner());
         sharing.copy_seconds += img.copy_seconds;
+        sharing.served += img.copies + img.built.is_none() as usize;
         sharing.saved_seconds += img.seconds * img.copies as f64 - img.copy_seconds;
     }
     (unwrap_all(outcomes), sharing)

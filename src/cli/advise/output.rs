@@ -677,10 +677,19 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
     if !shares.is_empty() {
         let images: usize = shares.iter().map(|s| s.images).sum();
         let served: usize = shares.iter().map(|s| s.served).sum();
+        let own: usize = shares.iter().map(|s| s.built_own).sum();
         let saved: f64 = shares.iter().map(|s| s.saved_seconds).sum();
-        timing.push_str(&format!(
-            "; {images} preloaded images served {served} runs, saving about {saved:.1} s of preloading"
-        ));
+        if served > images {
+            timing.push_str(&format!(
+                "; {images} preloaded images served {served} runs, saving about {:.1} s of preloading",
+                saved.max(0.0)
+            ));
+        }
+        if own > 0 {
+            timing.push_str(&format!(
+                "; {own} runs built their own preload (this device cannot be copied)"
+            ));
+        }
     }
     println!("{}", wrap(&timing));
 }

@@ -108,40 +108,46 @@ fn a_copy_of_the_chip_wears_on_its_own() {
     assert_eq!(buf, [0xAB; 16], "the original still reads its data");
 }
 
+/// Runs the command line with `args`, which must succeed; its stdout with
+/// wrapped lines joined.
+fn flashix(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).replace("\n  ", " ")
+}
+
 /// `run --ops-per-day` prints the projection the JSON's wear gives.
 #[test]
 fn run_prints_the_lifetime_at_a_daily_rate() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
-        .args([
-            "run",
-            "--index",
-            "btree",
-            "--set",
-            "cache=none",
-            "--workload",
-            "insert-uniform",
-            "--ops",
-            "20000",
-            "--device-set",
-            "endurance=1000",
-            "--occupancy",
-            "0.8",
-            "--ops-per-day",
-            "5000",
-            "--quiet",
-            "--json",
-            json.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).replace("\n  ", " ");
+    let text = flashix(&[
+        "run",
+        "--index",
+        "btree",
+        "--set",
+        "cache=none",
+        "--workload",
+        "insert-uniform",
+        "--ops",
+        "20000",
+        "--device-set",
+        "endurance=1000",
+        "--occupancy",
+        "0.8",
+        "--ops-per-day",
+        "5000",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let w = &r["wear"];
     let (ops, busiest) = (
@@ -181,31 +187,22 @@ fn compare_prints_each_indexs_lifetime() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().to_str().unwrap();
     let run = |device: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_flashix"))
-            .args([
-                "compare",
-                "--indexes",
-                "btree:cache=none,mbtree",
-                "--workload",
-                "insert-uniform",
-                "--ops",
-                "20000",
-                "--device",
-                device,
-                "--ops-per-day",
-                "1000",
-                "--quiet",
-                "--out",
-                out_dir,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).replace("\n  ", " ")
+        flashix(&[
+            "compare",
+            "--indexes",
+            "btree:cache=none,mbtree",
+            "--workload",
+            "insert-uniform",
+            "--ops",
+            "20000",
+            "--device",
+            device,
+            "--ops-per-day",
+            "1000",
+            "--quiet",
+            "--out",
+            out_dir,
+        ])
     };
     let text = run("slc-small");
     assert!(

@@ -28,6 +28,7 @@ mod lat_buffered;
 mod mbtree;
 pub mod output;
 pub mod plot;
+pub mod scatter;
 mod ssd;
 pub mod sweep;
 

@@ -436,9 +436,15 @@ fn a_store_answers_with_its_write_ahead_log_read_only_or_not() {
         assert_eq!(ro.get(8).unwrap(), None, "{index}");
         assert_eq!(ro.range(u64::MAX - 1..).unwrap().count(), 2, "{index}");
         drop(ro);
-        assert_eq!(std::fs::read(&path).unwrap(), before, "{index}: read-only wrote");
-        let mut off = Options::default();
-        off.log_bytes = 0;
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "{index}: read-only wrote"
+        );
+        let off = Options {
+            log_bytes: 0,
+            ..Options::default()
+        };
         let mut s = Store::open(&path, &off).unwrap();
         let got: BTreeMap<u64, u64> = s.range(..).unwrap().map(Result::unwrap).collect();
         assert_eq!(got, want, "{index}: replayed with the log off");

@@ -27,7 +27,9 @@ mod lat;
 mod lat_buffered;
 mod mbtree;
 pub mod output;
+pub mod partial;
 pub mod plot;
+pub mod shard;
 mod ssd;
 pub mod sweep;
 
@@ -567,6 +569,7 @@ mod tests {
             },
             metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             report: serde_json::Value::Null,
+            seconds: 0.0,
         }
     }
 

@@ -29,10 +29,16 @@ pub struct RunOutcome {
     pub metrics: Metrics,
     /// The full run report (JSON).
     pub report: serde_json::Value,
+    /// The run's wall time (not in any output a single machine writes; a
+    /// shard records it, so that the cost model can be checked).
+    pub seconds: f64,
 }
 
 /// What executing one run gives: its metrics and its full report.
 pub type Executed = Result<(Metrics, serde_json::Value), String>;
+
+/// A run's result and its wall time in seconds.
+type Timed = (Executed, f64);
 
 /// FNV-1a over the id and the sorted `key=value` pairs.
 pub fn stable_seed(id: &str, params: &Params) -> u64 {
@@ -67,7 +73,7 @@ where
 {
     let n = runs.len();
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Executed>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Timed>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let bar = if quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -88,7 +94,8 @@ where
                 if i >= n {
                     break;
                 }
-                let result = execute(&runs[i]);
+                let started = std::time::Instant::now();
+                let result = (execute(&runs[i]), started.elapsed().as_secs_f64());
                 // A poisoned slot only means another run panicked; keep ours.
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 bar.inc(1);
@@ -100,12 +107,13 @@ where
     for (run, slot) in runs.into_iter().zip(slots) {
         let result = slot.into_inner().unwrap_or_else(|e| e.into_inner());
         match result {
-            Some(Ok((metrics, report))) => out.push(RunOutcome {
+            Some((Ok((metrics, report)), seconds)) => out.push(RunOutcome {
                 run,
                 metrics,
                 report,
+                seconds,
             }),
-            Some(Err(e)) => {
+            Some((Err(e), _)) => {
                 let params: Vec<String> =
                     run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 return Err(format!(

@@ -21,21 +21,24 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Runs `cmd`, which must succeed; its output otherwise.
+fn succeeds(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn the_slurm_script_passes_shellcheck() {
     if !have("shellcheck") {
         eprintln!("skipped: shellcheck is not installed (apt-get install shellcheck)");
         return;
     }
-    let out = Command::new("shellcheck")
-        .arg(repo("deploy/slurm/reproduce.sbatch"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    succeeds(Command::new("shellcheck").arg(repo("deploy/slurm/reproduce.sbatch")));
 }
 
 /// A stand-in for `sbatch --parsable`: an array runs its tasks one after
@@ -126,15 +129,10 @@ fn the_kubernetes_file_is_valid() {
         .output()
         .is_ok_and(|o| o.status.success());
     if cluster {
-        let out = Command::new("kubectl")
-            .args(["apply", "--dry-run=client", "-f"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        succeeds(
+            Command::new("kubectl")
+                .args(["apply", "--dry-run=client", "-f"])
+                .arg(&file),
         );
         return;
     }

@@ -79,8 +79,9 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn shard(out: &Path, spec: &str) {
-    ok(&[
+/// `reproduce EXPERIMENTS --quick` into `out`, with `more` arguments.
+fn reproduce(out: &Path, more: &[&str]) {
+    let mut args = vec![
         "reproduce",
         EXPERIMENTS,
         "--quick",
@@ -88,10 +89,10 @@ fn shard(out: &Path, spec: &str) {
         "--jobs",
         "2",
         "--out",
-        s(out),
-        "--shard",
-        spec,
-    ]);
+    ];
+    args.push(s(out));
+    args.extend_from_slice(more);
+    ok(&args);
 }
 
 #[test]
@@ -107,20 +108,10 @@ fn three_shards_merge_byte_identical_to_one_machine() {
     for out in [&single, &merged] {
         std::fs::create_dir_all(out).unwrap();
     }
-    ok(&[
-        "reproduce",
-        EXPERIMENTS,
-        "--quick",
-        "--quiet",
-        "--jobs",
-        "2",
-        "--out",
-        s(&single),
-        "--summary",
-        s(&single.join("SUMMARY.md")),
-    ]);
+    let summary = single.join("SUMMARY.md");
+    reproduce(&single, &["--summary", s(&summary)]);
     for spec in ["0/3", "1/3", "2/3"] {
-        shard(&shards, spec);
+        reproduce(&shards, &["--shard", spec]);
     }
     ok(&[
         "merge",

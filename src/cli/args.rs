@@ -36,6 +36,11 @@ pub enum Command {
     Trace(TraceCommand),
     /// Every listed index on the same device, workload and memory budget.
     Compare(CompareArgs),
+    /// Which index, configured how, for this workload, memory and device,
+    /// and how long the flash lasts: every index over the parameters its
+    /// paper says matter, the Pareto front, a recommendation and the
+    /// `flashix run` command that reproduces it.
+    Advise(AdviseArgs),
     /// How fast the simulation runs: random inserts then searches on
     /// `btree` over the simulated FTL and on Rust's in-memory BTreeMap, in
     /// this process, with both rates, their ratio and the peak memory.
@@ -297,6 +302,22 @@ pub struct RunArgs {
     /// 0 write).
     #[arg(long, value_name = "FILE")]
     pub io_trace: Option<PathBuf>,
+    /// Build the preload with the index's structural parameters alone (its
+    /// runtime knobs, such as the cache, at their defaults), flush it, and
+    /// reopen the index with every parameter before the measured
+    /// operations: how `advise` runs each configuration, sharing one
+    /// preloaded image among those that differ only in runtime knobs.
+    #[arg(long, conflicts_with_all = ["open", "read_only", "io_trace"])]
+    pub preload_reopen: bool,
+    /// Print how long the chip lasts at N operations a day, from the
+    /// measured operations' wear.
+    #[arg(long, value_name = "N")]
+    pub ops_per_day: Option<f64>,
+    /// Precondition the FTL chip (of `--device-set blocks=N`) with exactly
+    /// this many pages of cold data, as `--occupancy` would, without the
+    /// sizing run: the device an `advise` command names.
+    #[arg(long, value_name = "PAGES", conflicts_with_all = ["occupancy", "fill"])]
+    pub cold_pages: Option<u64>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -405,8 +426,80 @@ pub struct CompareArgs {
     /// the error (the prediction check).
     #[arg(long, value_name = "PROFILE")]
     pub predict: Option<String>,
+    /// Print how long the chip lasts at N operations a day with each
+    /// index, from the measured operations' wear.
+    #[arg(long, value_name = "N")]
+    pub ops_per_day: Option<f64>,
     /// No progress bar on stderr while the indexes run (the report on
     /// stdout is the same).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// The workload: a preset (`--workload`, default `mbtree` with 100,000
+    /// operations, as `compare`), a trace (`--trace`; a long one is advised
+    /// on a prefix, see `--ops`) or `dna:FILE`.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Memory budget of every configuration: bytes, or a number with a
+    /// unit: KiB, MiB, GiB (or K, M, G) are 1,024-based; KB, MB, GB
+    /// 1,000-based.
+    #[arg(long, default_value = "64KiB")]
+    pub memory: String,
+    /// Recommend the configuration with the least time, energy or page
+    /// writes per operation, or the longest lifetime (default: the
+    /// balanced member of the Pareto front).
+    #[arg(long, value_name = "time|energy|writes|lifetime")]
+    pub optimize: Option<String>,
+    /// Project the flash's lifetime at N operations a day.
+    #[arg(long, value_name = "N")]
+    pub ops_per_day: Option<f64>,
+    /// Leave out configurations whose projected lifetime at
+    /// `--ops-per-day` is under Y years.
+    #[arg(long, value_name = "Y", requires = "ops_per_day")]
+    pub years: Option<f64>,
+    /// Parallel runs (default: number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write the front, every configuration's measures and the
+    /// recommendation (`index`, `params`, `command`) here as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Directory for the chart (advise.png, advise.svg) and advise.json.
+    #[arg(long, default_value = "results/advise")]
+    pub out: PathBuf,
+    /// Preconditioning of a simulated FTL chip, as `compare` does it.
+    #[arg(long, value_name = "SHARE", default_value = "0.8")]
+    pub occupancy: String,
+    /// With `--occupancy none`: the share of the chip the largest
+    /// footprint fills [default: 0.9].
+    #[arg(long)]
+    pub fill: Option<f64>,
+    /// Build the preload with each index's bulk loader (in key order).
+    #[arg(long)]
+    pub bulk_load: bool,
+    /// Count memory as buffered-bplus-tree.md §6 does: the node tables (and
+    /// the other named lines an index reports apart) outside the budget.
+    #[arg(long)]
+    pub exclude_node_tables: bool,
+    /// Try only these indexes (comma-separated names).
+    #[arg(long)]
+    pub indexes: Option<String>,
+    /// Build every configuration's preload itself instead of copying one
+    /// image among those that share it (to measure what sharing saves).
+    #[arg(long)]
+    pub no_shared_preload: bool,
+    /// Print every configuration within the budget, not only the front.
+    #[arg(long)]
+    pub all: bool,
+    /// Check every answer against an in-memory oracle.
+    #[arg(long)]
+    pub verify: bool,
+    /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }

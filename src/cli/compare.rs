@@ -30,11 +30,12 @@ use crate::experiment;
 use crate::index::registry;
 use crate::runner::{Report, RunOptions};
 
-use super::args::{CompareArgs, IndexArgs};
+use super::args::{CompareArgs, IndexArgs, WorkloadArgs};
 use super::ranking::ranking;
 use super::sizing::{self, bytes_text, group, wrap};
 use super::{
-    build_traced, describe, device, execute, memory, predict, write_json, CliResult, Opening,
+    build_traced, describe, device, execute, lifetime, memory, predict, write_json, CliResult,
+    Opening,
 };
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
@@ -77,6 +78,17 @@ fn compare_configs(list: &str) -> CliResult<Vec<IndexArgs>> {
         .collect()
 }
 
+/// `w`, or the main job's workload where it names none: the `mbtree`
+/// preset with 100,000 inserts (then a search of each).
+pub(super) fn main_job_workload(w: &WorkloadArgs) -> WorkloadArgs {
+    let mut workload = w.clone();
+    if workload.workload.is_none() && workload.trace.is_none() {
+        workload.workload = Some("mbtree".into());
+        workload.ops.get_or_insert(100_000);
+    }
+    workload
+}
+
 /// How a configuration is named in the table: `btree:cache=lru`.
 pub fn label(i: &IndexArgs) -> String {
     if i.set.is_empty() {
@@ -95,13 +107,11 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
     let mem = memory(&a.memory)?;
     let occupancy = sizing::parse_occupancy(&a.occupancy)?;
     let fill = sizing::check_fit(a.fill, occupancy)?;
-    let mut workload = a.workload.clone();
-    if workload.workload.is_none() && workload.trace.is_none() {
-        workload.workload = Some("mbtree".into());
-        workload.ops.get_or_insert(100_000);
-    }
-    let (spec, sized) =
-        sizing::size_to_work(&spec, &configs, &workload, mem, fill, occupancy, None)?;
+    let workload = main_job_workload(&a.workload);
+    let (spec, sized) = sizing::size_to_work(
+        &spec, &configs, &workload, mem, fill, occupancy, None, false,
+    )?;
+    let ops_per_day = lifetime::check_rate(a.ops_per_day)?;
     let model = a
         .predict
         .as_deref()
@@ -189,6 +199,9 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         println!("{}", compact_table(&reports));
     }
     println!("{}", ranking(&reports, mem as u64));
+    if let Some(rate) = ops_per_day {
+        println!("{}", lifetime::projections(&reports, &spec, rate));
+    }
     if !predictions.is_empty() {
         println!("{}", predict::table(&predictions));
     }
@@ -474,7 +487,7 @@ fn boxed(rows: Vec<Vec<String>>) -> Table {
 /// `rows` (the first the header) as columns two spaces apart, the header
 /// underlined, the first column left-aligned and the others right-aligned:
 /// twelve characters narrower than [`boxed`] over nine columns.
-fn plain(rows: &[Vec<String>]) -> String {
+pub(super) fn plain(rows: &[Vec<String>]) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|i| {

@@ -1,11 +1,14 @@
 //! The command line: `list`, `run`, `replay`, `trace gen`, `compare`,
 //! `bench`, `reproduce` (`--shard`, and `merge`: [`shard`]) (grammar in [`args`]). Every error reaches `main` as one line.
 
+mod advise;
 pub mod args;
 mod bench;
 mod compare;
 mod crashtest;
 mod faulttest;
+pub mod job;
+pub mod lifetime;
 mod predict;
 mod ranking;
 mod shard;
@@ -48,6 +51,7 @@ pub fn main() -> CliResult<()> {
             trace_gen(&a.workload)
         }
         Command::Compare(a) => compare::compare(a),
+        Command::Advise(a) => advise::advise(a),
         Command::Bench(a) => bench::bench(a),
         Command::Reproduce(a) => reproduce(a),
         Command::Crashtest(a) => crashtest::crashtest(a),
@@ -85,7 +89,15 @@ fn list() -> CliResult<()> {
     }
     writeln!(out, "\nDevice profiles (--device NAME | raw:NAME | file:PATH, overrides with --device-set K=V):")?;
     for p in profiles() {
-        writeln!(out, "  {:<16} {}", p.name, p.description)?;
+        writeln!(
+            out,
+            "  {:<16} {}\n  {:<16} endurance {} erases a block: {}",
+            p.name,
+            p.description,
+            "",
+            sizing::group(p.geometry.endurance),
+            p.endurance_source
+        )?;
     }
     for p in crate::device::ssd::ssd_profiles() {
         writeln!(out, "  {:<16} {}", p.name, p.description)?;
@@ -276,7 +288,11 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         None => None,
     };
     let fill = sizing::check_fit(a.fill, occupancy)?;
+    let ops_per_day = lifetime::check_rate(a.ops_per_day)?;
     let configs = [(compare::label(&a.index), a.index.clone())];
+    if a.cold_pages.is_some() && (spec.target != Target::Ftl || !spec.explicit_size) {
+        return Err("--cold-pages preconditions a simulated FTL chip of a chosen size: give an FTL profile and --device-set blocks=N".into());
+    }
     let (spec, sized) = sizing::size_to_work(
         &spec,
         &configs,
@@ -285,14 +301,17 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         fill,
         occupancy,
         a.flush_every,
+        a.preload_reopen,
     )?;
-    let run_spec = match &sized {
+    let mut run_spec = match &sized {
         Some(s) => s.spec_for(&spec, &configs[0].0),
         None => spec.clone(),
     };
+    if let Some(cold) = a.cold_pages {
+        run_spec.cold_pages = cold;
+    }
     refuse_to_clobber(&run_spec, a.open || a.read_only, a.overwrite)?;
     let opening = Opening::of(a.open, a.read_only);
-    let mut index = build_traced(&a.index, &run_spec, mem, opening, a.io_trace.as_deref())?;
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,
@@ -306,13 +325,31 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         preload_flush: a.bulk_load,
         ..RunOptions::default()
     };
-    let report = execute(index.as_mut(), &a.workload, options, None)
-        .map_err(|e| format!("{e}{}", sizing::full_hint(&e, sized.as_ref())))?;
+    let report = if job::staged(&a.workload, a.preload_reopen)? {
+        job::run_config(&a.index, &run_spec, mem, &a.workload, options, true)
+    } else {
+        build_traced(&a.index, &run_spec, mem, opening, a.io_trace.as_deref())
+            .and_then(|mut index| execute(index.as_mut(), &a.workload, options, None))
+    }
+    .map_err(|e| format!("{e}{}", sizing::full_hint(&e, sized.as_ref())))?;
     println!(
         "{}",
         sizing::device_line(&spec, report.device.capacity_pages, sized.as_ref())
     );
+    if let Some(cold) = a.cold_pages {
+        println!(
+            "{}",
+            sizing::wrap(&format!(
+                "cold data: {} pages at logical pages the index does not address, aged by random overwrites of \
+                 itself, before the index runs (--cold-pages; counts exclude it)",
+                sizing::group(cold)
+            ))
+        );
+    }
     print!("{}", report.summary_table());
+    if let Some(rate) = ops_per_day {
+        println!("{}", lifetime::projection(&report, &run_spec, rate));
+    }
     if let Some(path) = &a.json {
         write_json(path, &report)?;
     }

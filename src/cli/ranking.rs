@@ -79,7 +79,8 @@ const MEASURES: [&Measure; 4] = [&TIME, &ENERGY, &WRITES, &MEMORY];
 /// A factor that is flagged: needing this many times the best.
 const FLAG_FACTOR: f64 = 10.0;
 
-fn factor(v: f64, best: f64) -> f64 {
+/// `v` over `best` (1 when both are 0; infinite over a best of 0).
+pub(super) fn factor(v: f64, best: f64) -> f64 {
     if best > 0.0 {
         v / best
     } else if v > 0.0 {
@@ -90,7 +91,7 @@ fn factor(v: f64, best: f64) -> f64 {
 }
 
 /// `1.15×`, `30×`: two places below 10, where they tell indexes apart.
-fn factor_text(f: f64) -> String {
+pub(super) fn factor_text(f: f64) -> String {
     if !f.is_finite() {
         "∞×".into()
     } else if f >= 9.995 {

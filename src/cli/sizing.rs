@@ -54,7 +54,8 @@ use crate::device::{logical_capacity, DeviceSpec, Storage, RESERVE_BLOCKS};
 use crate::runner::RunOptions;
 
 use super::args::{IndexArgs, WorkloadArgs};
-use super::{build_index, describe, execute, CliResult};
+use super::job::run_config;
+use super::{describe, CliResult};
 
 /// Logical pages added to `footprint / fill` (or `/ occupancy`). A
 /// footprint does not show the room an index reserves before it splits
@@ -202,9 +203,31 @@ pub fn blocks_for(spec: &DeviceSpec, pages: u64) -> u64 {
     g.blocks
 }
 
+/// Whether `size_to_work` changes `spec`: an FTL device whose size was
+/// not chosen, or that is preconditioned.
+pub fn sizable(spec: &DeviceSpec, occupancy: Option<f64>) -> bool {
+    spec.target == Target::Ftl && !(spec.explicit_size && occupancy.is_none())
+}
+
+/// The options of a sizing run of `cfg`.
+pub fn sizing_options(cfg: &IndexArgs, memory: usize, flush_every: Option<u64>) -> RunOptions {
+    RunOptions {
+        quiet: true,
+        final_flush: true,
+        // Flushes move the footprint: over the commit layer each one
+        // keeps the shadows of what changed since the previous.
+        flush_every,
+        index: describe(cfg),
+        memory_budget: memory as u64,
+        ..RunOptions::default()
+    }
+}
+
 /// `spec` sized to the work of `configs` and the preconditioning of each
-/// (module doc), or unchanged when it is not an FTL device, or its size
-/// was chosen and there is no occupancy.
+/// (module doc), or unchanged when [`sizable`] says so. With
+/// `preload_reopen`, each sizing run goes in the two stages the run will
+/// (`super::job`).
+#[allow(clippy::too_many_arguments)]
 pub fn size_to_work(
     spec: &DeviceSpec,
     configs: &[(String, IndexArgs)],
@@ -213,30 +236,32 @@ pub fn size_to_work(
     fill: f64,
     occupancy: Option<f64>,
     flush_every: Option<u64>,
+    preload_reopen: bool,
 ) -> CliResult<(DeviceSpec, Option<Sizing>)> {
-    if spec.target != Target::Ftl || (spec.explicit_size && occupancy.is_none()) {
+    if !sizable(spec, occupancy) {
         return Ok((spec.clone(), None));
     }
     let mut footprints = Vec::new();
     for (label, cfg) in configs {
-        let mut index = build_index(cfg, spec, memory, false)?;
-        let options = RunOptions {
-            quiet: true,
-            final_flush: true,
-            // Flushes move the footprint: over the commit layer each one
-            // keeps the shadows of what changed since the previous.
-            flush_every,
-            index: describe(cfg),
-            memory_budget: memory as u64,
-            ..RunOptions::default()
-        };
-        let report = execute(index.as_mut(), workload, options, None)
+        let options = sizing_options(cfg, memory, flush_every);
+        let report = run_config(cfg, spec, memory, workload, options, preload_reopen)
             .map_err(|e| format!("{label} (sizing the device to the work): {e}"))?;
         let Some(pages) = report.device.footprint_pages else {
             return Ok((spec.clone(), None));
         };
         footprints.push((label.clone(), pages.max(1)));
     }
+    sized_from(spec, footprints, fill, occupancy)
+}
+
+/// `spec` sized to the measured `footprints` (label, logical pages) and
+/// the preconditioning of each (module doc).
+pub fn sized_from(
+    spec: &DeviceSpec,
+    footprints: Vec<(String, u64)>,
+    fill: f64,
+    occupancy: Option<f64>,
+) -> CliResult<(DeviceSpec, Option<Sizing>)> {
     if footprints.is_empty() {
         return Ok((spec.clone(), None));
     }

@@ -560,6 +560,35 @@ impl<F: Flash> Ftl<F> {
 }
 
 impl<F: Flash> BlockDevice for Ftl<F> {
+    fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
+        Some(Box::new(self.try_clone_same()?))
+    }
+
+    /// The tables copied and the chip copied by its own
+    /// [`Flash::try_clone_same`].
+    fn try_clone_same(&self) -> Option<Self> {
+        Some(Ftl {
+            flash: self.flash.try_clone_same()?,
+            config: self.config,
+            page_size: self.page_size,
+            ppb: self.ppb,
+            blocks: self.blocks,
+            capacity: self.capacity,
+            l2p: self.l2p.clone(),
+            p2l: self.p2l.clone(),
+            meta: self.meta.clone(),
+            free: self.free.clone(),
+            sealed: self.sealed.clone(),
+            gc_tables: self.gc_tables,
+            active: self.active,
+            seq: self.seq,
+            stats: self.stats,
+            page_buf: self.page_buf.clone(),
+            gc_buf: self.gc_buf.clone(),
+            mapped: self.mapped,
+        })
+    }
+
     fn page_size(&self) -> usize {
         self.page_size
     }

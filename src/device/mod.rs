@@ -40,6 +40,7 @@ pub mod size;
 mod slot_table;
 mod spare;
 pub mod ssd;
+pub mod wear;
 
 pub use cost::CostModel;
 pub use error::DeviceError;
@@ -49,6 +50,7 @@ pub use precondition::Preconditioned;
 pub use profile::DeviceSpec;
 pub use shadow::Shadow;
 pub use ssd::Ssd;
+pub use wear::{Lifetime, RunWear, Wear};
 
 use serde::Serialize;
 
@@ -163,14 +165,6 @@ impl DeviceStats {
     }
 }
 
-/// Erase counts over the blocks a device has (min, mean, max).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Wear {
-    pub min: u64,
-    pub mean: f64,
-    pub max: u64,
-}
-
 /// How a device describes itself in reports.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceInfo {
@@ -202,7 +196,7 @@ pub struct DeviceInfo {
 }
 
 /// A raw NAND chip: erase-before-write, partial programs up to `nop`, wear.
-pub trait Flash: Send {
+pub trait Flash: Send + 'static {
     fn geometry(&self) -> Geometry;
     /// Reads `buf.len()` bytes at `offset` inside physical page `page`.
     /// An erased page reads as 0xFF bytes.
@@ -229,10 +223,24 @@ pub trait Flash: Send {
     fn stats(&self) -> DeviceStats;
     fn wear(&self) -> Wear;
     fn info(&self) -> DeviceInfo;
+    /// A copy of the chip as it is now (every page, erase count and
+    /// counter), where the chip can be copied: one preloaded image then
+    /// serves many runs (`flashix advise`). `None` by default.
+    fn try_clone_box(&self) -> Option<Box<dyn Flash>> {
+        None
+    }
+    /// [`Flash::try_clone_box`] as the same type, for a layer generic over
+    /// its chip (the FTL).
+    fn try_clone_same(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// A logical-page device with overwrite allowed.
-pub trait BlockDevice: Send {
+pub trait BlockDevice: Send + 'static {
     /// Bytes per logical page.
     fn page_size(&self) -> usize;
     /// Logical pages addressable (`0..capacity_pages()`).
@@ -275,6 +283,20 @@ pub trait BlockDevice: Send {
     /// alone.
     fn trim_reclaims(&self) -> bool {
         true
+    }
+    /// A copy of the device as it is now, where it can be copied (the
+    /// simulated ones): see [`Flash::try_clone_box`]. `None` by default:
+    /// a file, or a layer that does not say how to copy itself.
+    fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
+        None
+    }
+    /// [`BlockDevice::try_clone_box`] as the same type, for a layer
+    /// generic over the device under it.
+    fn try_clone_same(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
     }
     /// The write-ahead log of the commit layer ([`shadow`]'s log, issue
     /// #29), where the device has one in use: a layer that wraps another
@@ -355,6 +377,14 @@ impl Storage {
         match self {
             Storage::Pages(d) => d.discard_uncommitted(),
             Storage::Raw(_) => Ok(()),
+        }
+    }
+    /// A copy of the storage as it is now, where its device can be copied
+    /// ([`BlockDevice::try_clone_box`], [`Flash::try_clone_box`]).
+    pub fn try_clone(&self) -> Option<Storage> {
+        match self {
+            Storage::Pages(d) => d.try_clone_box().map(Storage::Pages),
+            Storage::Raw(f) => f.try_clone_box().map(Storage::Raw),
         }
     }
     pub fn stats(&self) -> DeviceStats {

@@ -81,7 +81,7 @@ type FastSet<K> = HashSet<K, BuildHasherDefault<BlockHasher>>;
 
 /// The pages of one block; `Default` while the block is untouched since
 /// its last erase.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct BlockData {
     /// Head: programs since the last erase, per page (0 = erased); then
     /// the spare areas.
@@ -129,6 +129,16 @@ impl Chunk {
     }
 }
 
+impl Clone for Chunk {
+    /// A new chunk (aligned and advised as [`Chunk::new`] makes one) with
+    /// the same bytes.
+    fn clone(&self) -> Chunk {
+        let mut c = Chunk::new(self.len);
+        c[0..self.len].copy_from_slice(&self[0..self.len]);
+        c
+    }
+}
+
 impl std::ops::Index<std::ops::Range<usize>> for Chunk {
     type Output = [u8];
     fn index(&self, r: std::ops::Range<usize>) -> &[u8] {
@@ -143,6 +153,7 @@ impl std::ops::IndexMut<std::ops::Range<usize>> for Chunk {
 }
 
 /// Page buffers in chunks of `per_chunk` pages.
+#[derive(Clone)]
 struct Slab {
     page_size: usize,
     per_chunk: usize,
@@ -192,6 +203,7 @@ impl Slab {
 }
 
 /// A simulated NAND chip.
+#[derive(Clone)]
 pub struct Nand {
     geometry: Geometry,
     cost: CostModel,
@@ -522,20 +534,20 @@ impl Flash for Nand {
         self.stats
     }
 
+    fn try_clone_box(&self) -> Option<Box<dyn Flash>> {
+        Some(Box::new(self.clone()))
+    }
+
+    fn try_clone_same(&self) -> Option<Self> {
+        Some(self.clone())
+    }
+
     fn wear(&self) -> Wear {
-        let blocks = self.geometry.blocks;
-        let total: u64 = self.erase_counts.values().sum();
-        let max = self.erase_counts.values().copied().max().unwrap_or(0);
-        let min = if (self.erase_counts.len() as u64) < blocks {
-            0
-        } else {
-            self.erase_counts.values().copied().min().unwrap_or(0)
-        };
-        Wear {
-            min,
-            mean: total as f64 / blocks as f64,
-            max,
-        }
+        Wear::from_counts(
+            self.geometry.blocks,
+            self.geometry.endurance,
+            self.erase_counts.iter().map(|(&b, &c)| (b, c)).collect(),
+        )
     }
 
     fn info(&self) -> DeviceInfo {

@@ -132,6 +132,20 @@ impl<D: BlockDevice> Preconditioned<D> {
 }
 
 impl<D: BlockDevice> BlockDevice for Preconditioned<D> {
+    fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
+        Some(Box::new(self.try_clone_same()?))
+    }
+
+    fn try_clone_same(&self) -> Option<Self> {
+        Some(Preconditioned {
+            inner: self.inner.try_clone_same()?,
+            exposed: self.exposed,
+            cold: self.cold,
+            baseline: self.baseline,
+            footprint: self.footprint,
+        })
+    }
+
     fn page_size(&self) -> usize {
         self.inner.page_size()
     }

@@ -16,8 +16,8 @@
 //!
 //! Defaults: `nop` 4 for the SLC parts, 1 for MLC (MLC parts forbid
 //! partial programs) and 1 for `toshiba-byte` (`buffered-bplus-tree.md` §6:
-//! "This flash does not allow any page rewrites"); endurance 100,000 erases (SLC datasheet class; MLC
-//! 10,000); 16 spare bytes per page; greedy GC; 7% over-provisioning. The
+//! "This flash does not allow any page rewrites"); 16 spare bytes per page;
+//! greedy GC; 7% over-provisioning. The
 //! default capacity is 64 GiB of chip: storage is sparse, so that costs
 //! nothing until written and any workload fits; `blocks=N` sets it exactly.
 //! Size parameters (`capacity`, `page_size`, `spare_size`) take bytes or a
@@ -26,6 +26,19 @@
 //! The command line (`run`, `compare`) sizes an FTL device whose size was
 //! not chosen to the work instead (`cli::sizing`), since on 64 GiB no index
 //! ever collects garbage.
+//!
+//! Endurance (erases a block survives, [`Profile::endurance_source`] says
+//! where each figure comes from). No datasheet was at hand for any part, so
+//! every figure is one of the papers':
+//!
+//! | profile | endurance | source |
+//! |---|---|---|
+//! | `slc-small` | 1,000,000 | `bftl.md` §2.1: "a block of a typical NAND flash memory could be erased for 1 million (10^6) times" (the chip of its Table 1) |
+//! | `slc-large` | 100,000 | `mb-tree.md` §1's "10,000–1,000,000" range, its middle decade (no part named) |
+//! | `mlc` | 10,000 | `mb-tree.md` §1's range, its low end (MLC: fewer cycles than SLC) |
+//! | `toshiba-byte`, `samsung-large` | 100,000 | `mb-tree.md` §1's range, its middle decade (datasheet not at hand) |
+//!
+//! `--device-set endurance=N` puts in a datasheet's figure.
 
 use std::path::PathBuf;
 
@@ -44,7 +57,14 @@ pub struct Profile {
     pub description: &'static str,
     pub geometry: Geometry,
     pub cost: CostModel,
+    /// Where `geometry.endurance` comes from (module doc).
+    pub endurance_source: &'static str,
 }
+
+/// `bftl.md` §2.1's endurance.
+const BFTL_MILLION: &str = "bftl.md §2.1: \"a block of a typical NAND flash memory could be erased for 1 million (10^6) times\"";
+/// `mb-tree.md` §1's range, its middle decade.
+const MBTREE_RANGE_MIDDLE: &str = "mb-tree.md §1: \"about 10,000-1,000,000\" erases, the range's middle decade (no datasheet at hand)";
 
 const DEFAULT_BYTES: u64 = 64 << 30;
 
@@ -103,20 +123,23 @@ pub fn profiles() -> Vec<Profile> {
         Profile {
             name: "slc-small",
             description: "SLC small-block NAND, 512 B pages, 16 KiB blocks; 348/909/1881 us, 99/237.6/422.4 uJ (bftl.md Table 1)",
-            geometry: geometry(512, 32, 4, 100_000),
+            geometry: geometry(512, 32, 4, 1_000_000),
             cost: page_level((348.0, 99.0), (909.0, 237.6), (1881.0, 422.4)),
+            endurance_source: BFTL_MILLION,
         },
         Profile {
             name: "slc-large",
             description: "SLC large-block NAND, 2 KiB pages, 128 KiB blocks; 78/253/1500 us, no energy figures (mb-tree.md Table 1)",
             geometry: geometry(2048, 64, 4, 100_000),
             cost: page_level((78.0, 0.0), (253.0, 0.0), (1500.0, 0.0)),
+            endurance_source: MBTREE_RANGE_MIDDLE,
         },
         Profile {
             name: "mlc",
             description: "MLC NAND, 4 KiB pages, 512 KiB blocks; 166/906/1500 us, no energy figures (mb-tree.md Table 1)",
             geometry: geometry(4096, 128, 1, 10_000),
             cost: page_level((166.0, 0.0), (906.0, 0.0), (1500.0, 0.0)),
+            endurance_source: "mb-tree.md §1: \"about 10,000-1,000,000\" erases, the range's low end for MLC (no datasheet at hand)",
         },
         Profile {
             name: "toshiba-byte",
@@ -124,12 +147,14 @@ pub fn profiles() -> Vec<Profile> {
             // §6: "This flash does not allow any page rewrites": nop = 1.
             geometry: geometry(512, 32, 1, 100_000),
             cost: byte_level(512, 32, (69.0, 1.759, 4.07, 0.105), (274.0, 1.577, 24.54, 0.0962)),
+            endurance_source: MBTREE_RANGE_MIDDLE,
         },
         Profile {
             name: "samsung-large",
             description: "Samsung K9F1208X0C large-block NAND with byte-level costs, 4 KiB pages, 64 KiB blocks (buffered-bplus-tree.md Table 1)",
             geometry: geometry(4096, 16, 4, 100_000),
             cost: byte_level(4096, 16, (25.0, 0.042, 7.78, 0.002), (94.4, 0.042, 2.06, 0.002)),
+            endurance_source: MBTREE_RANGE_MIDDLE,
         },
     ]
 }
@@ -150,6 +175,22 @@ pub fn profile(name: &str) -> Result<Profile> {
                 names.join(", ")
             ))
         })
+}
+
+/// Where the endurance of `spec`'s chip comes from: its profile's source,
+/// or `--device-set endurance=N` when that changed it; `None` for a
+/// device without a simulated chip (an SSD model, a file).
+pub fn endurance_source(spec: &DeviceSpec) -> Option<String> {
+    if matches!(spec.target, Target::Ssd | Target::File(_)) {
+        return None;
+    }
+    let name = spec.name.strip_prefix("raw:").unwrap_or(&spec.name);
+    let p = profile(name).ok()?;
+    Some(if p.geometry.endurance == spec.geometry.endurance {
+        p.endurance_source.to_string()
+    } else {
+        "--device-set endurance".to_string()
+    })
 }
 
 /// Where the pages live.

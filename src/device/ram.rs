@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::{BlockDevice, DeviceInfo, DeviceStats, Result, Wear};
 
 /// An in-memory logical-page device.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RamDisk {
     page_size: usize,
     capacity_pages: u64,
@@ -38,6 +38,12 @@ impl RamDisk {
 }
 
 impl BlockDevice for RamDisk {
+    fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
+        Some(Box::new(self.clone()))
+    }
+    fn try_clone_same(&self) -> Option<Self> {
+        Some(self.clone())
+    }
     fn page_size(&self) -> usize {
         self.page_size
     }

@@ -23,7 +23,7 @@
 const NIL: u64 = u64::MAX;
 
 /// Sealed blocks by valid-page count.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SealedBlocks {
     /// First block of each bucket (index: valid pages), or `NIL`.
     heads: Vec<u64>,

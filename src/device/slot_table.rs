@@ -24,6 +24,7 @@ const NO_TABLE: u32 = u32::MAX;
 /// table, so a huge chip costs nothing until written).
 const DIR_CHUNK: usize = 1024;
 
+#[derive(Clone)]
 pub(crate) struct SlotTables {
     ppb: usize,
     dir: Vec<Option<Box<[u32]>>>,

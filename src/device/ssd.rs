@@ -305,6 +305,7 @@ impl SsdTiming {
 }
 
 /// The SSD: pages in RAM, time from [`SsdTiming`].
+#[derive(Clone)]
 pub struct Ssd {
     data: RamDisk,
     timing: SsdTiming,
@@ -364,6 +365,12 @@ impl Ssd {
 }
 
 impl BlockDevice for Ssd {
+    fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
+        Some(Box::new(self.clone()))
+    }
+    fn try_clone_same(&self) -> Option<Self> {
+        Some(self.clone())
+    }
     fn page_size(&self) -> usize {
         self.data.page_size()
     }

@@ -29,6 +29,7 @@ mod mbtree;
 pub mod output;
 pub mod partial;
 pub mod plot;
+pub mod scatter;
 pub mod shard;
 mod ssd;
 pub mod sweep;

@@ -59,7 +59,7 @@ pub const PALETTE: [RGBColor; 32] = [
 ];
 
 /// The colour of series `i`.
-fn colour(i: usize) -> RGBColor {
+pub(super) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -239,8 +239,25 @@ where
         .draw()
 }
 
+/// A plot area and a legend area.
+pub(super) type Split<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
+
+/// `area` filled white and split into the plot and, at its right,
+/// `legend` pixels for a legend.
+pub(super) fn white_with_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: u32,
+) -> Result<Split<DB>, String>
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (w, _) = area.dim_in_pixel();
+    Ok(area.split_horizontally(w.saturating_sub(legend)))
+}
+
 /// Something drawable on any plotters backend.
-trait Figure {
+pub(super) trait Figure {
     fn draw_on<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
     where
         DB::ErrorType: 'static;
@@ -248,7 +265,11 @@ trait Figure {
 
 /// Renders `figure` as `stem.png` and `stem.svg` of `size` pixels; the
 /// first file that cannot be drawn ends it.
-fn write_png_svg(stem: &Path, size: (u32, u32), figure: &impl Figure) -> Result<(), ChartError> {
+pub(super) fn write_png_svg(
+    stem: &Path,
+    size: (u32, u32),
+    figure: &impl Figure,
+) -> Result<(), ChartError> {
     let png = stem.with_extension("png");
     let failed = |file: &Path| {
         let file = file.to_path_buf();
@@ -301,7 +322,7 @@ pub fn write_figure(
 
 /// How a group of bars is drawn, from its values.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Scale {
+pub(super) enum Scale {
     /// Every value the same (all zero included) or none: nothing to
     /// compare, so not drawn; the legend says so.
     Constant(Option<f64>),
@@ -317,7 +338,7 @@ enum Scale {
 /// is logarithmic.
 const LOG_FROM: f64 = 10.0;
 
-fn scale_of(values: &[f64]) -> Scale {
+pub(super) fn scale_of(values: &[f64]) -> Scale {
     let finite = || values.iter().copied().filter(|v| v.is_finite());
     let (min, max) = finite().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
         (a.min(v), b.max(v))
@@ -345,7 +366,7 @@ fn scale_of(values: &[f64]) -> Scale {
 
 /// A number for an axis in at most about six characters, thousands as
 /// k, M, G, T so a log axis reads 100, 1k, 10k, 100k, 1M.
-fn short_number(v: f64) -> String {
+pub(crate) fn short_number(v: f64) -> String {
     let trim = |s: String| {
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -412,9 +433,7 @@ impl Figure for Bars<'_> {
         DB::ErrorType: 'static,
     {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        area.fill(&WHITE).map_err(err)?;
-        let (w, _) = area.dim_in_pixel();
-        let (plot_area, legend_area) = area.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+        let (plot_area, legend_area) = white_with_legend(&area, LEGEND_WIDTH)?;
         let label = ("sans-serif", 13).into_font();
         for (i, name) in self.names.iter().enumerate() {
             let y = 60 + 22 * i as i32;

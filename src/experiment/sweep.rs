@@ -59,21 +59,27 @@ pub fn stable_seed(id: &str, params: &Params) -> u64 {
     h
 }
 
-/// Runs every run with `execute` on up to `jobs` threads. A failed run
-/// fails the sweep with an error naming its parameters.
-pub fn run_sweep<F>(
-    runs: Vec<SweepRun>,
+/// `f` of every item, on up to `jobs` threads taking items from a shared
+/// counter; the results come back in the items' order, whatever order the
+/// threads finished in. A progress bar titled `title` counts them on a
+/// terminal unless `quiet`. `None` marks an item without a result, which
+/// only a panic in `f` could leave (and `std::thread::scope` passes a
+/// panic on to the caller).
+pub fn parallel_map<T, R, F>(
+    items: &[T],
     jobs: usize,
     quiet: bool,
     title: &str,
-    execute: F,
-) -> Result<Vec<RunOutcome>, String>
+    f: F,
+) -> Vec<Option<R>>
 where
-    F: Fn(&SweepRun) -> Executed + Sync,
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
 {
-    let n = runs.len();
+    let n = items.len();
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Timed>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let bar = if quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -94,18 +100,39 @@ where
                 if i >= n {
                     break;
                 }
-                let started = std::time::Instant::now();
-                let result = (execute(&runs[i]), started.elapsed().as_secs_f64());
-                // A poisoned slot only means another run panicked; keep ours.
+                let result = f(&items[i]);
+                // A poisoned slot only means another item panicked; keep ours.
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 bar.inc(1);
             });
         }
     });
     bar.finish_and_clear();
-    let mut out = Vec::with_capacity(n);
-    for (run, slot) in runs.into_iter().zip(slots) {
-        let result = slot.into_inner().unwrap_or_else(|e| e.into_inner());
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// Runs every run with `execute` on up to `jobs` threads. A failed run
+/// fails the sweep with an error naming its parameters.
+pub fn run_sweep<F>(
+    runs: Vec<SweepRun>,
+    jobs: usize,
+    quiet: bool,
+    title: &str,
+    execute: F,
+) -> Result<Vec<RunOutcome>, String>
+where
+    F: Fn(&SweepRun) -> Executed + Sync,
+{
+    let results = parallel_map(&runs, jobs, quiet, title, |run| {
+        let started = std::time::Instant::now();
+        let result: Timed = (execute(run), started.elapsed().as_secs_f64());
+        result
+    });
+    let mut out = Vec::with_capacity(runs.len());
+    for (run, result) in runs.into_iter().zip(results) {
         match result {
             Some((Ok((metrics, report)), seconds)) => out.push(RunOutcome {
                 run,

@@ -34,6 +34,7 @@ mod params;
 pub mod registry;
 mod reopen;
 mod run_page;
+pub mod runtime;
 
 pub use entry::EntryFormat;
 pub use error::IndexError;

@@ -25,12 +25,14 @@ pub mod crash;
 pub mod damage;
 pub mod fault;
 pub mod report;
+pub mod staged;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report, NAMED_MEMORY_LINES};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -39,7 +41,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::device::DeviceStats;
+use crate::device::{DeviceStats, RunWear};
 use crate::index::{Index, IndexError};
 use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
 
@@ -74,6 +76,17 @@ pub enum RunError {
     BulkLoad {
         source: IndexError,
     },
+    /// Reopening a preloaded image (`staged`) failed.
+    Reopen {
+        source: IndexError,
+    },
+    /// The index's counted memory passed `RunOptions::memory_limit` after
+    /// operation `op_number`: the run stopped there.
+    OverBudget {
+        op_number: u64,
+        bytes: u64,
+        limit: u64,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -99,6 +112,15 @@ impl fmt::Display for RunError {
             ),
             RunError::Output(e) => write!(f, "writing results: {e}"),
             RunError::BulkLoad { source } => write!(f, "bulk-loading the preload: {source}"),
+            RunError::Reopen { source } => write!(f, "reopening the preloaded index: {source}"),
+            RunError::OverBudget {
+                op_number,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "the index held {bytes} B of memory after operation {op_number}, over the limit of {limit} B"
+            ),
         }
     }
 }
@@ -110,8 +132,8 @@ impl std::error::Error for RunError {
             RunError::Workload(e) => Some(e),
             RunError::Flush { source, .. } => Some(source),
             RunError::Output(e) => Some(e),
-            RunError::BulkLoad { source } => Some(source),
-            RunError::Mismatch { .. } => None,
+            RunError::BulkLoad { source } | RunError::Reopen { source } => Some(source),
+            RunError::Mismatch { .. } | RunError::OverBudget { .. } => None,
         }
     }
 }
@@ -151,6 +173,20 @@ pub struct RunOptions {
     /// Flush the index after every N measured operations, charged to the
     /// `flush` row (the preload is setup and is not interrupted).
     pub flush_every: Option<u64>,
+    /// Stop with [`RunError::OverBudget`] as soon as the index's counted
+    /// memory (`Index::memory_bytes`, checked after every operation, the
+    /// preload's included) passes this many bytes: a configuration that
+    /// cannot stay within a budget need not finish (`flashix advise`).
+    pub memory_limit: Option<u64>,
+    /// Track the peak of the memory less the named lines a paper keeps
+    /// outside its budget ([`NAMED_MEMORY_LINES`], read from the index's
+    /// stats after every operation), report it as
+    /// `Report::memory_peak_unnamed_bytes`, and hold `memory_limit` against
+    /// it instead of the whole count.
+    pub exclude_named: bool,
+    /// Entries the index already holds when the run starts (a reopened
+    /// preload, `staged`): the oracle starts from them with `verify`.
+    pub known_entries: Option<Arc<BTreeSet<(u64, u64)>>>,
 }
 
 struct Accum {
@@ -268,7 +304,13 @@ pub fn run(
     let wall = Instant::now();
     let start_stats = index.storage().stats();
     let mut checker = Checker {
-        oracle: options.verify.then(BTreeSet::new),
+        oracle: options.verify.then(|| {
+            options
+                .known_entries
+                .as_deref()
+                .cloned()
+                .unwrap_or_default()
+        }),
         values: Vec::new(),
         entries: Vec::new(),
         expected: Vec::new(),
@@ -276,7 +318,7 @@ pub fn run(
         answers: Vec::new(),
     };
     let mut op_number = 0u64;
-    let mut memory_peak = index.memory_bytes() as u64;
+    let mut memory = MemoryPeak::new(index, options);
     let mut progress = Progress::new(options);
     let mut results = results;
 
@@ -284,7 +326,7 @@ pub fn run(
     if options.bulk_load {
         preload_ops = bulk_load(index, preload, checker.oracle.as_mut(), options.seed)?;
         op_number = preload_ops;
-        memory_peak = memory_peak.max(index.memory_bytes() as u64);
+        memory.check(index, options, op_number)?;
     } else {
         for op in preload {
             let op = op?;
@@ -292,7 +334,7 @@ pub fn run(
             preload_ops += 1;
             checker.apply(index, op, op_number, None)?;
             checker.collect_answers(index, None)?;
-            memory_peak = memory_peak.max(index.memory_bytes() as u64);
+            memory.check(index, options, op_number)?;
             progress.tick(op_number);
         }
     }
@@ -304,6 +346,7 @@ pub fn run(
         checker.collect_answers(index, None)?;
     }
     let after_preload = index.storage().stats();
+    let wear_after_preload = index.storage().wear();
 
     // By `OpKind as usize` (declaration order, which is also `OpKind`'s
     // `Ord`, so reports list kinds as an ordered map would).
@@ -327,7 +370,7 @@ pub fn run(
             before = charged_flush(index, op_number, &mut flushes, &before)?;
             checker.collect_answers(index, results.as_deref_mut())?;
         }
-        memory_peak = memory_peak.max(index.memory_bytes() as u64);
+        memory.check(index, options, op_number)?;
         progress.tick(op_number);
     }
     if options.final_flush {
@@ -353,6 +396,11 @@ pub fn run(
     let measured = end.delta(&after_preload);
     let wall_seconds = wall.elapsed().as_secs_f64();
     let wear = index.storage().wear();
+    let measured_ops = kinds(&accums).map(|(_, a)| a.count).sum();
+    let run_wear = match (&wear_after_preload, &wear) {
+        (Some(before), Some(after)) => Some(RunWear::between(before, after, measured_ops)),
+        _ => None,
+    };
     Ok(Report {
         index: options.index.clone(),
         device: index.storage().info(),
@@ -366,6 +414,7 @@ pub fn run(
             .collect(),
         preload_ops,
         device_stats: DeviceReport::new(&end.delta(&start_stats), wear),
+        wear: run_wear,
         preload: DeviceReport::new(&after_preload.delta(&start_stats), None),
         by_op: kinds(&accums)
             .map(|(k, a)| (k.name().to_string(), a.cost()))
@@ -373,7 +422,8 @@ pub fn run(
             .collect(),
         time_us: measured.time_us,
         energy_uj: measured.energy_uj,
-        memory_peak_bytes: memory_peak,
+        memory_peak_bytes: memory.peak,
+        memory_peak_unnamed_bytes: options.exclude_named.then_some(memory.unnamed_peak),
         memory_final_bytes: index.memory_bytes() as u64,
         flash_bytes_used: index.flash_bytes_used(),
         index_stats: index.stats(),
@@ -385,6 +435,58 @@ pub fn run(
             0.0
         },
     })
+}
+
+/// The peaks of an index's counted memory, whole and less the named
+/// lines (`RunOptions::exclude_named`).
+struct MemoryPeak {
+    peak: u64,
+    unnamed_peak: u64,
+}
+
+impl MemoryPeak {
+    fn new(index: &dyn Index, options: &RunOptions) -> MemoryPeak {
+        let mut m = MemoryPeak {
+            peak: 0,
+            unnamed_peak: 0,
+        };
+        m.measure(index, options);
+        m
+    }
+
+    fn measure(&mut self, index: &dyn Index, options: &RunOptions) {
+        let now = index.memory_bytes() as u64;
+        self.peak = self.peak.max(now);
+        if options.exclude_named {
+            let stats = index.stats();
+            let named: f64 = NAMED_MEMORY_LINES.iter().filter_map(|k| stats.get(k)).sum();
+            self.unnamed_peak = self.unnamed_peak.max(now.saturating_sub(named as u64));
+        }
+    }
+
+    /// Measures, then [`RunError::OverBudget`] when the peak the limit
+    /// holds passed `options.memory_limit`.
+    fn check(
+        &mut self,
+        index: &dyn Index,
+        options: &RunOptions,
+        op_number: u64,
+    ) -> Result<(), RunError> {
+        self.measure(index, options);
+        let held = if options.exclude_named {
+            self.unnamed_peak
+        } else {
+            self.peak
+        };
+        match options.memory_limit {
+            Some(limit) if held > limit => Err(RunError::OverBudget {
+                op_number,
+                bytes: held,
+                limit,
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The kinds that ran, in `OpKind` order, with their accumulators.
@@ -698,15 +800,8 @@ fn bulk_load(
     Ok(pairs.taken)
 }
 
-/// Runs a synthetic workload on `index`: its preload, then its measured
-/// operations, continuing from the preload's live set. Checks first that
-/// the workload's keys fit the index's entry format.
-pub fn run_workload(
-    index: &mut dyn Index,
-    spec: &WorkloadSpec,
-    mut options: RunOptions,
-    results: Option<&mut dyn Write>,
-) -> Result<Report, RunError> {
+/// `spec`'s keys must fit the index's entry format.
+pub(crate) fn check_keys(index: &dyn Index, spec: &WorkloadSpec) -> Result<(), RunError> {
     let format = index.format();
     if spec.key_max > format.max_key() {
         return Err(RunError::Workload(WorkloadError::Config(format!(
@@ -716,6 +811,20 @@ pub fn run_workload(
             format.max_key()
         ))));
     }
+    Ok(())
+}
+
+/// Runs a synthetic workload on `index`: its preload, then its measured
+/// operations, continuing from the preload's live set. Checks first that
+/// the workload's keys fit the index's entry format.
+pub fn run_workload(
+    index: &mut dyn Index,
+    spec: &WorkloadSpec,
+    mut options: RunOptions,
+    results: Option<&mut dyn Write>,
+) -> Result<Report, RunError> {
+    check_keys(index, spec)?;
+    let format = index.format();
     options.workload = spec.describe();
     options.seed = spec.seed;
     options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::device::{DeviceInfo, DeviceStats, Wear};
+use crate::device::{DeviceInfo, DeviceStats, RunWear, Wear};
 use crate::index::{EntryFormat, IndexStats};
 
 /// Latency percentiles of one operation type, µs of device time.
@@ -139,6 +139,10 @@ pub struct Report {
     pub device_stats: DeviceReport,
     /// The preload phase alone.
     pub preload: DeviceReport,
+    /// What the measured phase (its final flush included) did to the
+    /// chip's blocks, where the device has a simulated chip: the rates a
+    /// lifetime projection rests on (`device::wear`).
+    pub wear: Option<RunWear>,
     /// The measured phase, by operation type; `flush` is the final flush
     /// where the run made one (`RunOptions::final_flush`).
     pub by_op: BTreeMap<String, OpCost>,
@@ -146,6 +150,10 @@ pub struct Report {
     pub time_us: f64,
     pub energy_uj: f64,
     pub memory_peak_bytes: u64,
+    /// The peak of the counted memory less the named lines a paper keeps
+    /// outside its budget, where the run tracked it
+    /// (`RunOptions::exclude_named`).
+    pub memory_peak_unnamed_bytes: Option<u64>,
     pub memory_final_bytes: u64,
     pub flash_bytes_used: u64,
     pub index_stats: IndexStats,
@@ -229,6 +237,27 @@ impl Report {
             "whole run: {} physical reads, {} physical writes, {} erases, {} GC copies, write amplification {:.2}\n",
             d.physical_reads, d.physical_writes, d.erases, d.gc_copies, d.write_amplification
         ));
+        if let (Some(w), Some(chip)) = (&self.wear, &d.wear) {
+            let busiest = match w.busiest_block {
+                Some(b) => format!("block {b}, {} erases", w.busiest_erases),
+                None => "none erased".into(),
+            };
+            out.push_str(&format!(
+                "wear: {} erases in the measured operations ({:.4} an operation), per block min/mean/max \
+                 {}/{:.3}/{} (busiest: {busiest}); the chip's {} blocks at the end, preconditioning included: \
+                 {}/{:.3}/{} (endurance {})\n",
+                w.erases,
+                w.erases_per_op,
+                w.per_block.min,
+                w.per_block.mean,
+                w.per_block.max,
+                chip.blocks,
+                chip.min,
+                chip.mean,
+                chip.max,
+                chip.endurance
+            ));
+        }
         out.push_str(&format!(
             "memory: peak {} B, final {} B (budget {} B); flash used {} B; {:.2} s wall, {:.0} ops/s{}\n",
             self.memory_peak_bytes,

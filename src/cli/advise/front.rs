@@ -1,0 +1,295 @@
+//! The choice `flashix advise` makes, as plain data (no I/O, so it is
+//! tested without running an index): the measures of each configuration,
+//! the Pareto front, the recommendation and its reason.
+//!
+//! Measures, all per measured operation and lower is better: simulated
+//! time, energy, page writes (the chip's, garbage collection's copies and
+//! the final flush included), memory (counted peak), and wear: the busiest
+//! block's erases (the projected lifetime is the endurance over it,
+//! `device::wear`). A measure that is the same for every configuration
+//! (energy on a device without energy figures, wear where nothing was
+//! erased or the device hides its blocks) tells none apart and is left out
+//! of the front and of the balanced choice.
+//!
+//! * The **front**: the eligible configurations no other matches or beats
+//!   in every measure in use (eligible: within the memory budget, and the
+//!   lifetime constraint `--years` where given).
+//! * `--optimize M`: the eligible configuration with the least M (ties go
+//!   to the balanced score). `lifetime` is least busiest-block wear.
+//! * By default, the **balanced** choice: the front member with the least
+//!   geometric mean of its factors over the best in each per-operation
+//!   cost in use (time, energy, page writes). Not memory, which is the
+//!   budget's business, nor wear: a configuration that erased nothing in
+//!   the run has an unbounded lifetime, and every other an infinite factor
+//!   over it, however many years it lasts; wear is a front dimension,
+//!   `--optimize lifetime`'s measure and `--years`' constraint, and page
+//!   writes, which wear follows, are in the balance.
+
+use serde::Serialize;
+
+/// One configuration's measures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    pub label: String,
+    pub index: String,
+    pub time_us: f64,
+    pub energy_uj: f64,
+    pub writes: f64,
+    pub memory: f64,
+    /// The busiest block's erases per operation (`None`: the device hides
+    /// its blocks).
+    pub wear: Option<f64>,
+}
+
+/// What to optimise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Objective {
+    Time,
+    Energy,
+    Writes,
+    Lifetime,
+    /// The default: the balanced front member (module doc).
+    Balanced,
+}
+
+impl std::str::FromStr for Objective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "time" => Ok(Objective::Time),
+            "energy" => Ok(Objective::Energy),
+            "writes" => Ok(Objective::Writes),
+            "lifetime" => Ok(Objective::Lifetime),
+            _ => Err(format!(
+                "unknown objective `{s}`: use time, energy, writes or lifetime (without --optimize: the Pareto front and its balanced member)"
+            )),
+        }
+    }
+}
+
+/// A measure: its name, what its best is called, and its value.
+struct Measure {
+    name: &'static str,
+    objective: Option<Objective>,
+    /// Whether the balanced choice weighs it.
+    balanced: bool,
+    value: fn(&Point) -> f64,
+}
+
+const MEASURES: [Measure; 5] = [
+    Measure {
+        name: "time",
+        objective: Some(Objective::Time),
+        balanced: true,
+        value: |p| p.time_us,
+    },
+    Measure {
+        name: "energy",
+        objective: Some(Objective::Energy),
+        balanced: true,
+        value: |p| p.energy_uj,
+    },
+    Measure {
+        name: "page writes",
+        objective: Some(Objective::Writes),
+        balanced: true,
+        value: |p| p.writes,
+    },
+    Measure {
+        name: "wear",
+        objective: Some(Objective::Lifetime),
+        balanced: false,
+        value: |p| p.wear.unwrap_or(0.0),
+    },
+    Measure {
+        name: "memory",
+        objective: None,
+        balanced: false,
+        value: |p| p.memory,
+    },
+];
+
+/// The measures that tell `points` apart (module doc).
+fn in_use(points: &[&Point]) -> Vec<&'static Measure> {
+    MEASURES
+        .iter()
+        .filter(|m| {
+            let mut values = points.iter().map(|p| (m.value)(p));
+            let first = values.next();
+            first.is_some_and(|f| values.any(|v| v != f))
+        })
+        .collect()
+}
+
+/// Whether `a` dominates `b` over `measures`.
+fn dominates(a: &Point, b: &Point, measures: &[&Measure]) -> bool {
+    measures.iter().all(|m| (m.value)(a) <= (m.value)(b))
+        && measures.iter().any(|m| (m.value)(a) < (m.value)(b))
+}
+
+/// The indices (into `points`) of the Pareto front, fastest first.
+pub fn front(points: &[&Point]) -> Vec<usize> {
+    let measures = in_use(points);
+    let mut f: Vec<usize> = (0..points.len())
+        .filter(|&i| !points.iter().any(|o| dominates(o, points[i], &measures)))
+        .collect();
+    f.sort_by(|&a, &b| points[a].time_us.total_cmp(&points[b].time_us));
+    f
+}
+
+use super::super::ranking::factor;
+
+/// The balanced scores of `points` over the objectives in use among
+/// `among` (module doc), with each objective's factors.
+pub struct Balance {
+    pub objectives: Vec<&'static str>,
+    best: Vec<f64>,
+    values: Vec<fn(&Point) -> f64>,
+}
+
+impl Balance {
+    pub fn over(among: &[&Point]) -> Balance {
+        let measures: Vec<&Measure> = in_use(among).into_iter().filter(|m| m.balanced).collect();
+        Balance {
+            objectives: measures.iter().map(|m| m.name).collect(),
+            best: measures
+                .iter()
+                .map(|m| {
+                    among
+                        .iter()
+                        .map(|p| (m.value)(p))
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect(),
+            values: measures.iter().map(|m| m.value).collect(),
+        }
+    }
+
+    /// Each objective's factor over the best for `p`.
+    pub fn factors(&self, p: &Point) -> Vec<f64> {
+        self.values
+            .iter()
+            .zip(&self.best)
+            .map(|(v, b)| factor(v(p), *b))
+            .collect()
+    }
+
+    /// The geometric mean of [`Self::factors`] (1 with no objective).
+    pub fn score(&self, p: &Point) -> f64 {
+        let f = self.factors(p);
+        if f.is_empty() {
+            return 1.0;
+        }
+        (f.iter().map(|x| x.ln()).sum::<f64>() / f.len() as f64).exp()
+    }
+}
+
+/// The value `objective` ranks by.
+pub fn objective_value(p: &Point, objective: Objective) -> Option<f64> {
+    MEASURES
+        .iter()
+        .find(|m| m.objective == Some(objective))
+        .map(|m| (m.value)(p))
+}
+
+/// The recommended point among `eligible` (indices into it), and the
+/// front (indices), for `objective`; `None` when nothing is eligible.
+pub fn choose(eligible: &[&Point], objective: Objective) -> Option<(usize, Vec<usize>)> {
+    if eligible.is_empty() {
+        return None;
+    }
+    let f = front(eligible);
+    let members: Vec<&Point> = f.iter().map(|&i| eligible[i]).collect();
+    let balance = Balance::over(&members);
+    let pick = match objective {
+        Objective::Balanced => f.iter().copied().min_by(|&a, &b| {
+            balance
+                .score(eligible[a])
+                .total_cmp(&balance.score(eligible[b]))
+        }),
+        o => (0..eligible.len()).min_by(|&a, &b| {
+            let (x, y) = (
+                objective_value(eligible[a], o).unwrap_or(f64::INFINITY),
+                objective_value(eligible[b], o).unwrap_or(f64::INFINITY),
+            );
+            x.total_cmp(&y).then(
+                balance
+                    .score(eligible[a])
+                    .total_cmp(&balance.score(eligible[b])),
+            )
+        }),
+    }?;
+    Some((pick, f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(label: &str, time: f64, energy: f64, writes: f64, memory: f64) -> Point {
+        Point {
+            label: label.into(),
+            index: label.split(':').next().unwrap_or(label).into(),
+            time_us: time,
+            energy_uj: energy,
+            writes,
+            memory,
+            wear: None,
+        }
+    }
+
+    #[test]
+    fn the_front_drops_the_dominated_and_ignores_constant_measures() {
+        let a = pt("a", 1.0, 0.0, 5.0, 100.0);
+        let b = pt("b", 2.0, 0.0, 1.0, 100.0);
+        let c = pt("c", 3.0, 0.0, 6.0, 100.0); // worse than a in everything
+        let d = pt("d", 4.0, 0.0, 7.0, 10.0); // least memory
+        let all = [&a, &b, &c, &d];
+        assert_eq!(front(&all), vec![0, 1, 3]);
+        // Energy is 0 everywhere: not an objective.
+        let bal = Balance::over(&all);
+        assert_eq!(bal.objectives, vec!["time", "page writes"]);
+        // a: time 1×, writes 5×: √5; b: 2×, 1×: √2.
+        assert!((bal.score(&a) - 5f64.sqrt()).abs() < 1e-12);
+        assert!((bal.score(&b) - 2f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn each_objective_picks_its_best_and_balanced_the_middle() {
+        let fast = pt("fast", 1.0, 3.0, 9.0, 10.0);
+        let frugal = pt("frugal", 9.0, 3.0, 1.0, 10.0);
+        let middle = pt("middle", 2.0, 1.0, 2.0, 10.0);
+        let all = [&fast, &frugal, &middle];
+        let pick = |o| choose(&all, o).unwrap().0;
+        assert_eq!(pick(Objective::Time), 0);
+        assert_eq!(pick(Objective::Writes), 1);
+        assert_eq!(pick(Objective::Energy), 2);
+        assert_eq!(pick(Objective::Balanced), 2);
+        assert!(choose(&[], Objective::Time).is_none());
+        assert!("speed".parse::<Objective>().is_err());
+    }
+
+    #[test]
+    fn wear_shapes_the_front_but_not_the_balance() {
+        let mut a = pt("a", 1.0, 1.0, 1.0, 1.0);
+        let mut b = pt("b", 1.0, 1.0, 1.0, 1.0);
+        a.wear = Some(0.001);
+        b.wear = Some(0.0001);
+        assert_eq!(front(&[&a, &b]), vec![1]);
+        assert_eq!(choose(&[&a, &b], Objective::Lifetime).unwrap().0, 1);
+        // A configuration that erased nothing does not make every other
+        // infinitely worse in the balance.
+        let mut fast = pt("fast", 1.0, 1.0, 2.0, 1.0);
+        let mut idle = pt("idle", 2.0, 2.0, 3.0, 1.0);
+        fast.wear = Some(0.001);
+        idle.wear = Some(0.0);
+        let both = [&fast, &idle];
+        assert_eq!(front(&both), vec![0, 1]);
+        assert_eq!(
+            Balance::over(&both).objectives,
+            vec!["time", "energy", "page writes"]
+        );
+        assert_eq!(choose(&both, Objective::Balanced).unwrap().0, 0);
+    }
+}

@@ -1,0 +1,356 @@
+//! `flashix advise` (issue #30): for this workload, this memory budget and
+//! this flash, which index, configured how, and how long the flash lasts.
+//!
+//! 1. **Candidates** ([`grid`]): every index that runs on the device, over
+//!    the parameters its paper says matter.
+//! 2. **Sizing.** On a simulated FTL chip whose size was not chosen, every
+//!    configuration runs once on the sparse chip for its footprint, and the
+//!    chip is sized and preconditioned as `compare` does it
+//!    (`cli::sizing`: the largest footprint at `--occupancy`, 0.8 by
+//!    default). Raw chips, SSD models and files keep their size.
+//! 3. **Runs** ([`exec`]): every configuration on its own device, in
+//!    parallel, the preloaded image shared among configurations that would
+//!    build the same one; a configuration whose counted memory passes the
+//!    budget is stopped there and left out.
+//! 4. **Choice** ([`front`]): the Pareto front over time, energy and page
+//!    writes per operation, memory and wear (the projected lifetime), and
+//!    the recommendation: `--optimize M`'s best, or the front's balanced
+//!    member; with the `flashix run` command that reproduces its numbers
+//!    (`--preload-reopen` for the two stages, `--device-set blocks=N
+//!    --cold-pages C` for the sized, preconditioned chip) and how it
+//!    compares with the best B+-tree.
+//!
+//! Every figure is the device layer's, measured over the workload's
+//! measured operations (a preload is setup); none is a published number.
+//! A long trace is advised on a prefix ([`trace`]): the per-operation
+//! figures are the prefix's, and the output says how the prefix's mix of
+//! operations compares with the whole trace's.
+
+mod exec;
+mod front;
+mod grid;
+mod output;
+mod trace;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::device::profile::Target;
+use crate::device::DeviceSpec;
+use crate::index::registry;
+use crate::runner::{Report, RunOptions};
+
+use super::args::{AdviseArgs, IndexArgs};
+use super::{describe, device, job, lifetime, memory, sizing, workload_spec, CliResult};
+use exec::{Outcome, Phase};
+use front::{Objective, Point};
+use grid::Candidate;
+
+/// One configuration and what became of it.
+pub struct Row {
+    pub cand: Candidate,
+    pub outcome: Outcome,
+    /// Its measures, where it ran.
+    pub point: Option<Point>,
+    /// Memory as the budget counts it (`--exclude-node-tables` leaves the
+    /// named lines out).
+    pub counted_memory: u64,
+    /// Within the budget and the lifetime constraint.
+    pub eligible: bool,
+    /// Why not, where it ran but is not eligible.
+    pub excluded: Option<String>,
+}
+
+/// The budget's count of `r`'s memory: its peak, or with
+/// `--exclude-node-tables` the peak of what it holds beside the named lines
+/// a paper keeps outside its budget (`RunOptions::exclude_named`).
+fn counted_memory(r: &Report) -> u64 {
+    r.memory_peak_unnamed_bytes.unwrap_or(r.memory_peak_bytes)
+}
+
+/// The measures of a run (`front` module doc).
+fn point(label: &str, cfg: &IndexArgs, r: &Report, memory: u64) -> Point {
+    let ops = r.measured_ops().max(1) as f64;
+    let writes: u64 = r.by_op.values().map(|c| c.page_writes).sum();
+    Point {
+        label: label.to_string(),
+        index: cfg.index.clone(),
+        time_us: r.time_us / ops,
+        energy_uj: r.energy_uj / ops,
+        writes: writes as f64 / ops,
+        memory: memory as f64,
+        wear: r
+            .wear
+            .as_ref()
+            .map(|w| w.busiest_erases as f64 / w.ops.max(1) as f64),
+    }
+}
+
+/// The file configuration `label` runs on beside the user's `path`
+/// (removed after the runs).
+fn scratch_file(path: &Path, label: &str) -> PathBuf {
+    let tag: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".advise-{tag}"));
+    PathBuf::from(name)
+}
+
+/// The index names of `--indexes`, checked.
+fn chosen_indexes(list: &str) -> CliResult<Vec<String>> {
+    let known: Vec<&str> = registry::list().iter().map(|i| i.name).collect();
+    list.split(',')
+        .map(|n| {
+            let n = n.trim();
+            if known.contains(&n) {
+                Ok(n.to_string())
+            } else {
+                Err(format!(
+                    "--indexes: unknown index `{n}`; known: {}",
+                    known.join(", ")
+                )
+                .into())
+            }
+        })
+        .collect()
+}
+
+/// What a finished advice holds, for the output.
+pub struct Advice {
+    pub spec: DeviceSpec,
+    pub sizing: Option<sizing::Sizing>,
+    pub memory: u64,
+    pub workload: String,
+    pub rows: Vec<Row>,
+    pub objective: Objective,
+    pub rate: Option<f64>,
+    pub years: Option<f64>,
+    /// Indices into `rows`: the front, the recommendation, the best
+    /// B+-tree.
+    pub front: Vec<usize>,
+    pub pick: Option<usize>,
+    pub best_btree: Option<usize>,
+    pub prefix: Option<trace::Prefix>,
+    pub staged: bool,
+    pub timing: output::Timing,
+}
+
+pub fn advise(a: AdviseArgs) -> CliResult<()> {
+    let started = Instant::now();
+    let spec = device(&a.device)?;
+    let mem = memory(&a.memory)?;
+    let objective = match &a.optimize {
+        Some(o) => o.parse::<Objective>()?,
+        None => Objective::Balanced,
+    };
+    let rate = lifetime::check_rate(a.ops_per_day)?;
+    if let Some(y) = a.years {
+        if !(y.is_finite() && y > 0.0) {
+            return Err(format!("--years must be a positive number, got {y}").into());
+        }
+    }
+    let occupancy = sizing::parse_occupancy(&a.occupancy)?;
+    let fill = sizing::check_fit(a.fill, occupancy)?;
+    let mut workload = super::compare::main_job_workload(&a.workload);
+    if a.bulk_load {
+        if workload.trace.is_some() {
+            return Err(
+                "--bulk-load builds the index from a generated preload; a trace has none".into(),
+            );
+        }
+        workload.workload_set.push("preload_sorted=true".into());
+    }
+    let prefix = trace::prefix(&mut workload)?;
+    let described = match &workload.trace {
+        Some(p) => format!("trace {}", p.display()),
+        None => workload_spec(&workload, "mbtree")?.describe(),
+    };
+    let mut cands = grid::candidates(&spec, mem);
+    if let Some(list) = &a.indexes {
+        let chosen = chosen_indexes(list)?;
+        cands.retain(|c| chosen.contains(&c.cfg.index));
+    }
+    if cands.is_empty() {
+        return Err(format!("no index of --indexes runs on {}", spec.name).into());
+    }
+    let staged = job::staged(&workload, true)?;
+    let jobs = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let options = |cfg: &IndexArgs| RunOptions {
+        quiet: true,
+        index: describe(cfg),
+        memory_budget: mem as u64,
+        final_flush: true,
+        memory_limit: Some(mem as u64),
+        exclude_named: a.exclude_node_tables,
+        verify: a.verify,
+        bulk_load: a.bulk_load,
+        preload_flush: a.bulk_load,
+        ..RunOptions::default()
+    };
+    let mut timing = output::Timing {
+        jobs,
+        ..output::Timing::default()
+    };
+    // Sizing: every configuration once on the sparse chip.
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; cands.len()];
+    // Every sizing run is on the sparse chip.
+    let sparse = |_: &str| spec.clone();
+    let phase = |device, title| Phase {
+        memory: mem,
+        workload: &workload,
+        jobs,
+        quiet: a.quiet,
+        share: !a.no_shared_preload,
+        staged,
+        options: &options,
+        device,
+        title,
+    };
+    let (run_spec, sized) = if sizing::sizable(&spec, occupancy) {
+        let phase_started = Instant::now();
+        let (first, sharing) = exec::run_all(&phase(&sparse, "advise: sizing"), &cands);
+        timing.runs += cands.len();
+        let mut footprints = Vec::new();
+        for (i, (c, o)) in cands.iter().zip(first).enumerate() {
+            match &o {
+                Outcome::Ran(r) => match r.device.footprint_pages {
+                    Some(p) => footprints.push((c.label.clone(), p.max(1))),
+                    None => outcomes[i] = Some(Outcome::Failed("no footprint".into())),
+                },
+                _ => outcomes[i] = Some(o),
+            }
+        }
+        timing.sizing = Some((phase_started.elapsed().as_secs_f64(), sharing));
+        sizing::sized_from(&spec, footprints, fill, occupancy)?
+    } else {
+        (spec.clone(), None)
+    };
+    // The runs that count, on the sized chip.
+    let survivors: Vec<usize> = (0..cands.len())
+        .filter(|&i| outcomes[i].is_none())
+        .collect();
+    let measured: Vec<Candidate> = survivors.iter().map(|&i| cands[i].clone()).collect();
+    let device_for = |label: &str| match (&sized, &run_spec.target) {
+        (Some(s), _) => s.spec_for(&run_spec, label),
+        // Runs in parallel cannot share one file, and the user's file is
+        // not advise's to write: each configuration gets its own beside it.
+        (None, Target::File(path)) => {
+            let mut s = run_spec.clone();
+            s.target = Target::File(scratch_file(path, label));
+            s
+        }
+        (None, _) => run_spec.clone(),
+    };
+    let phase_started = Instant::now();
+    let (second, sharing) = exec::run_all(&phase(&device_for, "advise"), &measured);
+    timing.runs += measured.len();
+    timing.measuring = (phase_started.elapsed().as_secs_f64(), sharing);
+    for (i, o) in survivors.into_iter().zip(second) {
+        outcomes[i] = Some(o);
+    }
+    if let Target::File(path) = &run_spec.target {
+        for c in &cands {
+            let _ = std::fs::remove_file(scratch_file(path, &c.label));
+        }
+    }
+    let rows = rows_of(cands, outcomes, mem as u64, rate, a.years);
+    let (front, pick, best_btree) = choose(&rows, objective);
+    timing.wall_seconds = started.elapsed().as_secs_f64();
+    let advice = Advice {
+        spec: run_spec,
+        sizing: sized,
+        memory: mem as u64,
+        workload: described,
+        rows,
+        objective,
+        rate,
+        years: a.years,
+        front,
+        pick,
+        best_btree,
+        prefix,
+        staged,
+        timing,
+    };
+    output::write(&advice, &a, &workload)
+}
+
+/// The rows of `cands` and their outcomes, with measures and eligibility.
+fn rows_of(
+    cands: Vec<Candidate>,
+    outcomes: Vec<Option<Outcome>>,
+    budget: u64,
+    rate: Option<f64>,
+    years: Option<f64>,
+) -> Vec<Row> {
+    cands
+        .into_iter()
+        .zip(outcomes)
+        .map(|(cand, o)| {
+            let outcome = o.unwrap_or_else(|| Outcome::Failed("did not run".into()));
+            let (point, counted, excluded) = match &outcome {
+                Outcome::Ran(r) => {
+                    let counted = counted_memory(r);
+                    let p = point(&cand.label, &cand.cfg, r, counted);
+                    let short = match (rate, years, &r.wear) {
+                        (Some(rate), Some(y), Some(w)) => {
+                            w.lifetime(rate).years().filter(|&got| got < y).map(|got| {
+                                format!("lifetime {} < {y} years", lifetime::years_text(Some(got)))
+                            })
+                        }
+                        _ => None,
+                    };
+                    let over = (counted > budget).then(|| {
+                        format!(
+                            "memory {} over the budget",
+                            super::compare::memory_text(counted as f64)
+                        )
+                    });
+                    (Some(p), counted, over.or(short))
+                }
+                _ => (None, 0, None),
+            };
+            Row {
+                eligible: point.is_some() && excluded.is_none(),
+                cand,
+                outcome,
+                point,
+                counted_memory: counted,
+                excluded,
+            }
+        })
+        .collect()
+}
+
+/// The front, the recommendation and the best B+-tree, as row indices.
+fn choose(rows: &[Row], objective: Objective) -> (Vec<usize>, Option<usize>, Option<usize>) {
+    let eligible: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].eligible).collect();
+    let points: Vec<&Point> = eligible
+        .iter()
+        .filter_map(|&i| rows[i].point.as_ref())
+        .collect();
+    let Some((pick, front)) = front::choose(&points, objective) else {
+        return (Vec::new(), None, None);
+    };
+    let btrees: Vec<usize> = eligible
+        .iter()
+        .copied()
+        .filter(|&i| rows[i].cand.cfg.index == "btree")
+        .collect();
+    let btree_points: Vec<&Point> = btrees
+        .iter()
+        .filter_map(|&i| rows[i].point.as_ref())
+        .collect();
+    let best_btree = front::choose(&btree_points, objective).map(|(b, _)| btrees[b]);
+    (
+        front.into_iter().map(|i| eligible[i]).collect(),
+        Some(eligible[pick]),
+        best_btree,
+    )
+}

@@ -59,6 +59,25 @@ pub enum Command {
     /// workload, retry, go on, crash, reopen, and check the index holds its
     /// last flush; exits non-zero on any failure.
     Faulttest(FaulttestArgs),
+    /// Combine the shards of `reproduce --shard` into each experiment's
+    /// CSV, JSON, figure and report, as one machine would have written them.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard folders (`OUT/shard-I-of-N`), or folders holding them (the
+    /// `--out` every shard wrote into).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output folder; each experiment writes into OUT/ID/.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Where to write the RESULTS.md summary, as `reproduce` does: for
+    /// shards of `all`, the whole of it (default OUT/RESULTS.md); else
+    /// these experiments' sections of this file.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -154,6 +173,16 @@ pub struct ReproduceArgs {
     /// (or inserted) and the rest is kept.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Run only shard I of N (counted from 0) of the runs, balanced by
+    /// estimated cost, into OUT/shard-I-of-N/; `flashix merge` combines
+    /// the N shards (docs/CLUSTER.md).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::experiment::shard::ShardSpec>,
+    /// With `--shard`: run nothing; print every run's shard and estimated
+    /// cost (tab-separated) and each shard's total, to check the balance
+    /// before submitting a job array.
+    #[arg(long, requires = "shard")]
+    pub plan: bool,
     #[arg(long)]
     pub quiet: bool,
 }

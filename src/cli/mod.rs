@@ -1,5 +1,5 @@
 //! The command line: `list`, `run`, `replay`, `trace gen`, `compare`,
-//! `bench` (grammar in [`args`]). Every error reaches `main` as one line.
+//! `bench`, `reproduce` (`--shard`, and `merge`: [`shard`]) (grammar in [`args`]). Every error reaches `main` as one line.
 
 mod advise;
 pub mod args;
@@ -11,6 +11,7 @@ pub mod job;
 pub mod lifetime;
 mod predict;
 mod ranking;
+mod shard;
 pub mod size;
 pub mod sizing;
 
@@ -56,6 +57,7 @@ pub fn main() -> CliResult<()> {
         Command::Crashtest(a) => crashtest::crashtest(a),
         Command::Damagetest(a) => crashtest::damagetest(a),
         Command::Faulttest(a) => faulttest::faulttest(a),
+        Command::Merge(a) => shard::merge(a),
     }
 }
 
@@ -418,6 +420,9 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
+    if let Some(spec) = a.shard {
+        return shard::reproduce_shard(&a, spec, chosen, jobs);
+    }
     let mut done = Vec::new();
     for exp in chosen {
         if let Some(missing) = exp.missing_input() {
@@ -434,33 +439,7 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
             experiment::defs::execute(&exp, run)
         })?;
         let seconds = started.elapsed().as_secs_f64();
-        let folder = output::write_all(&exp, &results, &a.out, a.quick)?;
-        println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
-        for c in output::comparisons(&exp, &results) {
-            let measured = c
-                .measured
-                .map(|m| format!("{m:.3}"))
-                .unwrap_or_else(|| "-".into());
-            let verdict = match (c.direction_holds(), c.within()) {
-                (Some(d), _) => {
-                    format!("; direction {}", if d { "holds" } else { "DOES NOT hold" })
-                }
-                (None, Some(w)) => format!("; {} 1.5x", if w { "within" } else { "NOT within" }),
-                (None, None) => String::new(),
-            };
-            let published = match c.claim {
-                output::Claim::Below => "< 1".to_string(),
-                _ => format!("{:.3}", c.published),
-            };
-            let durable = c
-                .durable
-                .map(|d| format!(" (durable: {d:.3})"))
-                .unwrap_or_default();
-            println!(
-                "  {}: published {published} {}, measured {} {}{durable}{verdict}",
-                c.name, c.unit, measured, c.unit
-            );
-        }
+        let folder = write_experiment(&exp, &results, &a.out, a.quick)?;
         done.push((
             exp,
             Ok(output::Ran {
@@ -473,40 +452,74 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         ));
         // The summary after every experiment, so that a long run stopped
         // part way keeps what it finished.
-        write_summary(&a, &done)?;
+        write_summary(a.id == "all", &a.out, a.summary.as_deref(), a.quick, &done)?;
     }
-    if a.id == "all" || a.summary.is_some() {
-        let summary = a
-            .summary
-            .clone()
-            .unwrap_or_else(|| a.out.join("RESULTS.md"));
-        let updated = if a.id == "all" {
-            ""
-        } else {
-            " (sections updated)"
-        };
+    print_summary_path(a.id == "all", &a.out, a.summary.as_deref());
+    Ok(())
+}
+
+/// Says where the summary went, if one was written.
+fn print_summary_path(all: bool, out: &Path, summary: Option<&Path>) {
+    if all || summary.is_some() {
+        let summary = summary.map_or_else(|| out.join("RESULTS.md"), Path::to_path_buf);
+        let updated = if all { "" } else { " (sections updated)" };
         println!("summary: {}{updated}", summary.display());
     }
-    Ok(())
+}
+
+/// Writes an experiment's outputs (CSV, JSON, report, figure) into
+/// `out/ID/` and prints its published-vs-measured lines: what `reproduce`
+/// and `merge` do with an experiment's results.
+fn write_experiment(
+    exp: &experiment::Experiment,
+    results: &[experiment::RunOutcome],
+    out: &Path,
+    quick: bool,
+) -> CliResult<std::path::PathBuf> {
+    let folder = output::write_all(exp, results, out, quick)?;
+    println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
+    for c in output::comparisons(exp, results) {
+        let measured = c
+            .measured
+            .map(|m| format!("{m:.3}"))
+            .unwrap_or_else(|| "-".into());
+        let verdict = match (c.direction_holds(), c.within()) {
+            (Some(d), _) => {
+                format!("; direction {}", if d { "holds" } else { "DOES NOT hold" })
+            }
+            (None, Some(w)) => format!("; {} 1.5x", if w { "within" } else { "NOT within" }),
+            (None, None) => String::new(),
+        };
+        let published = match c.claim {
+            output::Claim::Below => "< 1".to_string(),
+            _ => format!("{:.3}", c.published),
+        };
+        let durable = c
+            .durable
+            .map(|d| format!(" (durable: {d:.3})"))
+            .unwrap_or_default();
+        println!(
+            "  {}: published {published} {}, measured {} {}{durable}{verdict}",
+            c.name, c.unit, measured, c.unit
+        );
+    }
+    Ok(folder)
 }
 
 /// Writes `reproduce`'s summary of the experiments in `done`: the whole of
 /// it for `all`, else their sections of `--summary` (if given).
 fn write_summary(
-    a: &ReproduceArgs,
+    all: bool,
+    out: &Path,
+    summary: Option<&Path>,
+    quick: bool,
     done: &[(experiment::Experiment, output::Outcome)],
 ) -> CliResult<()> {
-    if a.id == "all" {
-        let summary = a
-            .summary
-            .clone()
-            .unwrap_or_else(|| a.out.join("RESULTS.md"));
-        std::fs::write(
-            &summary,
-            output::results_md(done, &a.out, &summary, a.quick),
-        )
-        .map_err(|e| format!("{}: {e}", summary.display()))?;
-    } else if let Some(summary) = &a.summary {
+    if all {
+        let summary = summary.map_or_else(|| out.join("RESULTS.md"), Path::to_path_buf);
+        std::fs::write(&summary, output::results_md(done, out, &summary, quick))
+            .map_err(|e| format!("{}: {e}", summary.display()))?;
+    } else if let Some(summary) = summary {
         // Regenerate these experiments' sections of an existing summary.
         let existing = std::fs::read_to_string(summary).unwrap_or_default();
         let all = experiment::experiments();

@@ -27,8 +27,10 @@ mod lat;
 mod lat_buffered;
 mod mbtree;
 pub mod output;
+pub mod partial;
 pub mod plot;
 pub mod scatter;
+pub mod shard;
 mod ssd;
 pub mod sweep;
 
@@ -568,6 +570,7 @@ mod tests {
             },
             metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             report: serde_json::Value::Null,
+            seconds: 0.0,
         }
     }
 

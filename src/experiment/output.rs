@@ -541,8 +541,12 @@ pub fn update_results_md(
     summary: &Path,
     order: &[&str],
 ) -> String {
-    // The text before the first section, then (id, section) pairs.
+    // The text before the first section, then (id, section) pairs. A
+    // summary this function started has no head: it begins with a section
+    // (taken for the head, that section was never replaced and came back
+    // as a duplicate).
     let (head, body) = match existing.find("\n## ") {
+        _ if existing.starts_with("## ") => ("", existing),
         Some(i) => existing.split_at(i + 1),
         None => (existing, ""),
     };
@@ -627,6 +631,15 @@ mod tests {
         );
         assert!(a < b && b < c, "{md}");
         assert_eq!(md.matches("\n## ").count(), 3);
+        // A summary started by this function (no head): each section once,
+        // in order, however often it is updated.
+        let mut md = String::new();
+        for id in ["lat-fig9", "lat-fig7", "lat-fig9"] {
+            let done = vec![(exp(id), Err(format!("missing {id}.")))];
+            md = update_results_md(&md, &done, summary, &order);
+        }
+        assert!(md.starts_with("## lat-fig7:"), "{md}");
+        assert_eq!(md.matches("## ").count(), 2, "{md}");
     }
 
     /// A figure that cannot be drawn (its PNG's path is a folder) costs no
@@ -645,6 +658,7 @@ mod tests {
                     .map(|p| (p.metric.to_string(), 1.0))
                     .collect(),
                 report: serde_json::json!({}),
+                seconds: 0.0,
             })
             .collect();
         let dir = tempfile::tempdir().unwrap();

@@ -29,10 +29,16 @@ pub struct RunOutcome {
     pub metrics: Metrics,
     /// The full run report (JSON).
     pub report: serde_json::Value,
+    /// The run's wall time (not in any output a single machine writes; a
+    /// shard records it, so that the cost model can be checked).
+    pub seconds: f64,
 }
 
 /// What executing one run gives: its metrics and its full report.
 pub type Executed = Result<(Metrics, serde_json::Value), String>;
+
+/// A run's result and its wall time in seconds.
+type Timed = (Executed, f64);
 
 /// FNV-1a over the id and the sorted `key=value` pairs.
 pub fn stable_seed(id: &str, params: &Params) -> u64 {
@@ -120,16 +126,21 @@ pub fn run_sweep<F>(
 where
     F: Fn(&SweepRun) -> Executed + Sync,
 {
-    let results = parallel_map(&runs, jobs, quiet, title, execute);
+    let results = parallel_map(&runs, jobs, quiet, title, |run| {
+        let started = std::time::Instant::now();
+        let result: Timed = (execute(run), started.elapsed().as_secs_f64());
+        result
+    });
     let mut out = Vec::with_capacity(runs.len());
     for (run, result) in runs.into_iter().zip(results) {
         match result {
-            Some(Ok((metrics, report))) => out.push(RunOutcome {
+            Some((Ok((metrics, report)), seconds)) => out.push(RunOutcome {
                 run,
                 metrics,
                 report,
+                seconds,
             }),
-            Some(Err(e)) => {
+            Some((Err(e), _)) => {
                 let params: Vec<String> =
                     run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 return Err(format!(

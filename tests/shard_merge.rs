@@ -1,0 +1,200 @@
+//! `reproduce --shard i/n` then `merge` writes what one machine writes:
+//! every experiment's CSV, JSON, Markdown report and figures byte for
+//! byte, and the summary's sections, except the wall-clock fields
+//! (`experiment::partial`, invariant 2): `wall_seconds` and
+//! `ops_per_wall_second` in `ID.json`, and the summary's "Run time" line.
+//! A shard missing or found twice is an error naming it and its runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Quick experiments that still exercise the merge: fdtree-fig3c's
+/// bulk-loaded runs on the SSD model, bftl-table2 (its seeds are another
+/// experiment's), lat-fig9 (a buffer tree's memory columns, once
+/// nondeterministic) and mbtree-fig15 (memory matched to a FlashDB run).
+const EXPERIMENTS: &str = "fdtree-fig3c,bftl-table2,lat-fig9,mbtree-fig15";
+
+fn flashix(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_flashix"))
+        .args(args)
+        .output()
+        .expect("flashix runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = flashix(args);
+    assert!(
+        out.status.success(),
+        "flashix {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = flashix(args);
+    assert!(
+        !out.status.success(),
+        "flashix {} succeeded",
+        args.join(" ")
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temporary path")
+}
+
+/// A file's bytes without its wall-clock fields.
+fn comparable(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !(name.ends_with(".json") || name.ends_with(".md")) {
+        return bytes;
+    }
+    let text = String::from_utf8(bytes).expect("UTF-8 text");
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let wall = ["\"wall_seconds\":", "\"ops_per_wall_second\":", "Run time"]
+            .iter()
+            .find(|k| t.starts_with(*k));
+        out.push_str(wall.map_or(line, |k| k));
+    }
+    out.into_bytes()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `reproduce EXPERIMENTS --quick` into `out`, with `more` arguments.
+fn reproduce(out: &Path, more: &[&str]) {
+    let mut args = vec![
+        "reproduce",
+        EXPERIMENTS,
+        "--quick",
+        "--quiet",
+        "--jobs",
+        "2",
+        "--out",
+    ];
+    args.push(s(out));
+    args.extend_from_slice(more);
+    ok(&args);
+}
+
+#[test]
+fn three_shards_merge_byte_identical_to_one_machine() {
+    let started = std::time::Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let (single, shards, merged) = (
+        dir.path().join("single"),
+        dir.path().join("shards"),
+        dir.path().join("merged"),
+    );
+    // One summary file name for both, so its links and header agree.
+    for out in [&single, &merged] {
+        std::fs::create_dir_all(out).unwrap();
+    }
+    let summary = single.join("SUMMARY.md");
+    reproduce(&single, &["--summary", s(&summary)]);
+    for spec in ["0/3", "1/3", "2/3"] {
+        reproduce(&shards, &["--shard", spec]);
+    }
+    ok(&[
+        "merge",
+        s(&shards),
+        "--out",
+        s(&merged),
+        "--summary",
+        s(&merged.join("SUMMARY.md")),
+    ]);
+    let (a, b) = (files_under(&single), files_under(&merged));
+    let rel = |root: &Path, v: &[PathBuf]| -> Vec<PathBuf> {
+        v.iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
+            .collect()
+    };
+    assert_eq!(rel(&single, &a), rel(&merged, &b), "the same files");
+    assert!(a.len() >= 4 * 5, "{a:?}");
+    for (x, y) in a.iter().zip(&b) {
+        if x.ends_with("SUMMARY.md") {
+            // The summary names its own folder.
+            let fix = |p: &Path| {
+                String::from_utf8(comparable(p))
+                    .unwrap()
+                    .replace(s(p.parent().unwrap()), "OUT")
+            };
+            assert_eq!(fix(x), fix(y), "{}", x.display());
+            continue;
+        }
+        assert!(
+            comparable(x) == comparable(y),
+            "{} differs from {}",
+            x.display(),
+            y.display()
+        );
+    }
+    eprintln!("shard merge test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[test]
+fn a_missing_or_duplicated_shard_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let args = |out: &Path, spec: &str| -> Vec<String> {
+        [
+            "reproduce",
+            "bftl-table2",
+            "--quick",
+            "--quiet",
+            "--out",
+            s(out),
+            "--shard",
+            spec,
+        ]
+        .iter()
+        .map(|x| x.to_string())
+        .collect()
+    };
+    let run = |v: Vec<String>| ok(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    run(args(&a, "0/3"));
+    run(args(&a, "2/3"));
+    let e = fails(&["merge", s(&a), "--out", s(&dir.path().join("m"))]);
+    assert!(
+        e.contains("shard 1/3 is missing") && e.contains("bftl-table2 run "),
+        "{e}"
+    );
+    run(args(&b, "1/3"));
+    run(args(&b, "2/3"));
+    let e = fails(&["merge", s(&a), s(&b), "--out", s(&dir.path().join("m"))]);
+    assert!(e.contains("shard 2/3 appears twice"), "{e}");
+    // Each once: it merges.
+    std::fs::remove_dir_all(b.join("shard-2-of-3")).unwrap();
+    ok(&["merge", s(&a), s(&b), "--out", s(&dir.path().join("m"))]);
+    // A shard that did not finish has no manifest: missing, and said so.
+    std::fs::remove_file(b.join("shard-1-of-3").join("shard.json")).unwrap();
+    let e = fails(&["merge", s(&a), s(&b), "--out", s(&dir.path().join("m"))]);
+    assert!(
+        e.contains("shard 1/3 is missing") && e.contains("did not finish"),
+        "{e}"
+    );
+    for bad in ["3/3", "0/0", "x"] {
+        let e = fails(&["reproduce", "bftl-table2", "--quick", "--shard", bad]);
+        assert!(e.contains("--shard") && e.contains(bad), "{bad}: {e}");
+    }
+    let e = fails(&["merge", s(dir.path()), "--out", s(&dir.path().join("m2"))]);
+    assert!(e.contains("no shard here"), "{e}");
+}

@@ -13,6 +13,12 @@
 //!   otherwise uniform over the key range.
 //! * `zipf`: Zipf with exponent `zipf_s` over the key range; rank 1 is
 //!   `key_min` (not scrambled, so hot keys are adjacent: say so in reports).
+//! * `scrambled`: distinct keys in scattered order: the i-th insert takes
+//!   `key_min + (i·m mod M)`, M the size of the key range and m a
+//!   multiplier coprime to M near M/φ, a permutation of the range. No key
+//!   repeats before M inserts, and keys inserted one after another lie far
+//!   apart: YCSB's load phase, which inserts each record once under a
+//!   hashed key.
 //!
 //! Operation mix ([`Mix`]): weights of insert, search, delete, update and
 //! range, normalised. Deletes and updates pick a live entry uniformly (the
@@ -26,6 +32,16 @@
 //! keys its maintenance runs deleted; `bftl-fig11` runs the three. Searches pick
 //! the key of a live entry (or a random key with `search_existing=false`).
 //! Ranges start at a live key and span `range_len` keys.
+//!
+//! Which live entry a search, range, update or delete reads is the
+//! *request distribution* ([`RequestDist`], `request=`): uniform over the
+//! live entries (the default, above), or YCSB's scrambled Zipfian
+//! (`request=zipf`, exponent 0.99, or `request=zipf:S`): a rank r drawn
+//! from Zipf(S) over the n live entries picks entry FNV-1a(r) mod n, so the
+//! popular entries are few but scattered over the key range, as in YCSB's
+//! `ScrambledZipfianGenerator`. An update under it changes the entry in
+//! place, so an entry keeps its popularity after an update, as a YCSB
+//! record does.
 //!
 //! Values are unique per generated insert (a counter), so a repeated key is
 //! a distinct entry, as the Buffered-B+ paper's §6 workload requires.
@@ -65,6 +81,18 @@ pub enum KeyDist {
     /// strata of the key range: a sorted uniform sample, for a preload
     /// that builds an index in key order (`preload_sorted=true`).
     Stratified(u64),
+    /// Distinct keys in scattered order: a permutation of the key range
+    /// (`dist=scrambled`, see the module docs).
+    Scrambled,
+}
+
+/// Which live entry a search, range, update or delete reads (`request=`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RequestDist {
+    /// Any live entry, uniformly.
+    Uniform,
+    /// YCSB's scrambled Zipfian with this exponent.
+    Zipf(f64),
 }
 
 /// Operation weights (normalised when used).
@@ -113,6 +141,8 @@ pub struct WorkloadSpec {
     pub phase_ops: u64,
     /// Which live entry a delete takes.
     pub delete_order: DeleteOrder,
+    /// Which live entry a search, range, update or delete reads.
+    pub request: RequestDist,
 }
 
 /// Which live entry a delete takes (`delete_order=`).
@@ -127,7 +157,7 @@ pub enum DeleteOrder {
 }
 
 /// Keys `--workload-set` accepts.
-pub const WORKLOAD_KEYS: [&str; 20] = [
+pub const WORKLOAD_KEYS: [&str; 21] = [
     "key_min",
     "key_max",
     "dist",
@@ -148,6 +178,7 @@ pub const WORKLOAD_KEYS: [&str; 20] = [
     "phases",
     "phase_ops",
     "delete_order",
+    "request",
 ];
 
 impl WorkloadSpec {
@@ -169,7 +200,12 @@ impl WorkloadSpec {
                     "ascending" => KeyDist::Ascending,
                     "rs" => KeyDist::Rs(0.5),
                     "zipf" => KeyDist::Zipf(0.99),
-                    _ => return Err(bad("a distribution (uniform, ascending, rs, zipf)")),
+                    "scrambled" => KeyDist::Scrambled,
+                    _ => {
+                        return Err(bad(
+                            "a distribution (uniform, ascending, rs, zipf, scrambled)",
+                        ))
+                    }
                 }
             }
             "rs" => {
@@ -208,6 +244,17 @@ impl WorkloadSpec {
                 }
             }
             "update" => self.mix.update = frac(value)?,
+            "request" => {
+                self.request = match value.split_once(':') {
+                    None if value == "uniform" => RequestDist::Uniform,
+                    None if value == "zipf" => RequestDist::Zipf(0.99),
+                    Some(("zipf", s)) => match frac(s)? {
+                        s if s > 0.0 => RequestDist::Zipf(s),
+                        _ => return Err(bad("uniform, zipf or zipf:S with S > 0")),
+                    },
+                    _ => return Err(bad("uniform, zipf or zipf:S with S > 0")),
+                }
+            }
             "range" => self.mix.range = frac(value)?,
             "range_len" => self.range_len = num(value)?,
             "search_existing" => self.search_existing = flag(value)?,
@@ -268,6 +315,7 @@ impl WorkloadSpec {
             KeyDist::Rs(rs) => format!("rs={rs}"),
             KeyDist::Zipf(s) => format!("zipf s={s}"),
             KeyDist::Stratified(n) => format!("sorted uniform sample of {n}"),
+            KeyDist::Scrambled => "distinct, scrambled".to_string(),
             KeyDist::Sequence(d) => format!(
                 "16-mers of the DNA in {} (\"{}\"; {} keys read from {} record{})",
                 d.source,
@@ -279,11 +327,15 @@ impl WorkloadSpec {
         };
         let m = self.mix;
         format!(
-            "{}: keys {} in [{}, {}]; mix insert {} search {} delete {} update {} range {}{}{}; preload {}{}, ops {}{}",
+            "{}: keys {} in [{}, {}]{}; mix insert {} search {} delete {} update {} range {}{}{}; preload {}{}, ops {}{}",
             self.name,
             dist,
             self.key_min,
             self.key_max,
+            match self.request {
+                RequestDist::Uniform => String::new(),
+                RequestDist::Zipf(s) => format!(", requests scrambled zipf s={s}"),
+            },
             m.insert,
             m.search,
             m.delete,
@@ -381,6 +433,22 @@ impl Live {
         }
     }
 
+    /// Gives entry `i < len` the value `new`; its old value.
+    fn replace_value(&mut self, i: usize, new: u64) -> (u64, u64) {
+        match self {
+            Live::Entries(v) => match v.get_mut(i) {
+                Some(e) => {
+                    let old = *e;
+                    e.1 = new;
+                    old
+                }
+                // Invariant: callers pass i < len.
+                None => (0, 0),
+            },
+            Live::Count(_) => (0, 0),
+        }
+    }
+
     /// Removes entry `i < len` the way `Vec::swap_remove` does.
     fn swap_remove(&mut self, i: usize) -> (u64, u64) {
         match self {
@@ -414,6 +482,12 @@ pub struct Generator {
     key_max: u64,
     dist: KeyDist,
     zipf: Option<Zipf<f64>>,
+    /// The scrambled permutation's multiplier (`KeyDist::Scrambled`).
+    scramble_multiplier: u64,
+    request: RequestDist,
+    /// The request distribution's Zipf over the live entries, and the
+    /// number of them it was built for.
+    request_zipf: Option<(usize, Zipf<f64>)>,
     mix: Mix,
     range_len: u64,
     search_existing: bool,
@@ -452,6 +526,9 @@ impl Generator {
             key_max: spec.key_max,
             dist: spec.dist.clone(),
             zipf,
+            scramble_multiplier: coprime_multiplier(span as u128 + 1),
+            request: spec.request,
+            request_zipf: None,
             mix: spec.mix,
             range_len: spec.range_len,
             search_existing: spec.search_existing,
@@ -580,6 +657,13 @@ impl Generator {
                 let hi = hi.saturating_sub(1).clamp(lo, self.key_max);
                 self.rng.random_range(lo..=hi)
             }
+            KeyDist::Scrambled => {
+                let m = (self.key_max - self.key_min) as u128 + 1;
+                let i = self.next_in_sequence as u128;
+                self.next_in_sequence += 1;
+                // Below key_max: the product is reduced mod the range's size.
+                self.key_min + ((i * self.scramble_multiplier as u128) % m) as u64
+            }
             KeyDist::Sequence(ref d) => {
                 // `preset::build` loaded as many keys as the workload
                 // inserts at most, so this never wraps within a run.
@@ -605,12 +689,70 @@ impl Generator {
 
     fn live_key(&mut self) -> u64 {
         if self.search_existing && !self.live.is_empty() {
-            let i = self.rng.random_range(0..self.live.len());
+            let i = self.live_index();
             self.live.key(i)
         } else {
             self.insert_key()
         }
     }
+
+    /// The position of the live entry a request reads (the set is not
+    /// empty): uniform, or YCSB's scrambled Zipfian over the entries. Its
+    /// draws depend on the live set only through its size, as a shadow
+    /// generator's must.
+    fn live_index(&mut self) -> usize {
+        let n = self.live.len();
+        let RequestDist::Zipf(s) = self.request else {
+            return self.rng.random_range(0..n);
+        };
+        if self
+            .request_zipf
+            .as_ref()
+            .is_none_or(|(built, _)| *built != n)
+        {
+            // Zipf::new fails only for n < 1 or s <= 0: the set is not
+            // empty and `set` admits s > 0 only; uniform if it ever did.
+            self.request_zipf = Zipf::new(n as f64, s).ok().map(|z| (n, z));
+        }
+        match &self.request_zipf {
+            Some((_, z)) => {
+                let rank = z.sample(&mut self.rng) as u64;
+                (fnv1a64(rank) % n as u64) as usize
+            }
+            None => self.rng.random_range(0..n),
+        }
+    }
+}
+
+/// A multiplier coprime to `m` near m/φ, so that i ↦ i·mult mod m
+/// permutes 0..m and scatters neighbours (the golden ratio keeps
+/// consecutive multiples far apart).
+fn coprime_multiplier(m: u128) -> u64 {
+    fn gcd(mut a: u128, mut b: u128) -> u128 {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    if m <= 2 {
+        return 1;
+    }
+    let mut c = ((m as f64 / 1.618_033_988_749_895) as u128).clamp(1, m - 1);
+    while gcd(c, m) != 1 {
+        c += 1;
+    }
+    // Below m, and m ≤ 2^64 (a range of u64 keys).
+    c as u64
+}
+
+/// FNV-1a over the eight bytes of `x`, as YCSB hashes a Zipfian rank.
+fn fnv1a64(x: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in x.to_le_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 impl Iterator for Generator {
@@ -657,7 +799,13 @@ impl Iterator for Generator {
                 let (key, value) = self.live.pop_end(self.delete_order == DeleteOrder::Oldest);
                 Op::Delete { key, value }
             } else if x < m.search + m.delete + m.update && !self.live.is_empty() {
-                let i = self.rng.random_range(0..self.live.len());
+                let i = self.live_index();
+                if x >= m.search + m.delete && self.request != RequestDist::Uniform {
+                    // In place: the record keeps its rank (module docs).
+                    let new = self.next_value();
+                    let (key, old) = self.live.replace_value(i, new);
+                    return Some(Ok(Op::Update { key, old, new }));
+                }
                 let (key, value) = self.live.swap_remove(i);
                 if x < m.search + m.delete {
                     Op::Delete { key, value }
@@ -697,284 +845,4 @@ impl Iterator for Generator {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeSet;
-
-    #[test]
-    fn phases_change_the_search_share_and_a_shorter_run_is_a_prefix() {
-        let mut s = spec();
-        s.mix = Mix {
-            insert: 1.0,
-            search: 0.0,
-            delete: 0.0,
-            update: 0.0,
-            range: 0.0,
-        };
-        s.set("phases", "0/3/0").unwrap();
-        s.set("phase_ops", "3000").unwrap();
-        s.ops = 9000;
-        let ops: Vec<Op> = Generator::new(&s, 5).unwrap().map(|o| o.unwrap()).collect();
-        let searches = |r: std::ops::Range<usize>| {
-            ops[r]
-                .iter()
-                .filter(|o| matches!(o, Op::Search { .. }))
-                .count()
-        };
-        assert_eq!(searches(0..3000), 0);
-        assert!(
-            (2000..2500).contains(&searches(3000..6000)),
-            "{}",
-            searches(3000..6000)
-        );
-        assert_eq!(searches(6000..9000), 0);
-        s.ops = 6000;
-        let prefix: Vec<Op> = Generator::new(&s, 5).unwrap().map(|o| o.unwrap()).collect();
-        assert_eq!(prefix[..], ops[..6000]);
-        assert!(s.clone().set("phases", "1/x").is_err());
-    }
-
-    #[test]
-    fn oldest_order_deletes_ascend_with_ascending_keys() {
-        // bftl.md §5.3 at rs = 1: the deletes take the keys in the order
-        // they were inserted, here ascending, so each deletes the smallest
-        // live key; the default picks live entries anywhere.
-        let mut s = spec();
-        s.set("rs", "1").unwrap();
-        s.set("key_max", "1000000").unwrap();
-        s.set("delete_order", "oldest").unwrap();
-        s.mix = Mix::INSERTS;
-        s.set("delete_share", "0.5").unwrap();
-        s.preload = 500;
-        s.ops = 4000;
-        let run = |s: &WorkloadSpec| {
-            let mut pre = s.preload_ops().unwrap();
-            let mut live: BTreeSet<u64> = pre
-                .by_ref()
-                .map(|o| match o.unwrap() {
-                    Op::Insert { key, .. } => key,
-                    o => panic!("{o:?} in a preload"),
-                })
-                .collect();
-            let mut smallest = 0;
-            let mut deletes = 0;
-            for op in pre.continue_with(s).unwrap() {
-                match op.unwrap() {
-                    Op::Insert { key, .. } => assert!(live.insert(key)),
-                    Op::Delete { key, .. } => {
-                        deletes += 1;
-                        if Some(&key) == live.first() {
-                            smallest += 1;
-                        }
-                        assert!(live.remove(&key), "{key} deleted but not live");
-                    }
-                    o => panic!("{o:?}"),
-                }
-            }
-            (smallest, deletes)
-        };
-        let (smallest, deletes) = run(&s);
-        assert!(deletes > 1500);
-        assert_eq!(smallest, deletes);
-        s.set("delete_order", "uniform").unwrap();
-        let (smallest, deletes) = run(&s);
-        assert!(smallest < deletes / 10, "{smallest} of {deletes}");
-        assert!(s.set("delete_order", "last").is_err());
-    }
-
-    fn spec() -> WorkloadSpec {
-        WorkloadSpec {
-            name: "t".into(),
-            key_min: 0,
-            key_max: 1000,
-            dist: KeyDist::Uniform,
-            mix: Mix {
-                insert: 0.4,
-                search: 0.2,
-                delete: 0.2,
-                update: 0.1,
-                range: 0.1,
-            },
-            range_len: 10,
-            search_existing: true,
-            search_after: false,
-            preload: 100,
-            preload_sorted: false,
-            phases: Vec::new(),
-            phase_ops: 0,
-            delete_order: DeleteOrder::Uniform,
-            ops: 10_000,
-            seed: 9,
-        }
-    }
-
-    fn collect(g: Generator) -> Vec<Op> {
-        g.map(|r| r.unwrap()).collect()
-    }
-
-    /// `preload_sorted`: one key in each equal stratum of the range, so
-    /// the keys ascend and cover the range uniformly.
-    #[test]
-    fn a_sorted_preload_takes_one_key_per_stratum() {
-        let mut s = spec();
-        s.key_min = 1000;
-        s.key_max = 1000 + 99_999;
-        s.preload = 1000;
-        s.set("preload_sorted", "true").unwrap();
-        let keys: Vec<u64> = collect(s.preload_ops().unwrap())
-            .into_iter()
-            .map(|op| match op {
-                Op::Insert { key, .. } => key,
-                other => panic!("preload is inserts: {other:?}"),
-            })
-            .collect();
-        assert_eq!(keys.len(), 1000);
-        for (i, &k) in keys.iter().enumerate() {
-            let lo = 1000 + i as u64 * 100;
-            assert!((lo..lo + 100).contains(&k), "key {i} = {k}");
-        }
-        // Not the stratum's first key every time: uniform within it.
-        assert!(keys
-            .iter()
-            .enumerate()
-            .any(|(i, &k)| k != 1000 + i as u64 * 100));
-    }
-
-    #[test]
-    fn same_seed_same_ops_other_seed_other_ops() {
-        let a = collect(spec().measured_ops().unwrap());
-        let b = collect(spec().measured_ops().unwrap());
-        assert_eq!(a, b);
-        let mut s = spec();
-        s.seed = 10;
-        assert_ne!(a, collect(s.measured_ops().unwrap()));
-        assert_eq!(a.len(), 10_000);
-    }
-
-    #[test]
-    fn deletes_and_updates_target_live_entries_and_values_are_unique() {
-        let s = spec();
-        let pre = s.preload_ops().unwrap();
-        let mut live = BTreeSet::new();
-        let mut pre_iter = pre;
-        for op in pre_iter.by_ref() {
-            let Op::Insert { key, value } = op.unwrap() else {
-                panic!("preload is inserts")
-            };
-            assert!(live.insert((key, value)));
-        }
-        let g = pre_iter.continue_with(&s).unwrap();
-        let mut counts = [0u32; 5];
-        for op in g {
-            let op = op.unwrap();
-            counts[op.kind() as usize] += 1;
-            match op {
-                Op::Insert { key, value } => assert!(live.insert((key, value)), "unique value"),
-                Op::Delete { key, value } => assert!(live.remove(&(key, value)), "{op:?} not live"),
-                Op::Update { key, old, new } => {
-                    assert!(live.remove(&(key, old)), "{op:?} not live");
-                    assert!(live.insert((key, new)));
-                }
-                Op::Search { key } => {
-                    assert!(live.range((key, 0)..=(key, u64::MAX)).next().is_some())
-                }
-                Op::Range { lo, hi } => assert!(hi - lo < 10),
-            }
-        }
-        // Seed 9 gives these exact counts (deterministic, not statistical).
-        let total: u32 = counts.iter().sum();
-        assert_eq!(total, 10_000);
-        assert!(
-            counts[0] > 3500 && counts[3] > 1500 && counts[2] > 500,
-            "{counts:?}"
-        );
-    }
-
-    fn insert_keys(s: &WorkloadSpec) -> Vec<u64> {
-        collect(s.measured_ops().unwrap())
-            .into_iter()
-            .map(|o| {
-                if let Op::Insert { key, .. } = o {
-                    key
-                } else {
-                    0
-                }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn rs_one_is_ascending_rs_zero_is_not() {
-        let mut s = spec();
-        s.mix = Mix::INSERTS;
-        s.key_max = u32::MAX as u64;
-        s.set("rs", "1").unwrap();
-        assert!(insert_keys(&s).windows(2).all(|w| w[1] == w[0] + 1));
-        s.set("rs", "0").unwrap();
-        assert!(
-            insert_keys(&s)
-                .windows(2)
-                .filter(|w| w[1] == w[0] + 1)
-                .count()
-                < 10
-        );
-    }
-
-    #[test]
-    fn search_after_replays_inserted_keys_in_order() {
-        let mut s = spec();
-        s.mix = Mix::INSERTS;
-        s.ops = 50;
-        s.search_after = true;
-        let ops = collect(s.measured_ops().unwrap());
-        assert_eq!(ops.len(), 100);
-        for i in 0..50 {
-            let Op::Insert { key, .. } = ops[i] else {
-                panic!()
-            };
-            assert_eq!(ops[50 + i], Op::Search { key });
-        }
-    }
-
-    #[test]
-    fn search_after_replays_the_inserts_of_a_mixed_phase_after_a_preload() {
-        // The shadow keeps only the number of live entries while the
-        // generator keeps the entries: their inserts must still agree.
-        let mut s = spec();
-        s.search_after = true;
-        let mut pre = s.preload_ops().unwrap();
-        pre.by_ref().for_each(drop);
-        let ops = collect(pre.continue_with(&s).unwrap());
-        let inserted: Vec<u64> = ops[..10_000]
-            .iter()
-            .filter_map(|o| match o {
-                Op::Insert { key, .. } => Some(*key),
-                _ => None,
-            })
-            .collect();
-        let searched: Vec<u64> = ops[10_000..]
-            .iter()
-            .map(|o| match o {
-                Op::Search { key } => *key,
-                _ => panic!("{o:?} after the measured phase"),
-            })
-            .collect();
-        assert!(inserted.len() > 3500);
-        assert_eq!(inserted, searched);
-    }
-
-    #[test]
-    fn bad_overrides_are_errors() {
-        let mut s = spec();
-        assert!(s
-            .set("colour", "1")
-            .unwrap_err()
-            .to_string()
-            .contains("key_max"));
-        assert!(s.set("rs", "2").is_err());
-        assert!(s.set("ops", "-1").is_err());
-        s.set("key_min", "10").unwrap();
-        s.set("key_max", "5").unwrap();
-        assert!(s.measured_ops().is_err());
-    }
-}
+mod tests;

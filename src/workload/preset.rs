@@ -11,10 +11,10 @@
 //! | `lat-phases` | `lat` in three equal phases of lookups at 5%, 200% and 5% of inserts | ours, for `buffered-bplus-tree.md` Fig. 9(c) (its image-sensor trace is not available) |
 //! | `w-search` / `w-update` | 80/10/5/5 and 20/40/20/20 search/insert/delete/update, keys uniform in [0, 2³² − 1] | `fd-tree.md` §III |
 //! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | `as-btree.md` §4.2 |
-//! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; Zipf 0.99 | YCSB core workloads |
+//! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; a preload of distinct scrambled keys, requests by YCSB's scrambled Zipfian (0.99) | YCSB core workloads |
 //! | `zipf` | inserts, Zipf(0.99) keys | — |
 
-use super::generator::{DeleteOrder, KeyDist, Mix, WorkloadSpec};
+use super::generator::{DeleteOrder, KeyDist, Mix, RequestDist, WorkloadSpec};
 use super::WorkloadError;
 
 /// A named workload.
@@ -40,6 +40,7 @@ fn base(name: &str) -> WorkloadSpec {
         phases: Vec::new(),
         phase_ops: 0,
         delete_order: DeleteOrder::Uniform,
+        request: RequestDist::Uniform,
         ops: 100_000,
         seed: 42,
     }
@@ -142,22 +143,26 @@ pub fn presets() -> Vec<Preset> {
     for (name, description, m) in [
         (
             "ycsb-a",
-            "50% read, 50% update, Zipf 0.99 keys, 100,000-entry preload (YCSB A)",
+            "50% read, 50% update, scrambled Zipf 0.99 requests, 100,000 distinct preloaded keys (YCSB A)",
             mix(0.0, 0.5, 0.0, 0.5, 0.0),
         ),
         (
             "ycsb-b",
-            "95% read, 5% update, Zipf 0.99 keys, 100,000-entry preload (YCSB B)",
+            "95% read, 5% update, scrambled Zipf 0.99 requests, 100,000 distinct preloaded keys (YCSB B)",
             mix(0.0, 0.95, 0.0, 0.05, 0.0),
         ),
         (
             "ycsb-c",
-            "read only, Zipf 0.99 keys, 100,000-entry preload (YCSB C)",
+            "read only, scrambled Zipf 0.99 requests, 100,000 distinct preloaded keys (YCSB C)",
             mix(0.0, 1.0, 0.0, 0.0, 0.0),
         ),
     ] {
+        // YCSB's load phase inserts each record once; its requests pick
+        // records by a scrambled Zipfian, not keys by a Zipf over the key
+        // range (which would preload one hot key thousands of times).
         let mut s = base(name);
-        s.dist = KeyDist::Zipf(0.99);
+        s.dist = KeyDist::Scrambled;
+        s.request = RequestDist::Zipf(0.99);
         s.mix = m;
         s.preload = 100_000;
         v.push(Preset {

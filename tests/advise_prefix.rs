@@ -105,38 +105,94 @@ fn a_prefix_is_stated_and_a_changing_mix_flagged() {
     );
 }
 
-/// For every preset whose first half keeps the mix of the whole trace,
-/// advice on that half recommends the index advice on the whole trace
-/// does (20,000 operations, the first 10,000).
+/// The extrapolation, checked for the presets: advice on the first half
+/// of a 100,000-operation trace of each either names the index advice on
+/// the whole trace names (or one it calls a near tie of its pick, which
+/// its measurement does not rank), or says why it may not (its mix is
+/// DOUBTFUL against a window of the trace, or its own first half names
+/// another index: UNSTABLE). Unflagged advice is never wrong here, and the checks
+/// flag no more than half the presets, so they do not pass by doubting
+/// everything. An UNSTABLE half given as `--prefix` doubles to the whole
+/// trace.
 ///
-/// It does not hold for every preset at this size: `lat`, `lat-phases`,
-/// `w-update` and `tpcc-index` recommend another index on the half (the
-/// half's pick is not even on the whole trace's front for the last three;
-/// for `w-update` it goes over the budget on the whole trace). The per-
-/// operation costs and the memory of a growing index depend on its size,
-/// which a prefix halves. docs/DEVIATIONS.md ("advise") has the figures.
+/// Traces start from an empty index (no preload), so the index grows
+/// through each; at 20,000 operations, where the indexes hardly pass the
+/// 64 KiB budget, `tpcc-index`'s first half and its first quarter both
+/// name the FD-tree and the whole trace the LSM-tree (docs/ADVISE.md).
 #[test]
-#[ignore = "does not hold for lat, lat-phases, w-update, tpcc-index at 20,000 operations (docs/DEVIATIONS.md, advise)"]
-fn advice_on_a_prefix_agrees_with_the_whole_trace_for_the_presets() {
+fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
     let dir = tempfile::tempdir().unwrap();
-    let mut disagree = Vec::new();
-    for preset in flashix::workload::presets() {
-        let (path, n) = trace(dir.path(), preset.name, 20_000);
+    let presets = flashix::workload::presets();
+    let (mut wrong, mut flagged, mut unstable) = (Vec::new(), Vec::new(), None);
+    for preset in &presets {
+        let (path, n) = trace(dir.path(), preset.name, 100_000);
         let (_, half) = advise(&path, Some(n / 2));
-        if half["trace_prefix"]["largest_gap"].as_f64().unwrap() > 0.05 {
+        let p = &half["trace_prefix"];
+        let doubtful = p["largest_gap"].as_f64().unwrap() > 0.05;
+        let stable = p["check"]["stable"].as_bool().unwrap();
+        assert_eq!(p["check"]["half"].as_u64(), Some(n / 2 / 2), "{p}");
+        if doubtful || !stable {
+            flagged.push(preset.name);
+            if !stable && unstable.is_none() {
+                unstable = Some((path, n));
+            }
             continue;
         }
         let (_, whole) = advise(&path, None);
-        let (h, w) = (
-            &half["recommendation"]["index"],
-            &whole["recommendation"]["index"],
+        let w = &whole["recommendation"]["index"];
+        // The half's pick, and the indexes it cannot rank against it.
+        let mut tied = vec![&half["recommendation"]["index"]];
+        tied.extend(
+            half["others"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|o| o["near_tie"].as_bool() == Some(true))
+                .map(|o| &o["index"]),
         );
-        if h != w {
-            disagree.push(format!(
-                "{}: {h} on the half, {w} on the whole",
+        if !tied.contains(&w) {
+            wrong.push(format!(
+                "{}: {tied:?} on the half, {w} on the whole",
                 preset.name
             ));
         }
     }
-    assert!(disagree.is_empty(), "{disagree:#?}");
+    assert!(wrong.is_empty(), "unflagged and wrong: {wrong:#?}");
+    assert!(
+        flagged.len() * 2 <= presets.len(),
+        "flagged {} of {}: {flagged:?}",
+        flagged.len(),
+        presets.len()
+    );
+    // Doubling: the unstable half given as `--prefix` doubles to the whole
+    // trace, checked against the half.
+    let (path, n) = unstable.expect("some preset's advice changes with its size at this length");
+    let start = (n / 2).to_string();
+    let out = flashix(&[
+        "advise",
+        "--quiet",
+        "--trace",
+        path.to_str().unwrap(),
+        "--prefix",
+        &start,
+        "--json",
+        dir.path().join("d.json").to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("d.json")).unwrap()).unwrap();
+    let p = &v["trace_prefix"];
+    assert_eq!(p["started_at"].as_u64(), Some(n / 2), "{p}");
+    assert_eq!(
+        (p["taken"].as_u64(), p["total"].as_u64()),
+        (Some(n), Some(n)),
+        "{p}"
+    );
+    assert_eq!(p["check"]["half"].as_u64(), Some(n / 2), "{p}");
 }

@@ -486,6 +486,11 @@ pub struct AdviseArgs {
     /// the other named lines an index reports apart) outside the budget.
     #[arg(long)]
     pub exclude_node_tables: bool,
+    /// Advise on the first N operations of the trace, doubling them while
+    /// advice on the first half names another index (default for a trace
+    /// over 2,000,000 operations: 1,000,000); `--ops N` takes exactly N.
+    #[arg(long, value_name = "N")]
+    pub prefix: Option<u64>,
     /// Try only these indexes (comma-separated names).
     #[arg(long)]
     pub indexes: Option<String>,

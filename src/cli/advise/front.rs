@@ -24,6 +24,14 @@
 //!   over it, however many years it lasts; wear is a front dimension,
 //!   `--optimize lifetime`'s measure and `--years`' constraint, and page
 //!   writes, which wear follows, are in the balance.
+//! * The **runner-up** and the **near ties**: the best configuration of
+//!   each other index, by the same choice, and its score over the
+//!   recommendation's (the balanced score, or `--optimize`'s measure).
+//!   Within [`NEAR_TIE`] of it, or with both under [`IN_MEMORY_IO`] page
+//!   I/Os an operation (their indexes live in memory, and the flash tells
+//!   them apart by a few pages), the two are a near tie: the measurement
+//!   does not rank them, and advice on a prefix of a trace (`trace`) that
+//!   names either agrees with the other.
 
 use serde::Serialize;
 
@@ -35,6 +43,8 @@ pub struct Point {
     pub time_us: f64,
     pub energy_uj: f64,
     pub writes: f64,
+    /// Page reads and writes per operation (the device's, as `writes`).
+    pub page_io: f64,
     pub memory: f64,
     /// The busiest block's erases per operation (`None`: the device hides
     /// its blocks).
@@ -185,6 +195,48 @@ impl Balance {
     }
 }
 
+/// A runner-up within this factor of the recommendation is a near tie.
+pub const NEAR_TIE: f64 = 1.05;
+
+/// Page reads and writes an operation below which a configuration's index
+/// lives in memory: one in 20 operations touches the flash.
+pub const IN_MEMORY_IO: f64 = 0.05;
+
+/// The best point of each other index than `eligible[pick]`'s, best
+/// first, with its score over the pick's and whether the two are a near
+/// tie (module doc). The first is the runner-up.
+pub fn others(eligible: &[&Point], pick: usize, objective: Objective) -> Vec<(usize, f64, bool)> {
+    let Some(chosen) = eligible.get(pick) else {
+        return Vec::new();
+    };
+    let balance = Balance::over(eligible);
+    let score = |p: &Point| match objective {
+        Objective::Balanced => balance.score(p),
+        o => objective_value(p, o).unwrap_or(f64::INFINITY),
+    };
+    let mut best: Vec<(usize, f64)> = Vec::new();
+    for (i, p) in eligible.iter().enumerate() {
+        if p.index == chosen.index {
+            continue;
+        }
+        let s = score(p);
+        match best.iter_mut().find(|(j, _)| eligible[*j].index == p.index) {
+            Some(b) if s < b.1 => *b = (i, s),
+            Some(_) => {}
+            None => best.push((i, s)),
+        }
+    }
+    best.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let own = score(chosen);
+    best.into_iter()
+        .map(|(i, s)| {
+            let ratio = factor(s, own);
+            let in_memory = chosen.page_io < IN_MEMORY_IO && eligible[i].page_io < IN_MEMORY_IO;
+            (i, ratio, ratio <= NEAR_TIE || in_memory)
+        })
+        .collect()
+}
+
 /// The value `objective` ranks by.
 pub fn objective_value(p: &Point, objective: Objective) -> Option<f64> {
     MEASURES
@@ -234,9 +286,32 @@ mod tests {
             time_us: time,
             energy_uj: energy,
             writes,
+            page_io: writes,
             memory,
             wear: None,
         }
+    }
+
+    #[test]
+    fn other_indexes_best_first_and_near_ties_within_five_percent() {
+        let a = pt("a:x=1", 1.0, 1.0, 1.0, 10.0);
+        let a2 = pt("a:x=2", 1.01, 1.0, 1.0, 10.0);
+        let b = pt("b", 1.04, 1.0, 1.0, 10.0);
+        let c = pt("c", 2.0, 1.0, 1.0, 10.0);
+        let all = [&a, &a2, &b, &c];
+        let o = others(&all, 0, Objective::Time);
+        assert_eq!(o.len(), 2, "one per other index: {o:?}");
+        let (i, ratio, tie) = o[0];
+        assert_eq!((i, tie), (2, true));
+        assert!((ratio - 1.04).abs() < 1e-12);
+        assert_eq!((o[1].0, o[1].2), (3, false));
+        // Both touch the flash less than once in 20 operations: a tie.
+        let mut c_mem = c.clone();
+        c_mem.page_io = 0.01;
+        let mut a_mem = a.clone();
+        a_mem.page_io = 0.04;
+        assert!(others(&[&a_mem, &c_mem], 0, Objective::Time)[0].2);
+        assert!(others(&[&a], 0, Objective::Balanced).is_empty());
     }
 
     #[test]

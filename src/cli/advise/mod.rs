@@ -23,8 +23,12 @@
 //! Every figure is the device layer's, measured over the workload's
 //! measured operations (a preload is setup); none is a published number.
 //! A long trace is advised on a prefix ([`trace`]): the per-operation
-//! figures are the prefix's, and the output says how the prefix's mix of
-//! operations compares with the whole trace's.
+//! figures are the prefix's, and two checks say whether they stand for the
+//! whole trace: the prefix's mix of operations against each window of the
+//! trace's, and advice on the prefix's first half (a second pass) against
+//! advice on the prefix. A prefix that fails the second is doubled (a
+//! third pass, the one before it now its half) until two agree or the
+//! whole trace runs, unless `--ops N` fixed it.
 
 mod exec;
 mod front;
@@ -40,7 +44,7 @@ use crate::device::DeviceSpec;
 use crate::index::registry;
 use crate::runner::{Report, RunOptions};
 
-use super::args::{AdviseArgs, IndexArgs};
+use super::args::{AdviseArgs, IndexArgs, WorkloadArgs};
 use super::{describe, device, job, lifetime, memory, sizing, workload_spec, CliResult};
 use exec::{Outcome, Phase};
 use front::{Objective, Point};
@@ -72,12 +76,14 @@ fn counted_memory(r: &Report) -> u64 {
 fn point(label: &str, cfg: &IndexArgs, r: &Report, memory: u64) -> Point {
     let ops = r.measured_ops().max(1) as f64;
     let writes: u64 = r.by_op.values().map(|c| c.page_writes).sum();
+    let reads: u64 = r.by_op.values().map(|c| c.page_reads).sum();
     Point {
         label: label.to_string(),
         index: cfg.index.clone(),
         time_us: r.time_us / ops,
         energy_uj: r.energy_uj / ops,
         writes: writes as f64 / ops,
+        page_io: (reads + writes) as f64 / ops,
         memory: memory as f64,
         wear: r
             .wear
@@ -132,6 +138,8 @@ pub struct Advice {
     pub front: Vec<usize>,
     pub pick: Option<usize>,
     pub best_btree: Option<usize>,
+    /// The best configuration of each other index (`Choice::others`).
+    pub others: Vec<(usize, f64, bool)>,
     pub prefix: Option<trace::Prefix>,
     pub staged: bool,
     pub timing: output::Timing,
@@ -162,7 +170,7 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
         }
         workload.workload_set.push("preload_sorted=true".into());
     }
-    let prefix = trace::prefix(&mut workload)?;
+    let mut prefix = trace::prefix(&mut workload, a.prefix)?;
     let described = match &workload.trace {
         Some(p) => format!("trace {}", p.display()),
         None => workload_spec(&workload, "mbtree")?.describe(),
@@ -175,110 +183,251 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     if cands.is_empty() {
         return Err(format!("no index of --indexes runs on {}", spec.name).into());
     }
-    let staged = job::staged(&workload, true)?;
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let options = |cfg: &IndexArgs| RunOptions {
-        quiet: true,
-        index: describe(cfg),
-        memory_budget: mem as u64,
-        final_flush: true,
-        memory_limit: Some(mem as u64),
-        exclude_named: a.exclude_node_tables,
-        verify: a.verify,
-        bulk_load: a.bulk_load,
-        preload_flush: a.bulk_load,
-        ..RunOptions::default()
-    };
     let mut timing = output::Timing {
         jobs,
         ..output::Timing::default()
     };
-    // Sizing: every configuration once on the sparse chip.
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; cands.len()];
-    // Every sizing run is on the sparse chip.
-    let sparse = |_: &str| spec.clone();
-    let phase = |device, title| Phase {
-        memory: mem,
-        workload: &workload,
+    let setup = Setup {
+        a: &a,
+        spec: &spec,
+        mem,
+        cands: &cands,
         jobs,
-        quiet: a.quiet,
-        share: !a.no_shared_preload,
-        staged,
-        options: &options,
-        device,
-        title,
+        occupancy,
+        fill,
+        objective,
+        rate,
     };
-    let (run_spec, sized) = if sizing::sizable(&spec, occupancy) {
-        let phase_started = Instant::now();
-        let (first, sharing) = exec::run_all(&phase(&sparse, "advise: sizing"), &cands);
-        timing.runs += cands.len();
-        let mut footprints = Vec::new();
-        for (i, (c, o)) in cands.iter().zip(first).enumerate() {
-            match &o {
-                Outcome::Ran(r) => match r.device.footprint_pages {
-                    Some(p) => footprints.push((c.label.clone(), p.max(1))),
-                    None => outcomes[i] = Some(Outcome::Failed("no footprint".into())),
-                },
-                _ => outcomes[i] = Some(o),
+    let mut pass = setup.pass(&workload)?;
+    let mut runs = pass.runs;
+    if let Some((kinds, p)) = prefix.as_mut() {
+        // The check (`trace` module doc): advice on the first half.
+        let check_started = Instant::now();
+        let mut half_workload = workload.clone();
+        half_workload.ops = Some(p.taken / 2);
+        let mut half = setup.pass(&half_workload)?;
+        runs += half.runs;
+        loop {
+            p.check = Some(pass.check_against(&half, p.taken / 2));
+            let stable = p.check.as_ref().is_some_and(|c| c.stable);
+            if stable || !p.extends || p.whole() {
+                break;
             }
+            let next = p.taken.saturating_mul(2).min(p.total);
+            let started_at = p.started_at.unwrap_or(p.taken);
+            *p = kinds.prefix(next, true);
+            p.started_at = Some(started_at);
+            workload.ops = Some(next);
+            half = std::mem::replace(&mut pass, setup.pass(&workload)?);
+            runs += pass.runs;
         }
-        timing.sizing = Some((phase_started.elapsed().as_secs_f64(), sharing));
-        sizing::sized_from(&spec, footprints, fill, occupancy)?
-    } else {
-        (spec.clone(), None)
-    };
-    // The runs that count, on the sized chip.
-    let survivors: Vec<usize> = (0..cands.len())
-        .filter(|&i| outcomes[i].is_none())
-        .collect();
-    let measured: Vec<Candidate> = survivors.iter().map(|&i| cands[i].clone()).collect();
-    let device_for = |label: &str| match (&sized, &run_spec.target) {
-        (Some(s), _) => s.spec_for(&run_spec, label),
-        // Runs in parallel cannot share one file, and the user's file is
-        // not advise's to write: each configuration gets its own beside it.
-        (None, Target::File(path)) => {
-            let mut s = run_spec.clone();
-            s.target = Target::File(scratch_file(path, label));
-            s
-        }
-        (None, _) => run_spec.clone(),
-    };
-    let phase_started = Instant::now();
-    let (second, sharing) = exec::run_all(&phase(&device_for, "advise"), &measured);
-    timing.runs += measured.len();
-    timing.measuring = (phase_started.elapsed().as_secs_f64(), sharing);
-    for (i, o) in survivors.into_iter().zip(second) {
-        outcomes[i] = Some(o);
+        timing.check_seconds = check_started.elapsed().as_secs_f64();
     }
-    if let Target::File(path) = &run_spec.target {
-        for c in &cands {
-            let _ = std::fs::remove_file(scratch_file(path, &c.label));
-        }
-    }
-    let rows = rows_of(cands, outcomes, mem as u64, rate, a.years);
-    let (front, pick, best_btree) = choose(&rows, objective);
     timing.wall_seconds = started.elapsed().as_secs_f64();
+    timing.runs = runs;
+    timing.sizing = pass.sizing_timing.take();
+    timing.measuring = std::mem::take(&mut pass.measuring_timing);
+    let staged = job::staged(&workload, true)?;
     let advice = Advice {
-        spec: run_spec,
-        sizing: sized,
+        spec: pass.run_spec,
+        sizing: pass.sized,
         memory: mem as u64,
         workload: described,
-        rows,
+        rows: pass.rows,
         objective,
         rate,
         years: a.years,
-        front,
-        pick,
-        best_btree,
-        prefix,
+        front: pass.choice.front,
+        pick: pass.choice.pick,
+        best_btree: pass.choice.best_btree,
+        others: pass.choice.others,
+        prefix: prefix.map(|(_, p)| p),
         staged,
         timing,
     };
     output::write(&advice, &a, &workload)
+}
+
+/// What every pass of an advice shares: the arguments, the device, the
+/// budget and the candidates.
+struct Setup<'a> {
+    a: &'a AdviseArgs,
+    spec: &'a DeviceSpec,
+    mem: usize,
+    cands: &'a [Candidate],
+    jobs: usize,
+    occupancy: Option<f64>,
+    fill: f64,
+    objective: Objective,
+    rate: Option<f64>,
+}
+
+/// One pass: every candidate sized and run over one workload, and the
+/// choice among them.
+struct Pass {
+    run_spec: DeviceSpec,
+    sized: Option<sizing::Sizing>,
+    rows: Vec<Row>,
+    choice: Choice,
+    /// Runs made, and the sizing and measured phases' wall seconds and
+    /// sharing.
+    runs: usize,
+    sizing_timing: Option<(f64, exec::Sharing)>,
+    measuring_timing: (f64, exec::Sharing),
+}
+
+impl Pass {
+    /// The recommendation's label and index.
+    fn picked(&self) -> (Option<String>, Option<String>) {
+        match self.choice.pick {
+            Some(i) => (
+                Some(self.rows[i].cand.label.clone()),
+                Some(self.rows[i].cand.cfg.index.clone()),
+            ),
+            None => (None, None),
+        }
+    }
+
+    /// The indexes this pass cannot tell apart from its pick: the pick's,
+    /// and the runner-up's where the two are a near tie.
+    fn tied_indexes(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .choice
+            .pick
+            .iter()
+            .map(|&i| self.rows[i].cand.cfg.index.as_str())
+            .collect();
+        for &(i, _, tie) in &self.choice.others {
+            if tie {
+                v.push(&self.rows[i].cand.cfg.index);
+            }
+        }
+        v
+    }
+
+    /// This pass checked against `half`, its first `half_ops` operations:
+    /// stable where the two name the same index, or one names the other's
+    /// near tie.
+    fn check_against(&self, half: &Pass, half_ops: u64) -> trace::Check {
+        let (half_label, half_index) = half.picked();
+        let ours = self.picked().1;
+        let stable = match (&ours, &half_index) {
+            (Some(o), Some(h)) => {
+                o == h
+                    || self.tied_indexes().contains(&h.as_str())
+                    || half.tied_indexes().contains(&o.as_str())
+            }
+            (o, h) => o == h,
+        };
+        trace::Check {
+            half: half_ops,
+            stable,
+            half_label,
+            half_index,
+        }
+    }
+}
+
+impl Setup<'_> {
+    /// Sizing (on a sizable chip), the measured runs and the choice, over
+    /// `workload`.
+    fn pass(&self, workload: &WorkloadArgs) -> CliResult<Pass> {
+        let mut runs = 0;
+        let mut sizing_timing = None;
+        let (a, spec, mem, cands) = (self.a, self.spec, self.mem, self.cands);
+        let staged = job::staged(workload, true)?;
+        let options = |cfg: &IndexArgs| RunOptions {
+            quiet: true,
+            index: describe(cfg),
+            memory_budget: mem as u64,
+            final_flush: true,
+            memory_limit: Some(mem as u64),
+            exclude_named: a.exclude_node_tables,
+            verify: a.verify,
+            bulk_load: a.bulk_load,
+            preload_flush: a.bulk_load,
+            ..RunOptions::default()
+        };
+        // Sizing: every configuration once on the sparse chip.
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; cands.len()];
+        // Every sizing run is on the sparse chip.
+        let sparse = |_: &str| spec.clone();
+        let phase = |device, title| Phase {
+            memory: mem,
+            workload,
+            jobs: self.jobs,
+            quiet: a.quiet,
+            share: !a.no_shared_preload,
+            staged,
+            options: &options,
+            device,
+            title,
+        };
+        let (run_spec, sized) = if sizing::sizable(spec, self.occupancy) {
+            let phase_started = Instant::now();
+            let (first, sharing) = exec::run_all(&phase(&sparse, "advise: sizing"), cands);
+            runs += cands.len();
+            let mut footprints = Vec::new();
+            for (i, (c, o)) in cands.iter().zip(first).enumerate() {
+                match &o {
+                    Outcome::Ran(r) => match r.device.footprint_pages {
+                        Some(p) => footprints.push((c.label.clone(), p.max(1))),
+                        None => outcomes[i] = Some(Outcome::Failed("no footprint".into())),
+                    },
+                    _ => outcomes[i] = Some(o),
+                }
+            }
+            sizing_timing = Some((phase_started.elapsed().as_secs_f64(), sharing));
+            sizing::sized_from(spec, footprints, self.fill, self.occupancy)?
+        } else {
+            (spec.clone(), None)
+        };
+        // The runs that count, on the sized chip.
+        let survivors: Vec<usize> = (0..cands.len())
+            .filter(|&i| outcomes[i].is_none())
+            .collect();
+        let measured: Vec<Candidate> = survivors.iter().map(|&i| cands[i].clone()).collect();
+        let device_for = |label: &str| match (&sized, &run_spec.target) {
+            (Some(s), _) => s.spec_for(&run_spec, label),
+            // Runs in parallel cannot share one file, and the user's file
+            // is not advise's to write: each configuration gets its own
+            // beside it.
+            (None, Target::File(path)) => {
+                let mut s = run_spec.clone();
+                s.target = Target::File(scratch_file(path, label));
+                s
+            }
+            (None, _) => run_spec.clone(),
+        };
+        let phase_started = Instant::now();
+        let (second, sharing) = exec::run_all(&phase(&device_for, "advise"), &measured);
+        runs += measured.len();
+        let measuring_timing = (phase_started.elapsed().as_secs_f64(), sharing);
+        for (i, o) in survivors.into_iter().zip(second) {
+            outcomes[i] = Some(o);
+        }
+        if let Target::File(path) = &run_spec.target {
+            for c in cands {
+                let _ = std::fs::remove_file(scratch_file(path, &c.label));
+            }
+        }
+        let rows = rows_of(cands.to_vec(), outcomes, mem as u64, self.rate, a.years);
+        let choice = choose(&rows, self.objective);
+        Ok(Pass {
+            run_spec,
+            sized,
+            rows,
+            choice,
+            runs,
+            sizing_timing,
+            measuring_timing,
+        })
+    }
 }
 
 /// The rows of `cands` and their outcomes, with measures and eligibility.
@@ -328,16 +477,36 @@ fn rows_of(
         .collect()
 }
 
-/// The front, the recommendation and the best B+-tree, as row indices.
-fn choose(rows: &[Row], objective: Objective) -> (Vec<usize>, Option<usize>, Option<usize>) {
+/// The choice, as row indices (`front` module doc).
+pub struct Choice {
+    pub front: Vec<usize>,
+    pub pick: Option<usize>,
+    pub best_btree: Option<usize>,
+    /// The best configuration of each other index, best first, its score
+    /// over the pick's, and whether the two are a near tie
+    /// (`front::others`).
+    pub others: Vec<(usize, f64, bool)>,
+}
+
+/// The front, the recommendation, the best B+-tree and the runner-up.
+fn choose(rows: &[Row], objective: Objective) -> Choice {
     let eligible: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].eligible).collect();
     let points: Vec<&Point> = eligible
         .iter()
         .filter_map(|&i| rows[i].point.as_ref())
         .collect();
     let Some((pick, front)) = front::choose(&points, objective) else {
-        return (Vec::new(), None, None);
+        return Choice {
+            front: Vec::new(),
+            pick: None,
+            best_btree: None,
+            others: Vec::new(),
+        };
     };
+    let others = front::others(&points, pick, objective)
+        .into_iter()
+        .map(|(i, r, tie)| (eligible[i], r, tie))
+        .collect();
     let btrees: Vec<usize> = eligible
         .iter()
         .copied()
@@ -348,9 +517,10 @@ fn choose(rows: &[Row], objective: Objective) -> (Vec<usize>, Option<usize>, Opt
         .filter_map(|&i| rows[i].point.as_ref())
         .collect();
     let best_btree = front::choose(&btree_points, objective).map(|(b, _)| btrees[b]);
-    (
-        front.into_iter().map(|i| eligible[i]).collect(),
-        Some(eligible[pick]),
+    Choice {
+        front: front.into_iter().map(|i| eligible[i]).collect(),
+        pick: Some(eligible[pick]),
         best_btree,
-    )
+        others,
+    }
 }

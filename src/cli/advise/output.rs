@@ -35,6 +35,8 @@ pub struct Timing {
     pub sizing: Option<(f64, Sharing)>,
     /// The measured phase: wall seconds and sharing.
     pub measuring: (f64, Sharing),
+    /// Wall seconds of the prefix check's passes (`trace` module doc).
+    pub check_seconds: f64,
 }
 
 /// A configuration in the JSON.
@@ -81,9 +83,23 @@ struct Json<'a> {
     trace_prefix: Option<&'a super::trace::Prefix>,
     recommendation: Option<Recommendation<'a>>,
     best_btree: Option<Entry<'a>>,
+    /// The best configuration of each other index, best first: the first
+    /// is the runner-up.
+    others: Vec<Other<'a>>,
     front: Vec<Entry<'a>>,
     configurations: Vec<Entry<'a>>,
     timing: &'a Timing,
+}
+
+/// The best configuration of another index (`front::others`).
+#[derive(Serialize)]
+struct Other<'a> {
+    label: &'a str,
+    index: &'a str,
+    /// Its score (the balanced score, or `--optimize`'s measure) over the
+    /// recommendation's.
+    score_ratio: f64,
+    near_tie: bool,
 }
 
 fn params(row: &Row) -> BTreeMap<String, String> {
@@ -465,6 +481,16 @@ pub fn write(adv: &Advice, a: &AdviseArgs, w: &WorkloadArgs) -> CliResult<()> {
             })
         }),
         best_btree: adv.best_btree.map(|i| entry(adv, i)),
+        others: adv
+            .others
+            .iter()
+            .map(|&(i, score_ratio, near_tie)| Other {
+                label: &adv.rows[i].cand.label,
+                index: &adv.rows[i].cand.cfg.index,
+                score_ratio,
+                near_tie,
+            })
+            .collect(),
         front: entries(&adv.front),
         configurations: entries(&all),
         timing: &adv.timing,
@@ -569,29 +595,7 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
         ))
     );
     if let Some(p) = &adv.prefix {
-        println!(
-            "{}",
-            wrap(&format!(
-                "advised on the first {} of the trace's {} operations: per-operation figures extrapolate \
-                 to the whole trace as far as its mix holds; {}",
-                group(p.taken),
-                group(p.total),
-                if p.representative() {
-                    format!(
-                        "the prefix's share of each kind of operation is within {:.0} points of the whole \
-                         trace's (largest gap {:.1})",
-                        100.0 * super::trace::MIX_TOLERANCE,
-                        100.0 * p.largest_gap
-                    )
-                } else {
-                    format!(
-                        "DOUBTFUL: the prefix's mix differs from the whole trace's by {:.1} points in one \
-                         kind (--ops N takes a longer prefix)",
-                        100.0 * p.largest_gap
-                    )
-                }
-            ))
-        );
+        println!("{}", wrap(&prefix_text(p)));
     }
     let eligible: Vec<usize> = (0..adv.rows.len())
         .filter(|&i| adv.rows[i].eligible)
@@ -648,6 +652,9 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
                 reason(adv)
             ))
         );
+        if let Some(line) = runner_up_text(adv) {
+            println!("{}", wrap(&line));
+        }
         println!("Reproduce it:\n  {cmd}");
         if let Some(b) = against_btree(adv) {
             println!("{}", wrap(&b));
@@ -664,6 +671,9 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
     );
     if let Some((s, _)) = &t.sizing {
         timing.push_str(&format!(", sizing runs {s:.1} s"));
+    }
+    if t.check_seconds > 0.0 {
+        timing.push_str(&format!(", the prefix's check {:.1} s", t.check_seconds));
     }
     timing.push(')');
     let shares: Vec<&Sharing> = t
@@ -692,4 +702,116 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
         }
     }
     println!("{}", wrap(&timing));
+}
+
+/// What the output says of the prefix advised on and of its checks
+/// (`trace` module doc).
+fn prefix_text(p: &super::trace::Prefix) -> String {
+    let doubled = match p.started_at {
+        Some(n) => format!(
+            ", doubled from {} while advice on a prefix's first half named another index",
+            group(n)
+        ),
+        None => String::new(),
+    };
+    let taken = if p.whole() {
+        format!(
+            "advised on the whole trace, {} operations{doubled}",
+            group(p.total)
+        )
+    } else {
+        format!(
+            "advised on the first {} of the trace's {} operations{doubled}: per-operation figures \
+             extrapolate to the whole trace as far as its mix holds and the index's growth leaves them",
+            group(p.taken),
+            group(p.total)
+        )
+    };
+    let mix = if p.whole() {
+        String::new()
+    } else if p.representative() {
+        format!(
+            "; mix: the prefix's share of each kind of operation is within {:.0} points of the whole \
+             trace's and of each of its {} windows (largest gap {:.1})",
+            100.0 * super::trace::MIX_TOLERANCE,
+            p.windows,
+            100.0 * p.largest_gap
+        )
+    } else {
+        format!(
+            "; mix: DOUBTFUL: the prefix's share of one kind of operation differs from the whole trace's \
+             or a window's by {:.1} points (--ops N takes a longer prefix)",
+            100.0 * p.largest_gap
+        )
+    };
+    let size = match &p.check {
+        None => String::new(),
+        Some(c) => {
+            let half = c
+                .half_label
+                .as_deref()
+                .unwrap_or("nothing within the budget");
+            if c.stable {
+                format!(
+                    "; size: advice on its first {} names the same index ({half}), stable",
+                    group(c.half)
+                )
+            } else if p.whole() {
+                format!(
+                    "; size: advice on its first {} named another ({half}), so no prefix stands for it",
+                    group(c.half)
+                )
+            } else {
+                format!(
+                    "; size: UNSTABLE: advice on its first {} names another index ({half}): the costs \
+                     still change with the index's size (--ops N takes a longer prefix, --prefix N one \
+                     that doubles until it holds)",
+                    group(c.half)
+                )
+            }
+        }
+    };
+    format!("{taken}{mix}{size}")
+}
+
+/// The runner-up line: the best configuration of another index, and the
+/// near ties the measurement does not rank.
+fn runner_up_text(adv: &Advice) -> Option<String> {
+    let &(i, ratio, _) = adv.others.first()?;
+    let score = match adv.objective {
+        Objective::Balanced => "balanced score",
+        Objective::Time => "time",
+        Objective::Energy => "energy",
+        Objective::Writes => "page writes",
+        Objective::Lifetime => "wear",
+    };
+    let ties: Vec<String> = adv
+        .others
+        .iter()
+        .filter(|o| o.2)
+        .map(|&(j, r, _)| format!("{} ({})", adv.rows[j].cand.label, factor_text(r)))
+        .collect();
+    let pick_io = adv.rows[adv.pick?].point.as_ref()?.page_io;
+    let verdict = if ties.is_empty() {
+        String::new()
+    } else if pick_io < super::front::IN_MEMORY_IO {
+        format!(
+            "; near ties the measurement does not rank (within {:.0}%, or touching the flash less than \
+             once in {:.0} operations, as the recommendation does: their indexes live in memory): {}",
+            100.0 * (super::front::NEAR_TIE - 1.0),
+            1.0 / super::front::IN_MEMORY_IO,
+            ties.join(", ")
+        )
+    } else {
+        format!(
+            "; near ties the measurement does not rank (within {:.0}%): {}",
+            100.0 * (super::front::NEAR_TIE - 1.0),
+            ties.join(", ")
+        )
+    };
+    Some(format!(
+        "Runner-up, another index: {}, {} the recommendation's {score}{verdict}.",
+        adv.rows[i].cand.label,
+        factor_text(ratio)
+    ))
 }

@@ -312,7 +312,10 @@ fn scrambled_keys_are_distinct_and_scattered() {
     assert_eq!(distinct.len(), 100_000);
     assert_eq!(distinct.first(), Some(&7));
     assert_eq!(distinct.last(), Some(&(7 + 99_999)));
-    let near = keys.windows(2).filter(|w| w[0].abs_diff(w[1]) < 1000).count();
+    let near = keys
+        .windows(2)
+        .filter(|w| w[0].abs_diff(w[1]) < 1000)
+        .count();
     assert!(near < 100, "{near} consecutive inserts within 1,000 keys");
     // Any size of range, down to one key.
     for max in [0, 1, 2, 9, 1 << 20] {
@@ -369,7 +372,11 @@ fn zipf_requests_read_few_scattered_live_entries() {
     // Zipf(0.99) over 10^4 ranks gives rank 1 about 1/H = 10% of the
     // requests; uniform gives every entry about 0.01%.
     assert!(zipf[0].0 > 5_000, "hottest entry read {} times", zipf[0].0);
-    assert!(uniform[0].0 < 100, "hottest entry read {} times", uniform[0].0);
+    assert!(
+        uniform[0].0 < 100,
+        "hottest entry read {} times",
+        uniform[0].0
+    );
     // The ten hottest are not neighbours in the key range.
     let mut hot: Vec<u64> = zipf[..10].iter().map(|e| e.1).collect();
     hot.sort_unstable();

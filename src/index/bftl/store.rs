@@ -88,6 +88,10 @@ pub struct BftlStore {
     ids: IdAllocator,
     buf: Vec<u8>,
     scratch: Vec<Unit>,
+    /// Reused by [`Self::read_committed`]: a node's sector list, and the
+    /// units read from it.
+    list_scratch: Vec<u64>,
+    unit_scratch: Vec<(Unit, u32)>,
     /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
     /// in RAM". Their changes still become index units; reads of them cost
     /// no sector reads.
@@ -171,6 +175,8 @@ impl BftlStore {
             ids: IdAllocator::default(),
             buf: vec![0u8; sector_size],
             scratch: Vec::new(),
+            list_scratch: Vec::new(),
+            unit_scratch: Vec::new(),
             hot: TopLevels::new(cached_levels),
             views: CommitViews::default(),
             view_budget,
@@ -241,12 +247,21 @@ impl BftlStore {
         self.ntt_total
     }
 
-    /// Reads sector `lba`: an index-unit sector's units are appended to
-    /// `out`; a node page (FlashDB) is decoded into `page_node` and its
-    /// sequence number and node returned.
+    /// Reads sector `lba`: an index-unit sector's units (only node
+    /// `only`'s, where given) are appended to `out`; a node page (FlashDB)
+    /// is decoded into `page_node` and its sequence number and node
+    /// returned.
+    ///
+    /// Why `only`: a 2 KB sector holds up to 80 units of many nodes, and a
+    /// node read replays only its own (invariant 1), so decoding the others
+    /// was most of a BFTL read's work (issue #31: 40% of a 10^7-entry
+    /// W-Update run). A unit of another node is then not checked here; it
+    /// is when its own node is read, and the frame's checksum covers the
+    /// sector either way.
     fn read_sector(
         &mut self,
         lba: u64,
+        only: Option<NodeId>,
         out: &mut Vec<(Unit, u32)>,
         page_node: &mut Node,
     ) -> Result<Option<(u32, NodeId)>, IndexError> {
@@ -292,9 +307,17 @@ impl BftlStore {
                     detail: format!("{count} index units do not fit the sector"),
                 });
             }
+            let tag_at = ub - 4;
             for i in 0..count {
                 let at = HEADER + i * ub;
-                out.push((unit::decode(self.format, &payload[at..at + ub], lba)?, seq));
+                let b = &payload[at..at + ub];
+                if let Some(id) = only {
+                    let tag = [b[tag_at], b[tag_at + 1], b[tag_at + 2], b[tag_at + 3]];
+                    if u32::from_le_bytes(tag) & ID_MASK != id {
+                        continue;
+                    }
+                }
+                out.push((unit::decode(self.format, b, lba)?, seq));
             }
             Ok(None)
         });
@@ -634,15 +657,34 @@ impl BftlStore {
 
     /// The committed state of node `id` (its list's sectors, replayed).
     fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        let list = self.ntt.get(id as usize).cloned().unwrap_or_default();
+        // The list and the units in reused buffers: a node read is the
+        // hottest path of a BFTL run.
+        let mut list = std::mem::take(&mut self.list_scratch);
+        list.clear();
+        list.extend_from_slice(self.ntt.get(id as usize).map_or(&[][..], Vec::as_slice));
+        let mut units = std::mem::take(&mut self.unit_scratch);
+        units.clear();
+        let r = self.replay_sectors(id, &list, &mut units, node);
+        self.list_scratch = list;
+        self.unit_scratch = units;
+        r
+    }
+
+    /// [`Self::read_committed`] over `list`, node `id`'s sectors.
+    fn replay_sectors(
+        &mut self,
+        id: NodeId,
+        list: &[u64],
+        units: &mut Vec<(Unit, u32)>,
+        node: &mut Node,
+    ) -> Result<(), IndexError> {
         let first = *list.first().ok_or_else(|| IndexError::Corrupt {
             page: 0,
             detail: format!("node {id} has no index units"),
         })?;
-        let mut units = Vec::new();
         node.clear(0);
         for (i, &lba) in list.iter().enumerate() {
-            if let Some((_, owner)) = self.read_sector(lba, &mut units, node)? {
+            if let Some((_, owner)) = self.read_sector(lba, Some(id), units, node)? {
                 // A node page starts its node's list (invariant 4).
                 if owner != id || i != 0 {
                     return Err(IndexError::Corrupt {
@@ -654,7 +696,7 @@ impl BftlStore {
                 }
             }
         }
-        unit::replay(node, id, units.into_iter().map(|(u, _)| u), first)
+        unit::replay(node, id, units.iter().map(|&(u, _)| u), first)
     }
 }
 
@@ -871,7 +913,7 @@ impl NodeStore for BftlStore {
                 self.free_lbas.push(lba);
                 continue;
             }
-            if let Some((seq, id)) = self.read_sector(lba, &mut units, &mut page_node)? {
+            if let Some((seq, id)) = self.read_sector(lba, None, &mut units, &mut page_node)? {
                 // A node page restarts its node's list, as a reset unit does.
                 let reset = Unit {
                     node: id,

@@ -95,20 +95,31 @@ pub(super) fn decode(f: EntryFormat, b: &[u8], page: u64) -> Result<Unit, IndexE
 }
 
 /// Replays `units` of node `id` into `node` (invariant 1).
+///
+/// Two passes over `units` (the first finds the last reset) instead of
+/// collecting node `id`'s units into a vector: a node read is BFTL's
+/// hottest path, and the allocation was 5% of a 10^7-entry run.
 pub(super) fn replay(
     node: &mut Node,
     id: NodeId,
-    units: impl Iterator<Item = Unit>,
+    units: impl Iterator<Item = Unit> + Clone,
     page: u64,
 ) -> Result<(), IndexError> {
     let corrupt = |detail: &str| IndexError::Corrupt {
         page,
         detail: format!("node {id}: {detail}"),
     };
-    let mine: Vec<Unit> = units.filter(|u| u.node == id).collect();
-    // Units before the last reset are stale (invariant 1).
-    let from = mine.iter().rposition(|u| u.op.resets()).unwrap_or(0);
-    for u in mine.into_iter().skip(from) {
+    let mine = units.filter(|u| u.node == id);
+    // Units before the last reset are stale (invariant 1). A plain loop:
+    // `enumerate().filter().last()` carried each unit through the stack.
+    let (mut from, mut i) = (0, 0);
+    for u in mine.clone() {
+        if u.op.resets() {
+            from = i;
+        }
+        i += 1;
+    }
+    for u in mine.skip(from) {
         match u.op {
             Op::Reset => {
                 node.clear(u.key as u8);
@@ -130,6 +141,15 @@ pub(super) fn replay(
             }
             Op::Insert => {
                 let e = (u.key, u.value);
+                // A node written whole (a split, a compaction) replays its
+                // entries in key order: append them without a search.
+                if node.entries.last().is_none_or(|&last| last < e) {
+                    node.entries.push(e);
+                    if !node.is_leaf() {
+                        node.children.push(u.right);
+                    }
+                    continue;
+                }
                 match node.entries.binary_search(&e) {
                     Ok(_) => {}
                     Err(pos) => {

@@ -116,6 +116,22 @@ pub(crate) fn decode(
     level: u8,
     number: u64,
 ) -> Result<Page, IndexError> {
+    let mut entries = Vec::new();
+    decode_into(f, buf, lba, level, number, &mut entries)?;
+    Ok(Page { entries })
+}
+
+/// [`decode`] into `entries` (cleared first), for a reader that reuses
+/// one vector page after page (a merge's scan).
+pub(crate) fn decode_into(
+    f: EntryFormat,
+    buf: &[u8],
+    lba: u64,
+    level: u8,
+    number: u64,
+    entries: &mut Vec<Entry>,
+) -> Result<(), IndexError> {
+    entries.clear();
     let corrupt = |detail: String| IndexError::Corrupt { page: lba, detail };
     let payload = page::open(buf, PageKind::RunPage, lba)?
         .ok_or_else(|| corrupt("a run names an empty page".into()))?;
@@ -135,7 +151,7 @@ pub(crate) fn decode(
         .get(PAGE_HEADER..PAGE_HEADER + count * eb)
         .ok_or_else(|| corrupt(format!("{count} entries do not fit the page")))?;
     let kb = f.key_bytes as usize;
-    let mut entries = Vec::with_capacity(count);
+    entries.reserve(count);
     for e in body.chunks_exact(eb) {
         let kind =
             Kind::from_u8(e[eb - 1]).ok_or_else(|| corrupt(format!("entry type {}", e[eb - 1])))?;
@@ -145,7 +161,7 @@ pub(crate) fn decode(
             kind,
         });
     }
-    Ok(Page { entries })
+    Ok(())
 }
 
 /// Device pages one run page of `buf.len()` bytes spans.

@@ -308,6 +308,7 @@ impl BftlStore {
                 });
             }
             let tag_at = ub - 4;
+            out.reserve(count);
             for i in 0..count {
                 let at = HEADER + i * ub;
                 let b = &payload[at..at + ub];
@@ -317,7 +318,7 @@ impl BftlStore {
                         continue;
                     }
                 }
-                out.push((unit::decode(self.format, b, lba)?, seq));
+                unit::decode_into(self.format, b, lba, seq, out)?;
             }
             Ok(None)
         });

@@ -435,7 +435,11 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         }
         let runs = exp.runs(a.quick);
         let started = std::time::Instant::now();
-        let results = experiment::run_sweep(runs, jobs, a.quiet, exp.id, |run| {
+        let costs: Vec<u64> = runs
+            .iter()
+            .map(|r| experiment::shard::estimated_cost(exp.kind, &r.params))
+            .collect();
+        let results = experiment::run_sweep(runs, &costs, jobs, a.quiet, exp.id, |run| {
             experiment::defs::execute(&exp, run)
         })?;
         let seconds = started.elapsed().as_secs_f64();

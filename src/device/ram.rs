@@ -2,8 +2,7 @@
 //! [`BlockDevice`], for unit tests of the layers above. Pages are stored
 //! sparsely, so capacity costs nothing until written.
 
-use std::collections::HashMap;
-
+use super::nand::FastMap;
 use super::{BlockDevice, DeviceInfo, DeviceStats, Result, Wear};
 
 /// An in-memory logical-page device.
@@ -11,7 +10,9 @@ use super::{BlockDevice, DeviceInfo, DeviceStats, Result, Wear};
 pub struct RamDisk {
     page_size: usize,
     capacity_pages: u64,
-    pages: HashMap<u64, Box<[u8]>>,
+    /// By LBA; multiply-shift hashed (`nand::FastMap`): the LBAs are the
+    /// simulator's own, and SipHash was most of a page look-up.
+    pages: FastMap<u64, Box<[u8]>>,
     stats: DeviceStats,
 }
 
@@ -20,7 +21,7 @@ impl RamDisk {
         RamDisk {
             page_size,
             capacity_pages,
-            pages: HashMap::new(),
+            pages: FastMap::default(),
             stats: DeviceStats::default(),
         }
     }

@@ -4,6 +4,12 @@
 //! changes with the standard library) of the experiment id and its sorted
 //! parameters. Threads take runs from a shared counter; results are stored
 //! by run index, so the output order is the sweep order.
+//!
+//! Runs start costliest first (by the cost model's estimate,
+//! `shard::estimated_cost`), longest processing time first: in sweep order
+//! a 10^8-entry run could start last and leave one thread working alone at
+//! the end (issue #31). Which thread runs what changes nothing a run
+//! computes, only when it finishes.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -77,7 +83,31 @@ where
     R: Send,
     F: Fn(&T) -> R + Sync,
 {
+    parallel_map_costliest_first(items, &[], jobs, quiet, title, f)
+}
+
+/// [`parallel_map`], starting the items in descending order of `costs`
+/// (ties in item order; an empty `costs`: item order). The results still
+/// come back in the items' order.
+pub fn parallel_map_costliest_first<T, R, F>(
+    items: &[T],
+    costs: &[u64],
+    jobs: usize,
+    quiet: bool,
+    title: &str,
+    f: F,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
     let n = items.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    if costs.len() == n {
+        // Stable: equal costs keep the sweep's order.
+        order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
+    }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let bar = if quiet || !std::io::stderr().is_terminal() {
@@ -96,10 +126,11 @@ where
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= n {
                     break;
                 }
+                let i = order[k];
                 let result = f(&items[i]);
                 // A poisoned slot only means another item panicked; keep ours.
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
@@ -114,10 +145,12 @@ where
         .collect()
 }
 
-/// Runs every run with `execute` on up to `jobs` threads. A failed run
+/// Runs every run with `execute` on up to `jobs` threads, costliest first
+/// by `costs` (one estimate a run; empty: in sweep order). A failed run
 /// fails the sweep with an error naming its parameters.
 pub fn run_sweep<F>(
     runs: Vec<SweepRun>,
+    costs: &[u64],
     jobs: usize,
     quiet: bool,
     title: &str,
@@ -126,7 +159,7 @@ pub fn run_sweep<F>(
 where
     F: Fn(&SweepRun) -> Executed + Sync,
 {
-    let results = parallel_map(&runs, jobs, quiet, title, |run| {
+    let results = parallel_map_costliest_first(&runs, costs, jobs, quiet, title, |run| {
         let started = std::time::Instant::now();
         let result: Timed = (execute(run), started.elapsed().as_secs_f64());
         result
@@ -179,7 +212,7 @@ mod tests {
     #[test]
     fn parallel_results_come_back_in_sweep_order() {
         let runs: Vec<SweepRun> = (0..20).map(|i| run(&i.to_string())).collect();
-        let out = run_sweep(runs, 4, true, "t", |r| {
+        let out = run_sweep(runs, &[], 4, true, "t", |r| {
             let x: f64 = r.x.parse().map_err(|_| "x".to_string())?;
             std::thread::sleep(std::time::Duration::from_millis((20 - x as u64) % 7));
             Ok((
@@ -193,12 +226,26 @@ mod tests {
     }
 
     #[test]
+    fn costliest_start_first_and_results_keep_the_sweep_order() {
+        let started = Mutex::new(Vec::new());
+        let items: Vec<u64> = (0..6).collect();
+        let costs = [5, 60, 5, 90, 1, 60];
+        let out = parallel_map_costliest_first(&items, &costs, 1, true, "t", |&i| {
+            started.lock().unwrap().push(i);
+            i * 10
+        });
+        assert_eq!(started.into_inner().unwrap(), vec![3, 1, 5, 0, 2, 4]);
+        let got: Vec<u64> = out.into_iter().map(Option::unwrap).collect();
+        assert_eq!(got, vec![0, 10, 20, 30, 40, 50]);
+    }
+
+    #[test]
     fn seeds_are_stable_and_failures_name_their_parameters() {
         assert_eq!(run("3").seed, run("3").seed);
         assert_ne!(run("3").seed, run("4").seed);
         // Pinned: the seed must not change between releases.
         assert_eq!(stable_seed("", &Params::new()), 0xcbf2_9ce4_8422_2325);
-        let e = run_sweep(vec![run("1"), run("2")], 2, true, "t", |r| {
+        let e = run_sweep(vec![run("1"), run("2")], &[], 2, true, "t", |r| {
             if r.x == "2" {
                 Err("boom".into())
             } else {

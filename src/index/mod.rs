@@ -33,6 +33,7 @@ pub mod mbtree;
 mod params;
 pub mod registry;
 mod reopen;
+mod run_cache;
 mod run_page;
 pub mod runtime;
 

@@ -23,7 +23,7 @@
 //! owning index's (`docs/FORMAT.md`); a page whose level or number is not
 //! the one its reader expects is `Corrupt`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, IndexError};
@@ -116,6 +116,22 @@ pub(crate) fn decode(
     level: u8,
     number: u64,
 ) -> Result<Page, IndexError> {
+    let mut entries = Vec::new();
+    decode_into(f, buf, lba, level, number, &mut entries)?;
+    Ok(Page { entries })
+}
+
+/// [`decode`] into `entries` (cleared first), for a reader that reuses
+/// one vector page after page (a merge's scan).
+pub(crate) fn decode_into(
+    f: EntryFormat,
+    buf: &[u8],
+    lba: u64,
+    level: u8,
+    number: u64,
+    entries: &mut Vec<Entry>,
+) -> Result<(), IndexError> {
+    entries.clear();
     let corrupt = |detail: String| IndexError::Corrupt { page: lba, detail };
     let payload = page::open(buf, PageKind::RunPage, lba)?
         .ok_or_else(|| corrupt("a run names an empty page".into()))?;
@@ -135,7 +151,7 @@ pub(crate) fn decode(
         .get(PAGE_HEADER..PAGE_HEADER + count * eb)
         .ok_or_else(|| corrupt(format!("{count} entries do not fit the page")))?;
     let kb = f.key_bytes as usize;
-    let mut entries = Vec::with_capacity(count);
+    entries.reserve(count);
     for e in body.chunks_exact(eb) {
         let kind =
             Kind::from_u8(e[eb - 1]).ok_or_else(|| corrupt(format!("entry type {}", e[eb - 1])))?;
@@ -145,7 +161,7 @@ pub(crate) fn decode(
             kind,
         });
     }
-    Ok(Page { entries })
+    Ok(())
 }
 
 /// Device pages one run page of `buf.len()` bytes spans.
@@ -379,83 +395,8 @@ impl Extents {
     }
 }
 
-/// An LRU cache of decoded run pages, by LBA, at most `capacity` pages.
-/// Not the B+-tree's [`crate::node::NodeCache`]: that one holds mutable
-/// nodes with write-back, dirty state and level priorities; run pages are
-/// immutable once written, so a read-only LRU of shared pages suffices.
-#[derive(Default)]
-pub(crate) struct PageCache {
-    capacity: usize,
-    tick: u64,
-    pages: HashMap<u64, (u64, std::sync::Arc<Page>)>,
-    by_age: BTreeMap<u64, u64>,
-    pub hits: u64,
-    pub misses: u64,
-}
-
-impl PageCache {
-    pub(crate) fn new(capacity: usize) -> Self {
-        PageCache {
-            capacity,
-            ..PageCache::default()
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.pages.len()
-    }
-
-    /// Holds at most `capacity` pages from now on, evicting the least
-    /// recently used ones.
-    pub(crate) fn set_capacity(&mut self, capacity: usize) {
-        self.capacity = capacity;
-        while self.pages.len() > capacity {
-            let Some((&age, &old)) = self.by_age.iter().next() else {
-                break;
-            };
-            self.by_age.remove(&age);
-            self.pages.remove(&old);
-        }
-    }
-
-    pub(crate) fn get(&mut self, lba: u64) -> Option<std::sync::Arc<Page>> {
-        let (age, page) = self.pages.get_mut(&lba)?;
-        self.by_age.remove(age);
-        self.tick += 1;
-        *age = self.tick;
-        self.by_age.insert(self.tick, lba);
-        self.hits += 1;
-        Some(page.clone())
-    }
-
-    pub(crate) fn put(&mut self, lba: u64, page: std::sync::Arc<Page>) {
-        self.misses += 1;
-        if self.capacity == 0 {
-            return;
-        }
-        while self.pages.len() >= self.capacity {
-            let Some((&age, &old)) = self.by_age.iter().next() else {
-                break;
-            };
-            self.by_age.remove(&age);
-            self.pages.remove(&old);
-        }
-        self.tick += 1;
-        self.by_age.insert(self.tick, lba);
-        if let Some((age, _)) = self.pages.insert(lba, (self.tick, page)) {
-            self.by_age.remove(&age);
-        }
-    }
-
-    /// Forgets pages `start..start + n` (a freed run).
-    pub(crate) fn forget(&mut self, start: u64, n: u64) {
-        for lba in start..start + n {
-            if let Some((age, _)) = self.pages.remove(&lba) {
-                self.by_age.remove(&age);
-            }
-        }
-    }
-}
+/// The page buffer of both indexes (`run_cache`).
+pub(crate) use super::run_cache::PageCache;
 
 #[cfg(test)]
 mod tests {

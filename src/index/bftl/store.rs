@@ -55,6 +55,8 @@ use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::top_levels::TopLevels;
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
+mod read;
+
 use super::modes::{SelfTuning, Switch};
 use super::views::{self, CommitViews};
 /// Bytes of a node page's header after the page frame: the sector
@@ -88,6 +90,10 @@ pub struct BftlStore {
     ids: IdAllocator,
     buf: Vec<u8>,
     scratch: Vec<Unit>,
+    /// Reused by [`Self::read_committed`]: a node's sector list, and the
+    /// units read from it.
+    list_scratch: Vec<u64>,
+    unit_scratch: Vec<(Unit, u32)>,
     /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
     /// in RAM". Their changes still become index units; reads of them cost
     /// no sector reads.
@@ -171,6 +177,8 @@ impl BftlStore {
             ids: IdAllocator::default(),
             buf: vec![0u8; sector_size],
             scratch: Vec::new(),
+            list_scratch: Vec::new(),
+            unit_scratch: Vec::new(),
             hot: TopLevels::new(cached_levels),
             views: CommitViews::default(),
             view_budget,
@@ -239,67 +247,6 @@ impl BftlStore {
     pub fn ntt_entries(&self) -> usize {
         debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
         self.ntt_total
-    }
-
-    /// Reads sector `lba`: an index-unit sector's units are appended to
-    /// `out`; a node page (FlashDB) is decoded into `page_node` and its
-    /// sequence number and node returned.
-    fn read_sector(
-        &mut self,
-        lba: u64,
-        out: &mut Vec<(Unit, u32)>,
-        page_node: &mut Node,
-    ) -> Result<Option<(u32, NodeId)>, IndexError> {
-        let mut buf = std::mem::take(&mut self.buf);
-        let r = self.dev().read(lba, 0, &mut buf);
-        let result = r.map_err(IndexError::from).and_then(|_| {
-            let (kind, payload) =
-                page::open_any(&buf, lba)?.ok_or_else(|| IndexError::Corrupt {
-                    page: lba,
-                    detail: "the node translation table names an empty sector".into(),
-                })?;
-            if kind == PageKind::NodePage {
-                if payload.len() < NODE_PAGE_HEADER {
-                    return Err(IndexError::Corrupt {
-                        page: lba,
-                        detail: "node page shorter than its header".into(),
-                    });
-                }
-                let seq = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
-                let id = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-                self.layout
-                    .decode_payload(&payload[NODE_PAGE_HEADER..], lba, page_node)?;
-                return Ok(Some((seq, id)));
-            }
-            if kind != PageKind::IndexUnits {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: format!("page kind {kind:?} where index units were expected"),
-                });
-            }
-            if payload.len() < HEADER {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: "index-unit sector shorter than its header".into(),
-                });
-            }
-            let seq = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-            let count = u16::from_le_bytes([payload[8], payload[9]]) as usize;
-            let ub = unit_bytes(self.format);
-            if HEADER + count * ub > payload.len() {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: format!("{count} index units do not fit the sector"),
-                });
-            }
-            for i in 0..count {
-                let at = HEADER + i * ub;
-                out.push((unit::decode(self.format, &payload[at..at + ub], lba)?, seq));
-            }
-            Ok(None)
-        });
-        self.buf = buf;
-        result
     }
 
     /// FlashDB: writes `node` whole as node `id`'s page, which starts its
@@ -631,31 +578,6 @@ impl BftlStore {
         }
         unit::replay(node, id, pool.iter().copied(), 0)
     }
-
-    /// The committed state of node `id` (its list's sectors, replayed).
-    fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
-        let list = self.ntt.get(id as usize).cloned().unwrap_or_default();
-        let first = *list.first().ok_or_else(|| IndexError::Corrupt {
-            page: 0,
-            detail: format!("node {id} has no index units"),
-        })?;
-        let mut units = Vec::new();
-        node.clear(0);
-        for (i, &lba) in list.iter().enumerate() {
-            if let Some((_, owner)) = self.read_sector(lba, &mut units, node)? {
-                // A node page starts its node's list (invariant 4).
-                if owner != id || i != 0 {
-                    return Err(IndexError::Corrupt {
-                        page: lba,
-                        detail: format!(
-                            "node page of node {owner} at position {i} of node {id}'s list"
-                        ),
-                    });
-                }
-            }
-        }
-        unit::replay(node, id, units.into_iter().map(|(u, _)| u), first)
-    }
 }
 
 impl NodeStore for BftlStore {
@@ -871,7 +793,7 @@ impl NodeStore for BftlStore {
                 self.free_lbas.push(lba);
                 continue;
             }
-            if let Some((seq, id)) = self.read_sector(lba, &mut units, &mut page_node)? {
+            if let Some((seq, id)) = self.read_sector(lba, None, &mut units, &mut page_node)? {
                 // A node page restarts its node's list, as a reset unit does.
                 let reset = Unit {
                     node: id,

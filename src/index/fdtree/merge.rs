@@ -12,7 +12,7 @@
 use crate::device::BlockDevice;
 use crate::index::{EntryFormat, IndexError};
 
-use super::run::{decode, read_page, span, Entry, Kind, RunMeta, RunWriter};
+use super::run::{decode_into, read_page, span, Entry, Kind, RunMeta, RunWriter};
 
 /// An entry stream item: a pair with its net count, or a fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,10 @@ pub(super) struct RunReader {
     level: u8,
     run: RunMeta,
     page: u64,
-    entries: std::vec::IntoIter<Entry>,
+    /// The page being read, decoded into one reused vector, and the next
+    /// entry's position in it.
+    entries: Vec<Entry>,
+    next: usize,
     buf: Vec<u8>,
 }
 
@@ -50,7 +53,8 @@ impl RunReader {
             level,
             run,
             page: 0,
-            entries: Vec::new().into_iter(),
+            entries: Vec::new(),
+            next: 0,
             buf: vec![0u8; page_size],
         }
     }
@@ -60,7 +64,8 @@ impl RunReader {
         dev: &mut dyn BlockDevice,
     ) -> Result<Option<Entry>, IndexError> {
         loop {
-            if let Some(e) = self.entries.next() {
+            if let Some(&e) = self.entries.get(self.next) {
+                self.next += 1;
                 return Ok(Some(e));
             }
             if self.page >= self.run.pages {
@@ -68,8 +73,15 @@ impl RunReader {
             }
             let lba = self.run.start + self.page * span(dev, self.buf.len());
             read_page(dev, lba, &mut self.buf)?;
-            let p = decode(self.format, &self.buf, lba, self.level, self.page)?;
-            self.entries = p.entries.into_iter();
+            decode_into(
+                self.format,
+                &self.buf,
+                lba,
+                self.level,
+                self.page,
+                &mut self.entries,
+            )?;
+            self.next = 0;
             self.page += 1;
         }
     }

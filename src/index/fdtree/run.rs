@@ -17,8 +17,8 @@ use crate::index::{EntryFormat, IndexError};
 
 use crate::index::run_page::encode;
 pub(super) use crate::index::run_page::{
-    decode, entry_bytes, per_page, read_page, span, write_page, Entry, Extents, Kind, Page,
-    PageCache,
+    decode, decode_into, entry_bytes, per_page, read_page, span, write_page, Entry, Extents, Kind,
+    Page, PageCache,
 };
 
 /// Where a run lies and how big it is.
@@ -43,6 +43,9 @@ pub(super) struct RunWriter {
     fenced: bool,
     /// The page being filled.
     current: Vec<Entry>,
+    /// Emptied page vectors, reused so that a merge does not allocate
+    /// (and regrow) one per page it writes.
+    spare: Vec<Vec<Entry>>,
     /// Full pages waiting for the pid of their internal fence (the pid of
     /// the next external fence, not yet seen).
     pending: Vec<Vec<Entry>>,
@@ -70,6 +73,7 @@ impl RunWriter {
             per_page: per_page(format, page_size),
             fenced,
             current: Vec::new(),
+            spare: Vec::new(),
             pending: Vec::new(),
             written: 0,
             entries: 0,
@@ -92,6 +96,7 @@ impl RunWriter {
                     f.value = e.value;
                 }
                 self.write(dev, &p)?;
+                self.recycle(p);
             }
         }
         let room = if self.fenced && !e.kind.is_fence() {
@@ -101,7 +106,11 @@ impl RunWriter {
             self.per_page
         };
         if self.current.len() >= room {
-            let mut full = std::mem::take(&mut self.current);
+            let fresh = self
+                .spare
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(self.per_page));
+            let mut full = std::mem::replace(&mut self.current, fresh);
             let ends_with_fence = full.last().is_some_and(|x| x.kind.is_fence());
             if self.fenced && !ends_with_fence {
                 let key = full.last().map_or(0, |x| x.key);
@@ -114,6 +123,7 @@ impl RunWriter {
                 self.pending.push(full);
             } else if self.pending.is_empty() {
                 self.write(dev, &full)?;
+                self.recycle(full);
             } else {
                 self.pending.push(full);
             }
@@ -124,6 +134,12 @@ impl RunWriter {
             self.pairs += 1;
         }
         Ok(())
+    }
+
+    /// Keeps a written page's vector for a later page.
+    fn recycle(&mut self, mut page: Vec<Entry>) {
+        page.clear();
+        self.spare.push(page);
     }
 
     fn write(&mut self, dev: &mut dyn BlockDevice, entries: &[Entry]) -> Result<(), IndexError> {

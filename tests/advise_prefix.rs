@@ -43,9 +43,16 @@ fn trace(dir: &std::path::Path, preset: &str, ops: u64) -> (std::path::PathBuf, 
 /// `advise` on `trace`, on its first `prefix` operations if given: stdout
 /// and JSON.
 fn advise(trace: &std::path::Path, prefix: Option<u64>) -> (String, Value) {
+    match prefix {
+        Some(n) => advise_with(trace, &["--ops", &n.to_string()]),
+        None => advise_with(trace, &[]),
+    }
+}
+
+/// `advise` on `trace` with `extra` arguments: stdout and JSON.
+fn advise_with(trace: &std::path::Path, extra: &[&str]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("a.json");
-    let n = prefix.map(|p| p.to_string());
     let mut args = vec![
         "advise",
         "--quiet",
@@ -56,9 +63,7 @@ fn advise(trace: &std::path::Path, prefix: Option<u64>) -> (String, Value) {
         "--out",
         dir.path().to_str().unwrap(),
     ];
-    if let Some(n) = &n {
-        args.extend(["--ops", n]);
-    }
+    args.extend_from_slice(extra);
     let out = flashix(&args);
     assert!(
         out.status.success(),
@@ -167,26 +172,7 @@ fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
     // Doubling: the unstable half given as `--prefix` doubles to the whole
     // trace, checked against the half.
     let (path, n) = unstable.expect("some preset's advice changes with its size at this length");
-    let start = (n / 2).to_string();
-    let out = flashix(&[
-        "advise",
-        "--quiet",
-        "--trace",
-        path.to_str().unwrap(),
-        "--prefix",
-        &start,
-        "--json",
-        dir.path().join("d.json").to_str().unwrap(),
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("d.json")).unwrap()).unwrap();
+    let (_, v) = advise_with(&path, &["--prefix", &(n / 2).to_string()]);
     let p = &v["trace_prefix"];
     assert_eq!(p["started_at"].as_u64(), Some(n / 2), "{p}");
     assert_eq!(

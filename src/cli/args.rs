@@ -442,7 +442,7 @@ pub struct AdviseArgs {
     pub device: DeviceArgs,
     /// The workload: a preset (`--workload`, default `mbtree` with 100,000
     /// operations, as `compare`), a trace (`--trace`; a long one is advised
-    /// on a prefix, see `--ops`) or `dna:FILE`.
+    /// on a prefix, see `--prefix` and `--ops`) or `dna:FILE`.
     #[command(flatten)]
     pub workload: WorkloadArgs,
     /// Memory budget of every configuration: bytes, or a number with a

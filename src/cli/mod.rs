@@ -435,10 +435,7 @@ fn reproduce(a: ReproduceArgs) -> CliResult<()> {
         }
         let runs = exp.runs(a.quick);
         let started = std::time::Instant::now();
-        let costs: Vec<u64> = runs
-            .iter()
-            .map(|r| experiment::shard::estimated_cost(exp.kind, &r.params))
-            .collect();
+        let costs = experiment::shard::estimated_costs(exp.kind, &runs);
         let results = experiment::run_sweep(runs, &costs, jobs, a.quiet, exp.id, |run| {
             experiment::defs::execute(&exp, run)
         })?;

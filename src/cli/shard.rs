@@ -48,10 +48,7 @@ pub(super) fn reproduce_shard(
             .filter(|(i, _)| owner[*i] == spec.index)
             .unzip();
         let started = std::time::Instant::now();
-        let costs: Vec<u64> = runs
-            .iter()
-            .map(|r| experiment::shard::estimated_cost(exp.kind, &r.params))
-            .collect();
+        let costs = experiment::shard::estimated_costs(exp.kind, &runs);
         let results = experiment::run_sweep(runs, &costs, jobs, a.quiet, exp.id, |run| {
             experiment::defs::execute(exp, run)
         })?;

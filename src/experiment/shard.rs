@@ -200,6 +200,13 @@ fn fixed_point_percent(text: &str) -> Option<u64> {
     Some(whole * 100 + hundredths)
 }
 
+/// [`estimated_cost`] of each of `runs`, in order.
+pub fn estimated_costs(kind: RunKind, runs: &[super::sweep::SweepRun]) -> Vec<u64> {
+    runs.iter()
+        .map(|r| estimated_cost(kind, &r.params))
+        .collect()
+}
+
 /// The estimated wall time of a run in µs (the module doc's model).
 pub fn estimated_cost(kind: RunKind, params: &Params) -> u64 {
     match kind {

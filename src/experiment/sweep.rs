@@ -66,30 +66,13 @@ pub fn stable_seed(id: &str, params: &Params) -> u64 {
 }
 
 /// `f` of every item, on up to `jobs` threads taking items from a shared
-/// counter; the results come back in the items' order, whatever order the
-/// threads finished in. A progress bar titled `title` counts them on a
-/// terminal unless `quiet`. `None` marks an item without a result, which
-/// only a panic in `f` could leave (and `std::thread::scope` passes a
-/// panic on to the caller).
+/// counter, starting them in descending order of `costs` (ties in item
+/// order; an empty `costs`: item order); the results come back in the
+/// items' order, whatever order the threads finished in. A progress bar
+/// titled `title` counts them on a terminal unless `quiet`. `None` marks an
+/// item without a result, which only a panic in `f` could leave (and
+/// `std::thread::scope` passes a panic on to the caller).
 pub fn parallel_map<T, R, F>(
-    items: &[T],
-    jobs: usize,
-    quiet: bool,
-    title: &str,
-    f: F,
-) -> Vec<Option<R>>
-where
-    T: Sync,
-    R: Send,
-    F: Fn(&T) -> R + Sync,
-{
-    parallel_map_costliest_first(items, &[], jobs, quiet, title, f)
-}
-
-/// [`parallel_map`], starting the items in descending order of `costs`
-/// (ties in item order; an empty `costs`: item order). The results still
-/// come back in the items' order.
-pub fn parallel_map_costliest_first<T, R, F>(
     items: &[T],
     costs: &[u64],
     jobs: usize,
@@ -159,7 +142,7 @@ pub fn run_sweep<F>(
 where
     F: Fn(&SweepRun) -> Executed + Sync,
 {
-    let results = parallel_map_costliest_first(&runs, costs, jobs, quiet, title, |run| {
+    let results = parallel_map(&runs, costs, jobs, quiet, title, |run| {
         let started = std::time::Instant::now();
         let result: Timed = (execute(run), started.elapsed().as_secs_f64());
         result
@@ -230,7 +213,7 @@ mod tests {
         let started = Mutex::new(Vec::new());
         let items: Vec<u64> = (0..6).collect();
         let costs = [5, 60, 5, 90, 1, 60];
-        let out = parallel_map_costliest_first(&items, &costs, 1, true, "t", |&i| {
+        let out = parallel_map(&items, &costs, 1, true, "t", |&i| {
             started.lock().unwrap().push(i);
             i * 10
         });

@@ -132,7 +132,7 @@ struct Image {
 /// Runs `cands` (module doc); the outcomes in their order.
 pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
     if !phase.staged {
-        let outcomes = parallel_map(cands, phase.jobs, phase.quiet, phase.title, |c| {
+        let outcomes = parallel_map(cands, &[], phase.jobs, phase.quiet, phase.title, |c| {
             let spec = (phase.device)(&c.label);
             settle(job::run_config(
                 &c.cfg,
@@ -164,7 +164,7 @@ pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
         });
         group_of.push(g);
     }
-    let built = parallel_map(&firsts, phase.jobs, phase.quiet, phase.title, |&i| {
+    let built = parallel_map(&firsts, &[], phase.jobs, phase.quiet, phase.title, |&i| {
         let c = &cands[i];
         let started = Instant::now();
         let image = job::preload(
@@ -197,7 +197,7 @@ pub fn run_all(phase: &Phase, cands: &[Candidate]) -> (Vec<Outcome>, Sharing) {
         .collect();
     let indices: Vec<usize> = (0..cands.len()).collect();
     let built_own = AtomicUsize::new(0);
-    let outcomes = parallel_map(&indices, phase.jobs, phase.quiet, phase.title, |&i| {
+    let outcomes = parallel_map(&indices, &[], phase.jobs, phase.quiet, phase.title, |&i| {
         let c = &cands[i];
         let copy = {
             let mut img = images[group_of[i]]

@@ -209,7 +209,10 @@ pub fn others(eligible: &[&Point], pick: usize, objective: Objective) -> Vec<(us
     let Some(chosen) = eligible.get(pick) else {
         return Vec::new();
     };
-    let balance = Balance::over(eligible);
+    // Scored as the recommendation's reason scores it: against the best
+    // of the front.
+    let members: Vec<&Point> = front(eligible).into_iter().map(|i| eligible[i]).collect();
+    let balance = Balance::over(&members);
     let score = |p: &Point| match objective {
         Objective::Balanced => balance.score(p),
         o => objective_value(p, o).unwrap_or(f64::INFINITY),

@@ -232,7 +232,6 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     timing.runs = runs;
     timing.sizing = pass.sizing_timing.take();
     timing.measuring = std::mem::take(&mut pass.measuring_timing);
-    let staged = job::staged(&workload, true)?;
     let advice = Advice {
         spec: pass.run_spec,
         sizing: pass.sized,
@@ -247,7 +246,7 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
         best_btree: pass.choice.best_btree,
         others: pass.choice.others,
         prefix: prefix.map(|(_, p)| p),
-        staged,
+        staged: pass.staged,
         timing,
     };
     output::write(&advice, &a, &workload)
@@ -274,6 +273,8 @@ struct Pass {
     sized: Option<sizing::Sizing>,
     rows: Vec<Row>,
     choice: Choice,
+    /// Whether the runs were staged (`job::staged`).
+    staged: bool,
     /// Runs made, and the sizing and measured phases' wall seconds and
     /// sharing.
     runs: usize,
@@ -423,6 +424,7 @@ impl Setup<'_> {
             sized,
             rows,
             choice,
+            staged,
             runs,
             sizing_timing,
             measuring_timing,

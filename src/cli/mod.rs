@@ -118,6 +118,13 @@ fn list() -> CliResult<()> {
     for e in crate::experiment::experiments() {
         writeln!(out, "  {:<16} {} ({})", e.id, e.title, e.source)?;
     }
+    writeln!(
+        out,
+        "\nOpt-in experiments (flashix reproduce ID; not in `all`):"
+    )?;
+    for e in crate::experiment::opt_in_experiments() {
+        writeln!(out, "  {:<16} {} ({})", e.id, e.title, e.source)?;
+    }
     Ok(())
 }
 
@@ -523,8 +530,7 @@ fn write_summary(
     } else if let Some(summary) = summary {
         // Regenerate these experiments' sections of an existing summary.
         let existing = std::fs::read_to_string(summary).unwrap_or_default();
-        let all = experiment::experiments();
-        let order: Vec<&str> = all.iter().map(|e| e.id).collect();
+        let order = experiment::summary_order();
         std::fs::write(
             summary,
             output::update_results_md(&existing, done, summary, &order),

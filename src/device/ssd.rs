@@ -385,6 +385,17 @@ impl BlockDevice for Ssd {
         self.charge(lba, false);
         Ok(())
     }
+    fn prefetch(&self, lba: u64) {
+        self.data.prefetch(lba);
+    }
+    fn read_in_place(&mut self, lba: u64) -> Result<Option<&[u8]>> {
+        if !self.data.holds(lba) {
+            return Ok(None);
+        }
+        self.data.count_read(lba)?;
+        self.charge(lba, false);
+        Ok(self.data.page(lba))
+    }
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.data.write(lba, offset, data)?;
         self.charge(lba, true);

@@ -62,6 +62,30 @@ pub fn experiments() -> Vec<Experiment> {
     ]
 }
 
+/// Experiments `reproduce ID` runs but `reproduce all` does not: sweeps
+/// beyond what the papers' figures need, too large for one machine's
+/// routine run (fdtree-fig3c to 1.5·10^8 and to 10^9 entries).
+pub fn opt_in_experiments() -> Vec<Experiment> {
+    use super::fdtree::{fdtree_fig3c_scale, SCALE_1E9, SCALE_LOCAL};
+    vec![
+        fdtree_fig3c_scale(SCALE_LOCAL),
+        fdtree_fig3c_scale(SCALE_1E9),
+    ]
+}
+
+/// Every experiment's id in the order of the summary (RESULTS.md): the
+/// opt-in ones right after the experiment they extend.
+pub fn summary_order() -> Vec<&'static str> {
+    let mut order: Vec<&'static str> = experiments().iter().map(|e| e.id).collect();
+    let opt_in: Vec<&'static str> = opt_in_experiments().iter().map(|e| e.id).collect();
+    let at = order
+        .iter()
+        .position(|id| *id == "fdtree-fig3c")
+        .map_or(order.len(), |i| i + 1);
+    order.splice(at..at, opt_in);
+    order
+}
+
 /// Executes one run of `exp`.
 pub fn execute(exp: &Experiment, run: &SweepRun) -> Result<(Metrics, serde_json::Value), String> {
     match exp.kind {

@@ -36,7 +36,7 @@ pub mod sweep;
 
 use std::collections::BTreeMap;
 
-pub use defs::experiments;
+pub use defs::{experiments, opt_in_experiments, summary_order};
 pub use sweep::{run_sweep, RunOutcome, SweepRun};
 
 /// Parameters of one run: `key → value`. Keys an index run understands:
@@ -541,17 +541,21 @@ pub fn seed_scope(id: &'static str) -> &'static str {
     match id {
         // Table 2's energies are Figs. 10's and 11's runs.
         "bftl-table2" | "bftl-fig10" => "bftl-fig11",
+        // Beyond fig3c's sizes, the same runs.
+        "fdtree-fig3c-15e7" | "fdtree-fig3c-1e9" => "fdtree-fig3c",
         other => other,
     }
 }
 
-/// Looks an experiment up by id; the error lists the known ones.
+/// Looks an experiment up by id, opt-in ones included; the error lists
+/// the known ones.
 pub fn find(id: &str) -> Result<Experiment, String> {
     experiments()
         .into_iter()
+        .chain(defs::opt_in_experiments())
         .find(|e| e.id == id)
         .ok_or_else(|| {
-            let ids: Vec<&str> = experiments().iter().map(|e| e.id).collect();
+            let ids: Vec<&str> = defs::summary_order();
             format!("unknown experiment `{id}`; known: {}, all", ids.join(", "))
         })
 }

@@ -829,15 +829,8 @@ pub fn run_workload(
     options.seed = spec.seed;
     options.expected_ops = Some(spec.preload + spec.ops * if spec.search_after { 2 } else { 1 });
     // The measured phase continues from the preload's final state (live
-    // set, value counter); generating the preload twice, once to reach that
-    // state, keeps memory constant instead of holding the preload's ops.
-    let mut ahead = spec.preload_ops()?.with_max_value(format.max_value());
-    ahead.by_ref().for_each(drop);
-    let mut measured = ahead.continue_with(spec)?;
-    let mut pre = spec
-        .preload_ops()?
-        .with_max_value(format.max_value())
-        .counting_live();
+    // set, value counter), from the preload's own generator.
+    let (mut pre, mut measured) = crate::workload::phases::phases(spec, format.max_value())?;
     run(index, &mut pre, &mut measured, &options, results)
 }
 

@@ -372,8 +372,12 @@ impl WorkloadSpec {
             g.dist = KeyDist::Stratified(self.preload.max(1));
         }
         g.search_after = false;
+        // Room for the measured phase too (it adds at most one entry an
+        // operation and continues this set): growing a 10^8-entry set
+        // later doubled it, a copy and twice its memory at the peak.
         if let Live::Entries(v) = &mut g.live {
-            v.reserve(usize::try_from(self.preload).unwrap_or(0));
+            let room = self.preload.saturating_add(self.ops);
+            v.reserve_exact(usize::try_from(room).unwrap_or(0));
         }
         Ok(g)
     }
@@ -594,9 +598,10 @@ impl Generator {
         g.live = match (g.live, self.live) {
             (Live::Count(_), live) => Live::Count(live.len()),
             (Live::Entries(_), Live::Entries(mut v)) => {
-                // The measured phase adds at most one entry an operation;
-                // reserving it once avoids doubling a 10^8-entry vector.
-                v.reserve(usize::try_from(spec.ops).unwrap_or(0));
+                // The measured phase adds at most one entry an operation:
+                // room the preload reserved already, or exactly that much
+                // more (`reserve` would double a 10^8-entry set).
+                v.reserve_exact(usize::try_from(spec.ops).unwrap_or(0));
                 Live::Entries(v)
             }
             (Live::Entries(_), live) => live,

@@ -17,6 +17,7 @@
 
 pub mod dna;
 pub mod generator;
+pub mod phases;
 pub mod preset;
 pub mod trace;
 

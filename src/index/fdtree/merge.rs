@@ -12,7 +12,7 @@
 use crate::device::BlockDevice;
 use crate::index::{EntryFormat, IndexError};
 
-use super::run::{decode_into, read_page, span, Entry, Kind, RunMeta, RunWriter};
+use super::run::{read_entries, span, Entry, Kind, RunMeta, RunWriter};
 
 /// An entry stream item: a pair with its net count, or a fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,15 +72,8 @@ impl RunReader {
                 return Ok(None);
             }
             let lba = self.run.start + self.page * span(dev, self.buf.len());
-            read_page(dev, lba, &mut self.buf)?;
-            decode_into(
-                self.format,
-                &self.buf,
-                lba,
-                self.level,
-                self.page,
-                &mut self.entries,
-            )?;
+            let at = (self.format, self.level, self.page);
+            read_entries(dev, lba, &mut self.buf, at, &mut self.entries)?;
             self.next = 0;
             self.page += 1;
         }

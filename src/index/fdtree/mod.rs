@@ -322,11 +322,14 @@ impl FdTree {
         if let Some(p) = self.cache.get(lba) {
             return Ok(p);
         }
+        // Into the cache's spare page, not a new one.
+        let mut page = self.cache.recycled();
         let mut buf = std::mem::take(&mut self.page_buf);
-        let read = run::read_page(self.dev(), lba, &mut buf);
-        let decoded = read.and_then(|_| run::decode(self.format, &buf, lba, level as u8, number));
+        let at = (self.format, level as u8, number);
+        let decoded = run::read_entries(self.dev(), lba, &mut buf, at, &mut page.entries);
         self.page_buf = buf;
-        let p = Arc::new(decoded?);
+        decoded?;
+        let p = Arc::new(page);
         self.cache.put(lba, p.clone());
         Ok(p)
     }

@@ -17,8 +17,7 @@ use crate::index::{EntryFormat, IndexError};
 
 use crate::index::run_page::encode;
 pub(super) use crate::index::run_page::{
-    decode, decode_into, entry_bytes, per_page, read_page, span, write_page, Entry, Extents, Kind,
-    Page, PageCache,
+    entry_bytes, per_page, read_entries, span, write_page, Entry, Extents, Kind, Page, PageCache,
 };
 
 /// Where a run lies and how big it is.

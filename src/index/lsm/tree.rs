@@ -25,7 +25,7 @@
 use std::sync::Arc;
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::run_page::{self, decode, encode, per_page, Entry, Kind, Page, PageCache};
+use crate::index::run_page::{self, encode, per_page, Entry, Kind, Page, PageCache};
 use crate::index::{EntryFormat, IndexError, Result};
 
 /// A (key, value) pair; the order of entries in a tree.
@@ -184,11 +184,23 @@ impl PageIo {
                 return Ok(p.clone());
             }
         }
+        // Into the vector of a page no longer used (the cache's spare, or
+        // the merge's previous page), not a new one.
+        let mut page = if cached {
+            self.cache.recycled()
+        } else {
+            let previous = self
+                .emptying
+                .take()
+                .and_then(|(_, p)| Arc::try_unwrap(p).ok());
+            previous.unwrap_or_default()
+        };
         let mut buf = std::mem::take(&mut self.buf);
-        let read = run_page::read_page(self.dev(), lba, &mut buf);
-        let decoded = read.and_then(|_| decode(self.format, &buf, lba, level, number));
+        let at = (self.format, level, number);
+        let decoded = run_page::read_entries(self.dev(), lba, &mut buf, at, &mut page.entries);
         self.buf = buf;
-        let p = Arc::new(decoded?);
+        decoded?;
+        let p = Arc::new(page);
         if cached {
             self.cache.put(lba, p.clone());
         } else {

@@ -3,9 +3,10 @@
 //! path of every BFTL search and update, kept apart from the writing side
 //! in [`super`].
 
-use crate::index::IndexError;
+use crate::device::Storage;
+use crate::index::{EntryFormat, IndexError};
 use crate::node::page::{self, PageKind};
-use crate::node::{Node, NodeId};
+use crate::node::{Node, NodeId, NodeLayout};
 
 use super::unit::{self, unit_bytes, Unit, HEADER, ID_MASK};
 use super::{BftlStore, NODE_PAGE_HEADER};
@@ -29,63 +30,21 @@ impl BftlStore {
         out: &mut Vec<(Unit, u32)>,
         page_node: &mut Node,
     ) -> Result<Option<(u32, NodeId)>, IndexError> {
+        // The device's own copy where it lends one (a simulated disk in
+        // RAM), else a copy in the reused buffer.
+        let dev = match &mut self.storage {
+            Storage::Pages(d) => d.as_mut(),
+            // Invariant: `new` accepts only logical-page storage.
+            Storage::Raw(_) => unreachable!("BftlStore is built only on Storage::Pages"),
+        };
+        if let Some(sector) = dev.read_in_place(lba)? {
+            return parse_sector(self.format, &self.layout, sector, lba, only, out, page_node);
+        }
         let mut buf = std::mem::take(&mut self.buf);
         let r = self.dev().read(lba, 0, &mut buf);
-        let result = r.map_err(IndexError::from).and_then(|_| {
-            let (kind, payload) =
-                page::open_any(&buf, lba)?.ok_or_else(|| IndexError::Corrupt {
-                    page: lba,
-                    detail: "the node translation table names an empty sector".into(),
-                })?;
-            if kind == PageKind::NodePage {
-                if payload.len() < NODE_PAGE_HEADER {
-                    return Err(IndexError::Corrupt {
-                        page: lba,
-                        detail: "node page shorter than its header".into(),
-                    });
-                }
-                let seq = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
-                let id = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-                self.layout
-                    .decode_payload(&payload[NODE_PAGE_HEADER..], lba, page_node)?;
-                return Ok(Some((seq, id)));
-            }
-            if kind != PageKind::IndexUnits {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: format!("page kind {kind:?} where index units were expected"),
-                });
-            }
-            if payload.len() < HEADER {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: "index-unit sector shorter than its header".into(),
-                });
-            }
-            let seq = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-            let count = u16::from_le_bytes([payload[8], payload[9]]) as usize;
-            let ub = unit_bytes(self.format);
-            if HEADER + count * ub > payload.len() {
-                return Err(IndexError::Corrupt {
-                    page: lba,
-                    detail: format!("{count} index units do not fit the sector"),
-                });
-            }
-            let tag_at = ub - 4;
-            out.reserve(count);
-            for i in 0..count {
-                let at = HEADER + i * ub;
-                let b = &payload[at..at + ub];
-                if let Some(id) = only {
-                    let tag = [b[tag_at], b[tag_at + 1], b[tag_at + 2], b[tag_at + 3]];
-                    if u32::from_le_bytes(tag) & ID_MASK != id {
-                        continue;
-                    }
-                }
-                unit::decode_into(self.format, b, lba, seq, out)?;
-            }
-            Ok(None)
-        });
+        let result = r
+            .map_err(IndexError::from)
+            .and_then(|_| parse_sector(self.format, &self.layout, &buf, lba, only, out, page_node));
         self.buf = buf;
         result
     }
@@ -118,6 +77,12 @@ impl BftlStore {
             detail: format!("node {id} has no index units"),
         })?;
         node.clear(0);
+        if list.len() > 1 {
+            let dev = self.dev();
+            for &lba in list {
+                dev.prefetch(lba);
+            }
+        }
         for (i, &lba) in list.iter().enumerate() {
             if let Some((_, owner)) = self.read_sector(lba, Some(id), units, node)? {
                 // A node page starts its node's list (invariant 4).
@@ -133,4 +98,73 @@ impl BftlStore {
         }
         unit::replay(node, id, units.iter().map(|&(u, _)| u), first)
     }
+}
+
+/// The units of sector image `buf` (read from `lba`; only node `only`'s,
+/// where given) appended to `out`, or a node page decoded into
+/// `page_node` (see [`BftlStore::read_sector`]).
+fn parse_sector(
+    format: EntryFormat,
+    layout: &NodeLayout,
+    buf: &[u8],
+    lba: u64,
+    only: Option<NodeId>,
+    out: &mut Vec<(Unit, u32)>,
+    page_node: &mut Node,
+) -> Result<Option<(u32, NodeId)>, IndexError> {
+    let (kind, payload) = page::open_any(buf, lba)?.ok_or_else(|| IndexError::Corrupt {
+        page: lba,
+        detail: "the node translation table names an empty sector".into(),
+    })?;
+    if kind == PageKind::NodePage {
+        if payload.len() < NODE_PAGE_HEADER {
+            return Err(IndexError::Corrupt {
+                page: lba,
+                detail: "node page shorter than its header".into(),
+            });
+        }
+        let seq = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
+        let id = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+        layout.decode_payload(&payload[NODE_PAGE_HEADER..], lba, page_node)?;
+        return Ok(Some((seq, id)));
+    }
+    if kind != PageKind::IndexUnits {
+        return Err(IndexError::Corrupt {
+            page: lba,
+            detail: format!("page kind {kind:?} where index units were expected"),
+        });
+    }
+    if payload.len() < HEADER {
+        return Err(IndexError::Corrupt {
+            page: lba,
+            detail: "index-unit sector shorter than its header".into(),
+        });
+    }
+    let seq = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+    let count = u16::from_le_bytes([payload[8], payload[9]]) as usize;
+    let ub = unit_bytes(format);
+    if HEADER + count * ub > payload.len() {
+        return Err(IndexError::Corrupt {
+            page: lba,
+            detail: format!("{count} index units do not fit the sector"),
+        });
+    }
+    let tag_at = ub - 4;
+    out.reserve(count);
+    // One load a tag, over the units' own slice (no index arithmetic
+    // or bounds check a unit): the scan is most of a sector's parse. A
+    // unit's last 4 bytes are its tag (`tag_at = ub - 4`), so the chunk is
+    // always there.
+    for b in payload[HEADER..HEADER + count * ub].chunks_exact(ub) {
+        if let Some(id) = only {
+            let tag = b[tag_at..]
+                .first_chunk::<4>()
+                .map_or(0, |t| u32::from_le_bytes(*t));
+            if tag & ID_MASK != id {
+                continue;
+            }
+        }
+        unit::decode_into(format, b, lba, seq, out)?;
+    }
+    Ok(None)
 }

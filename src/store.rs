@@ -70,11 +70,18 @@ pub enum Semantics {
     Multiset,
 }
 
+/// The index a new store holds when [`Options::index`] names none.
+pub const DEFAULT_INDEX: &str = "btree";
+
 /// How a store is made or opened. `Options::default()` is a B+-tree in
-/// 4 MiB of memory with map semantics and 8-byte keys and values.
+/// 4 MiB of memory with map semantics and 8-byte keys and values, and
+/// opens a store of any kind.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The index kind (`flashix list`); read from the file on open.
+    /// The index kind (`flashix list`). Empty (the default): a new store
+    /// is a [`DEFAULT_INDEX`], and an existing one opens as whatever index
+    /// its file holds. A kind named here is a demand: opening a file that
+    /// holds another is an [`IndexError::Mismatch`] naming both.
     pub index: String,
     /// Memory budget of the index in bytes (caches, buffers, tables), as
     /// the index counts it.
@@ -83,7 +90,8 @@ pub struct Options {
     /// on open, ones the file records must agree with it.
     pub params: Vec<(String, String)>,
     pub semantics: Semantics,
-    /// Page size of a new file (4 KiB; an existing file's is read from it).
+    /// Page size of a new file (4 KiB); an existing store's is read from
+    /// its commit record.
     pub page_size: usize,
     /// The write-ahead log's bound in bytes: a flush appends to the log
     /// and syncs once, and a flush that finds this much log checkpoints
@@ -95,7 +103,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            index: "btree".into(),
+            index: String::new(),
             memory: 4 << 20,
             params: Vec::new(),
             semantics: Semantics::Map,
@@ -106,7 +114,8 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The default options with index kind `index`.
+    /// The default options with index kind `index`: a new store holds
+    /// it, and an existing store must.
     pub fn index(index: &str) -> Self {
         Options {
             index: index.into(),
@@ -151,6 +160,13 @@ impl Options {
         spec.log_bytes = self.log_bytes;
         spec
     }
+
+    /// The spec of an existing file: its page size is the file's.
+    fn existing_spec(&self, path: &Path) -> DeviceSpec {
+        let mut spec = self.file_spec(path);
+        spec.adopt_stored_page_size();
+        spec
+    }
 }
 
 /// Errors of a store: the index's and the device's, and the store's own.
@@ -166,6 +182,8 @@ pub enum StoreError {
     /// A call the store's [`Semantics`] does not have, or a map key found
     /// holding several values (a multiset store opened as a map).
     Semantics(String),
+    /// A change (or a flush) asked of a store opened read-only.
+    ReadOnly(String),
 }
 
 impl fmt::Display for StoreError {
@@ -180,6 +198,10 @@ impl fmt::Display for StoreError {
             ),
             StoreError::Missing(p) => write!(f, "{} does not exist", p.display()),
             StoreError::Semantics(m) => write!(f, "{m}"),
+            StoreError::ReadOnly(what) => write!(
+                f,
+                "{what} is open read-only: nothing may change it (open it with `Store::open` to write)"
+            ),
         }
     }
 }
@@ -260,15 +282,31 @@ fn holds_data(path: &Path) -> bool {
 }
 
 impl Store {
-    /// A new, empty store in a new file at `path` (an empty file is
-    /// taken). A file that holds data is refused: open it, or remove it.
-    /// Nothing is durable until the first `flush` or `close`.
+    /// A new, empty store in a new file at `path`, flushed: from the
+    /// moment this returns, a crash leaves a store that opens (empty, or
+    /// at its last flush). An empty file is taken, and so is a store file
+    /// that a crash left before its first flush completed (nothing in it
+    /// was durable). A file that holds data, a store or another program's,
+    /// is refused and left as it is: open it, or remove it.
     pub fn create(path: impl AsRef<Path>, options: &Options) -> Result<Store> {
         let path = path.as_ref();
-        if holds_data(path) {
-            return Err(StoreError::Exists(path.to_path_buf()));
-        }
-        let storage = options.file_spec(path).build()?;
+        let storage = if holds_data(path) {
+            // Opened (and locked) as it is: only a store that never
+            // committed is taken, with nothing truncated.
+            let mut storage = options
+                .existing_spec(path)
+                .open_existing()
+                .map_err(|e| match e {
+                    DeviceError::NotAStore { .. } => StoreError::Exists(path.to_path_buf()),
+                    e => StoreError::Device(e),
+                })?;
+            if registry::stored_kind(&mut storage)?.is_some() {
+                return Err(StoreError::Exists(path.to_path_buf()));
+            }
+            storage
+        } else {
+            options.file_spec(path).build()?
+        };
         Self::create_on(storage, options, Some(path))
     }
 
@@ -280,16 +318,21 @@ impl Store {
         if !path.exists() {
             return Err(StoreError::Missing(path.to_path_buf()));
         }
-        let storage = options.file_spec(path).open_existing()?;
+        let storage = options.existing_spec(path).open_existing()?;
         Self::open_on(storage, options, Some(path), false)
     }
 
-    /// `open` if the file holds data, else `create`.
+    /// `open` if the file holds a store, else `create` (an empty file, or
+    /// one a crash left before its first flush, which held nothing
+    /// durable).
     pub fn open_or_create(path: impl AsRef<Path>, options: &Options) -> Result<Store> {
-        if holds_data(path.as_ref()) {
-            Self::open(path, options)
-        } else {
-            Self::create(path, options)
+        let path = path.as_ref();
+        if !holds_data(path) {
+            return Self::create(path, options);
+        }
+        match Self::open(path, options) {
+            Err(StoreError::Index(IndexError::NoIndex(_))) => Self::create(path, options),
+            opened => opened,
         }
     }
 
@@ -302,7 +345,7 @@ impl Store {
         if !path.exists() {
             return Err(StoreError::Missing(path.to_path_buf()));
         }
-        let storage = options.file_spec(path).open_read_only()?;
+        let storage = options.existing_spec(path).open_read_only()?;
         Self::open_on(storage, options, Some(path), true)
     }
 
@@ -320,12 +363,16 @@ impl Store {
     }
 
     fn create_on(storage: Storage, options: &Options, path: Option<&Path>) -> Result<Store> {
-        let index = registry::create(
-            &options.index,
-            storage,
-            options.memory,
-            options.index_params(true),
-        )?;
+        let kind = if options.index.is_empty() {
+            DEFAULT_INDEX
+        } else {
+            &options.index
+        };
+        let mut index =
+            registry::create(kind, storage, options.memory, options.index_params(true))?;
+        // Flushed at once, so that a crash at any point after `create`
+        // returns leaves a store that opens (issue #41).
+        index.flush()?;
         Ok(Self::wrap(index, options, path, false))
     }
 
@@ -344,6 +391,14 @@ impl Store {
                 None => "the device holds no flushed index".into(),
             })
         })?;
+        if !options.index.is_empty() && options.index != kind {
+            return Err(IndexError::Mismatch {
+                parameter: "index".into(),
+                image: kind,
+                given: options.index.clone(),
+            }
+            .into());
+        }
         let params = options.index_params(false);
         let index = if read_only {
             registry::open_read_only(&kind, storage, options.memory, params)?
@@ -362,6 +417,17 @@ impl Store {
             unflushed: 0,
             values: Vec::new(),
         }
+    }
+
+    /// Refuses a call that changes the store when it is open read-only.
+    fn writable(&self, call: &str) -> Result<()> {
+        if !self.read_only {
+            return Ok(());
+        }
+        Err(StoreError::ReadOnly(match &self.path {
+            Some(p) => format!("`{call}`: {}", p.display()),
+            None => format!("`{call}`: the store"),
+        }))
     }
 
     fn need(&self, semantics: Semantics, call: &str) -> Result<()> {
@@ -391,6 +457,7 @@ impl Store {
     /// Sets `key` to `value`; returns the value it replaced.
     pub fn put(&mut self, key: u64, value: u64) -> Result<Option<u64>> {
         self.need(Semantics::Map, "put")?;
+        self.writable("put")?;
         self.index.format().check(key, value)?;
         let old = self.map_value(key)?;
         match old {
@@ -416,6 +483,7 @@ impl Store {
     /// Removes `key`; returns the value it held.
     pub fn delete(&mut self, key: u64) -> Result<Option<u64>> {
         self.need(Semantics::Map, "delete")?;
+        self.writable("delete")?;
         let old = self.map_value(key)?;
         if let Some(o) = old {
             self.index.delete(key, o)?;
@@ -428,6 +496,7 @@ impl Store {
     /// nothing.
     pub fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.need(Semantics::Multiset, "insert")?;
+        self.writable("insert")?;
         self.index.insert(key, value)?;
         self.unflushed += 1;
         Ok(())
@@ -436,6 +505,7 @@ impl Store {
     /// Removes the pair (multiset stores); whether it was present.
     pub fn remove(&mut self, key: u64, value: u64) -> Result<bool> {
         self.need(Semantics::Multiset, "remove")?;
+        self.writable("remove")?;
         let found = self.index.delete(key, value)?;
         self.unflushed += u64::from(found);
         Ok(found)
@@ -478,18 +548,22 @@ impl Store {
         })
     }
 
-    /// Makes every change so far durable (an atomic commit).
+    /// Makes every change so far durable (module doc). A read-only store
+    /// has nothing to make durable and refuses (`StoreError::ReadOnly`),
+    /// so a flush that returns `Ok` always means the changes are durable.
     pub fn flush(&mut self) -> Result<()> {
-        if self.read_only {
-            return Ok(());
-        }
+        self.writable("flush")?;
         self.index.flush()?;
         self.unflushed = 0;
         Ok(())
     }
 
-    /// Flushes and closes the store; the file's lock is released.
+    /// Flushes and closes the store; the file's lock is released. A
+    /// read-only store just closes.
     pub fn close(mut self) -> Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
         self.flush()
     }
 

@@ -210,10 +210,10 @@ fn a_forged_meta_record_allocates_nothing_by_its_claims() {
         // largest values the record may hold, its checksum made valid.
         b[32..40].copy_from_slice(&capacity.to_le_bytes());
         b[40..48].copy_from_slice(&capacity.to_le_bytes());
-        // The record's checksum covers its first 80 bytes (version 2).
-        assert_eq!(u32::from_le_bytes(b[8..12].try_into().unwrap()), 2);
-        let crc = crc32c::crc32c(&b[..80]);
-        b[80..84].copy_from_slice(&crc.to_le_bytes());
+        // The record's checksum covers its first 96 bytes (version 3).
+        assert_eq!(u32::from_le_bytes(b[8..12].try_into().unwrap()), 3);
+        let crc = crc32c::crc32c(&b[..96]);
+        b[96..100].copy_from_slice(&crc.to_le_bytes());
         d.write(copy, 0, &b).unwrap();
     }
     // Refused, or accepted holding exactly what was committed; either way

@@ -297,9 +297,17 @@ fn a_read_only_store_answers_and_writes_nothing() {
     let mut b = Store::open_read_only(&path, &Options::default()).unwrap();
     assert_eq!(a.get(1_999).unwrap(), Some(2_000));
     assert_eq!(b.range(10..13).unwrap().count(), 3);
-    assert!(a.put(5, 5).is_err());
-    a.flush().unwrap();
-    drop((a, b));
+    // A change and a flush are refused as what they are (issue #41: a put
+    // was "invalid index configuration", a flush returned Ok).
+    let e = a.put(5, 5).unwrap_err();
+    assert!(matches!(e, StoreError::ReadOnly(_)), "{e}");
+    assert!(e.to_string().contains("read-only"), "{e}");
+    assert!(matches!(a.flush(), Err(StoreError::ReadOnly(_))));
+    assert!(matches!(a.delete(1), Err(StoreError::ReadOnly(_))));
+    // Refused before anything changed: the store still answers.
+    assert_eq!(a.get(1_999).unwrap(), Some(2_000));
+    a.close().unwrap();
+    drop(b);
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 

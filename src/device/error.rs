@@ -33,7 +33,9 @@ pub enum DeviceError {
     Poisoned,
     /// Another open device (another process, or another handle in this one)
     /// holds the file: one writer per device.
-    Busy { path: String },
+    Busy { path: String, waited_ms: u64 },
+    /// A write to a device opened read-only.
+    ReadOnly { path: String },
     /// The medium holds data but no commit record of the commit layer
     /// ([`super::Shadow`]): not a flashix store (another program's file,
     /// or pages written without the commit layer).
@@ -55,10 +57,13 @@ impl fmt::Display for DeviceError {
                 "page {page} was programmed more than {nop} times since its last erase"
             ),
             DeviceError::BadBlock { block } => write!(f, "block {block} is bad (worn out)"),
-            DeviceError::Busy { path } => write!(
+            DeviceError::Busy { path, waited_ms } => write!(
                 f,
-                "{path} is in use: another flashix device holds its lock (one writer per device)"
+                "{path} is in use: another flashix device holds its lock (one writer per device; waited {waited_ms} ms for it)"
             ),
+            DeviceError::ReadOnly { path } => {
+                write!(f, "{path} is open read-only: nothing may be written to it")
+            }
             DeviceError::Full { detail } => write!(f, "device full: {detail}"),
             DeviceError::PowerLost => write!(f, "power lost: the device accepts no more writes"),
             DeviceError::Corrupt { page, detail } => {

@@ -32,6 +32,13 @@
 //!    the write that met the cut is torn in among them if `tear_last`:
 //!    any subset of what was written since the last sync, in any order,
 //!    as a real power cut may leave it.
+//! 6. With `failed_sync_cleans` as well ([`FaultyDevice`] only), a sync
+//!    that fails (rule 4) does what Linux does after a failed `fsync`:
+//!    the held writes are marked clean without reaching the medium. Reads
+//!    still return them (from the cache), a later sync does not write
+//!    them, a power cut loses them, and [`BlockDevice::forget_cached`]
+//!    drops them, as `posix_fadvise(DONTNEED)` drops clean cached pages;
+//!    a later write of the page supersedes its cleaned copy (issue #41).
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -65,6 +72,9 @@ pub struct FaultPlan {
     /// Hold writes until a sync; a power cut keeps a shuffled subset
     /// (rule 5).
     pub reorder_unsynced: bool,
+    /// A failed sync marks the held writes clean without writing them, as
+    /// Linux does after a failed `fsync` (rule 6; with `reorder_unsynced`).
+    pub failed_sync_cleans: bool,
 }
 
 /// The error a transient failure returns (rule 4).
@@ -299,6 +309,8 @@ pub struct FaultyDevice<D: BlockDevice> {
     /// Rule 5: writes since the last sync, as (page, its whole content
     /// after the write), oldest first.
     held: Vec<(u64, Vec<u8>)>,
+    /// Rule 6: writes a failed sync marked clean without writing them.
+    cleaned: Vec<(u64, Vec<u8>)>,
 }
 
 impl<D: BlockDevice> FaultyDevice<D> {
@@ -307,13 +319,15 @@ impl<D: BlockDevice> FaultyDevice<D> {
             inner,
             inj: Injector::new(plan),
             held: Vec::new(),
+            cleaned: Vec::new(),
         }
     }
 
     /// Page `lba` as a read sees it: the newest held write, else the
     /// medium.
     fn read_through(&mut self, lba: u64, page: &mut [u8]) -> Result<()> {
-        match self.held.iter().rev().find(|(l, _)| *l == lba) {
+        let cached = self.held.iter().rev().chain(self.cleaned.iter().rev());
+        match cached.into_iter().find(|(l, _)| *l == lba) {
             Some((_, held)) => page.copy_from_slice(held),
             None => self.inner.read(lba, 0, page)?,
         }
@@ -330,6 +344,7 @@ impl<D: BlockDevice> FaultyDevice<D> {
             WriteFate::Full | WriteFate::Failed { lands: true, .. } => {
                 self.read_through(lba, &mut page)?;
                 page[offset..offset + data.len()].copy_from_slice(data);
+                self.cleaned.retain(|(l, _)| *l != lba);
                 self.held.push((lba, page));
                 match fate {
                     WriteFate::Full => Ok(()),
@@ -341,6 +356,7 @@ impl<D: BlockDevice> FaultyDevice<D> {
                     self.read_through(lba, &mut page)?;
                     let half = data.len() / 2;
                     page[offset..offset + half].copy_from_slice(&data[..half]);
+                    self.cleaned.retain(|(l, _)| *l != lba);
                     self.held.push((lba, page));
                 }
                 Err(self.inj.plan.fail_kind.error("write"))
@@ -390,6 +406,18 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     fn extent_pages(&self) -> Option<u64> {
         self.inner.extent_pages()
     }
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        self.inj.check_power()?;
+        self.inner.ensure_extent(pages)
+    }
+    fn forget_cached(&mut self) -> Result<()> {
+        self.inj.check_power()?;
+        self.cleaned.clear();
+        self.inner.forget_cached()
+    }
+    fn read_only(&self) -> bool {
+        self.inner.read_only()
+    }
     fn discard_uncommitted(&mut self) -> Result<()> {
         self.inner.discard_uncommitted()
     }
@@ -401,7 +429,8 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
     }
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.inj.check_power()?;
-        if self.held.iter().any(|(l, _)| *l == lba) {
+        let cached = |(l, _): &(u64, Vec<u8>)| *l == lba;
+        if self.held.iter().any(cached) || self.cleaned.iter().any(cached) {
             super::check_access(
                 "page",
                 lba,
@@ -439,10 +468,18 @@ impl<D: BlockDevice> BlockDevice for FaultyDevice<D> {
         self.inj.check_power()?;
         // A trim supersedes what was held for the page.
         self.held.retain(|(l, _)| *l != lba);
+        self.cleaned.retain(|(l, _)| *l != lba);
         self.inner.trim(lba)
     }
     fn sync(&mut self) -> Result<()> {
-        self.inj.sync()?;
+        if let Err(e) = self.inj.sync() {
+            if self.inj.powered && self.inj.plan.failed_sync_cleans {
+                // Rule 6: what the failed sync could not write is clean now.
+                let held = std::mem::take(&mut self.held);
+                self.cleaned.extend(held);
+            }
+            return Err(e);
+        }
         for (lba, page) in std::mem::take(&mut self.held) {
             self.inner.write(lba, 0, &page)?;
         }
@@ -549,6 +586,15 @@ impl BlockDevice for SharedDevice {
     }
     fn extent_pages(&self) -> Option<u64> {
         shared(&self.0).extent_pages()
+    }
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        shared(&self.0).ensure_extent(pages)
+    }
+    fn forget_cached(&mut self) -> Result<()> {
+        shared(&self.0).forget_cached()
+    }
+    fn read_only(&self) -> bool {
+        shared(&self.0).read_only()
     }
     fn discard_uncommitted(&mut self) -> Result<()> {
         shared(&self.0).discard_uncommitted()

@@ -38,17 +38,41 @@
 //! 3. Counters are what was really issued; `time_us` is measured wall time
 //!    of every I/O call, trims and syncs included; energy is not known (0).
 //! 4. One writer per file: an open device holds the file's exclusive
-//!    advisory lock (`flock`); opening or creating a locked file is
-//!    [`DeviceError::Busy`] and leaves the file untouched.
+//!    advisory lock (`flock`); opening or creating a file whose lock is
+//!    held waits up to [`LOCK_WAIT`] for it, then is
+//!    [`DeviceError::Busy`] and leaves the file untouched. The wait is
+//!    SQLite's busy timeout, for the same reason: a lock belongs to the
+//!    open file description, and a child process that another thread
+//!    forks holds a copy of the descriptor until it calls `exec`, so a
+//!    store closed and reopened at once can find its own lock still held
+//!    for that moment (close-on-exec does not close the window; issue #41).
+//! 5. Pages `0..durable_pages` are in the file's length as the disk holds
+//!    it: [`BlockDevice::ensure_extent`] extends the file a chunk ahead
+//!    (1/16 of what it asks, at least 16 pages) and syncs before the
+//!    commit layer names a page there, so a page named past the end of
+//!    the file means the file was cut short. It is 0 at open (the length
+//!    read then may not be durable yet), so the first call syncs.
+//! 6. After a failed sync, Linux may mark the pages it could not write
+//!    clean: they read back from the page cache but never reach the disk.
+//!    [`BlockDevice::forget_cached`] drops the file's clean cached pages
+//!    (`posix_fadvise(POSIX_FADV_DONTNEED)`), which the commit layer does
+//!    before it reads a commit at open, so recovery reads what the disk
+//!    holds (PostgreSQL's answer to the same kernel behaviour is to treat a
+//!    failed fsync as a crash and recover from its log: here the device
+//!    is poisoned (invariant 2), and the reopen recovers from the medium).
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
 
 const ALIGN: usize = 4096;
+/// How long opening waits for a file's lock (invariant 4).
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+/// The least a file is extended by ahead of what it must hold (invariant 5).
+const EXTENT_CHUNK_PAGES: u64 = 16;
 /// Logical pages of a file device with no size limit given.
 const UNLIMITED_PAGES: u64 = 1 << 32;
 
@@ -91,6 +115,8 @@ pub struct FileDevice {
     /// Whether a trim can punch a hole (false once the filesystem said it
     /// cannot; then trims write zeros).
     punch: bool,
+    /// Pages the file's length durably holds (invariant 5).
+    durable_pages: u64,
 }
 
 /// How [`FileDevice::open_with`] opens the file.
@@ -211,15 +237,15 @@ impl FileDevice {
             poisoned: false,
             read_only,
             punch: true,
+            durable_pages: 0,
         })
     }
 
     fn check_writable(&self) -> Result<()> {
         if self.read_only {
-            return Err(DeviceError::Config(format!(
-                "{} is open read-only: nothing may be written to it",
-                self.path.display()
-            )));
+            return Err(DeviceError::ReadOnly {
+                path: self.path.display().to_string(),
+            });
         }
         Ok(())
     }
@@ -279,22 +305,35 @@ impl FileDevice {
     }
 }
 
-/// Takes the file's advisory lock (`flock`), without waiting: exclusive for
-/// a writer, shared for a reader. It belongs to this open file and goes
-/// with it when the device is dropped or the process dies, so a crash never
-/// leaves a stale lock behind.
+/// Takes the file's advisory lock (`flock`): exclusive for a writer,
+/// shared for a reader, waiting up to [`LOCK_WAIT`] for a holder to let go
+/// (invariant 4). It belongs to this open file and goes with it when the
+/// device is dropped or the process dies, so a crash never leaves a stale
+/// lock behind.
 fn lock(file: &File, path: &Path, shared: bool) -> Result<()> {
-    let taken = if shared {
-        file.try_lock_shared()
-    } else {
-        file.try_lock()
-    };
-    match taken {
-        Ok(()) => Ok(()),
-        Err(std::fs::TryLockError::WouldBlock) => Err(DeviceError::Busy {
-            path: path.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_at(e, path)),
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let taken = if shared {
+            file.try_lock_shared()
+        } else {
+            file.try_lock()
+        };
+        match taken {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let waited = start.elapsed();
+                if waited >= LOCK_WAIT {
+                    return Err(DeviceError::Busy {
+                        path: path.display().to_string(),
+                        waited_ms: waited.as_millis() as u64,
+                    });
+                }
+                std::thread::sleep(pause.min(LOCK_WAIT - waited));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_at(e, path)),
+        }
     }
 }
 
@@ -397,6 +436,28 @@ mod platform {
         }
     }
 
+    /// Drops the file's clean pages from the page cache (invariant 6).
+    #[cfg(target_os = "linux")]
+    pub fn forget_cached(file: &File) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        #[allow(unsafe_code)]
+        // SAFETY: the descriptor belongs to `file`, open for the whole
+        // call; posix_fadvise takes integers and touches no memory of ours.
+        let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::from_raw_os_error(rc))
+        }
+    }
+
+    /// Elsewhere the page cache cannot be dropped this way (the module doc
+    /// says what that leaves).
+    #[cfg(not(target_os = "linux"))]
+    pub fn forget_cached(_file: &File) -> std::io::Result<()> {
+        Ok(())
+    }
+
     /// No hole punching here: trims write zeros.
     #[cfg(not(target_os = "linux"))]
     pub fn punch_hole(_file: &File, _pos: u64, _len: u64) -> std::io::Result<bool> {
@@ -471,6 +532,49 @@ impl BlockDevice for FileDevice {
 
     fn trim_reclaims(&self) -> bool {
         false
+    }
+
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Invariant 5.
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        if pages <= self.durable_pages {
+            return Ok(());
+        }
+        self.check(pages.saturating_sub(1), 0, 0)?;
+        self.check_writable()?;
+        let t = Instant::now();
+        let target = pages
+            .saturating_add((pages / 16).max(EXTENT_CHUNK_PAGES))
+            .min(self.capacity);
+        let page = self.page_size as u64;
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| io_at(e, &self.path))?
+            .len();
+        if len < target * page {
+            self.file
+                .set_len(target * page)
+                .map_err(|e| io_at(e, &self.path))?;
+        }
+        if let Err(e) = self.file.sync_data() {
+            self.poisoned = true;
+            return Err(io_at(e, &self.path));
+        }
+        self.durable_pages = target.max(len / page);
+        self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
+        Ok(())
+    }
+
+    /// Invariant 6.
+    fn forget_cached(&mut self) -> Result<()> {
+        if self.direct {
+            return Ok(());
+        }
+        platform::forget_cached(&self.file).map_err(|e| io_at(e, &self.path))
     }
 
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {

@@ -69,6 +69,15 @@ impl BlockDevice for IoTrace {
     fn extent_pages(&self) -> Option<u64> {
         self.inner.extent_pages()
     }
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        self.inner.ensure_extent(pages)
+    }
+    fn forget_cached(&mut self) -> Result<()> {
+        self.inner.forget_cached()
+    }
+    fn read_only(&self) -> bool {
+        self.inner.read_only()
+    }
     fn discard_uncommitted(&mut self) -> Result<()> {
         self.inner.discard_uncommitted()
     }

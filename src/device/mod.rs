@@ -285,6 +285,31 @@ pub trait BlockDevice: Send + 'static {
     fn extent_pages(&self) -> Option<u64> {
         None
     }
+    /// Makes the medium hold pages `0..pages` durably before anything
+    /// durable names one of them (issue #41): a file too short is extended,
+    /// a chunk ahead, and synced, so that a page the commit layer's log
+    /// names past the file's end means the file was cut short, never that
+    /// a crash lost an extension. At most one sync per chunk, none where
+    /// the medium is long enough; a no-op where every page of the capacity
+    /// exists (the default).
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        let _ = pages;
+        Ok(())
+    }
+    /// Drops what the operating system keeps of the medium and would serve
+    /// instead of it, so that the next reads see what reached the medium
+    /// (issue #41): after a failed `fsync`, Linux may mark the pages it
+    /// could not write clean, and a reopen would read them from the page
+    /// cache as if they were durable. A file drops its clean cached pages
+    /// (`posix_fadvise(DONTNEED)`); a no-op elsewhere (the default).
+    fn forget_cached(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Whether every write is refused (a file opened read-only): a layer
+    /// that would repair what it reads then only reports it.
+    fn read_only(&self) -> bool {
+        false
+    }
     /// Forgets every write since the last commit, where the device commits
     /// (the commit layer): opening an index reads its last durable state,
     /// even over the very device a failed operation was half-way through.

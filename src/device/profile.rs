@@ -465,6 +465,23 @@ impl DeviceSpec {
         })
     }
 
+    /// For a file that holds a store, takes the page size its commit
+    /// record names (issue #41: the file says what it holds); anything
+    /// else is left as it is.
+    pub fn adopt_stored_page_size(&mut self) {
+        use std::io::Read;
+        let Target::File(path) = &self.target else {
+            return;
+        };
+        let mut head = [0u8; 128];
+        let read = std::fs::File::open(path).and_then(|f| f.take(128).read(&mut head));
+        if let Ok(n) = read {
+            if let Some(size) = super::Shadow::recorded_page_size(&head[..n]) {
+                self.geometry.page_size = size as u32;
+            }
+        }
+    }
+
     /// Builds a fresh device (a file is created or truncated).
     pub fn build(&self) -> Result<Storage> {
         self.make(false)

@@ -36,6 +36,9 @@ pub struct RamDisk {
     /// Chunk `lba / CHUNK_PAGES` at that index; `None` until written.
     chunks: Vec<Option<Box<Chunk>>>,
     stats: DeviceStats,
+    /// Pages [`BlockDevice::ensure_extent`] asked to hold: the disk's
+    /// length reaches at least this far, as a file extended ahead does.
+    extended: u64,
 }
 
 impl RamDisk {
@@ -45,6 +48,7 @@ impl RamDisk {
             capacity_pages,
             chunks: Vec::new(),
             stats: DeviceStats::default(),
+            extended: 0,
         }
     }
 
@@ -99,7 +103,12 @@ impl BlockDevice for RamDisk {
             let present = chunk.as_ref().map_or(0, |ch| ch.present);
             (present != 0).then(|| c as u64 * CHUNK_PAGES + u64::from(63 - present.leading_zeros()))
         });
-        Some(highest.map_or(0, |p| p + 1))
+        Some(highest.map_or(0, |p| p + 1).max(self.extended))
+    }
+    fn ensure_extent(&mut self, pages: u64) -> Result<()> {
+        self.check(pages.saturating_sub(1), 0, 0)?;
+        self.extended = self.extended.max(pages);
+        Ok(())
     }
     fn pages_per_block(&self) -> u32 {
         1

@@ -38,11 +38,15 @@
 //! On-flash format (physical pages of the device beneath; integers
 //! little-endian):
 //! * pages 0 and 1: the meta record, the same in both after a commit:
-//!   `"FXSHADOW" | version u32 = 2 | page size u32 | generation u64 |
+//!   `"FXSHADOW" | version u32 = 3 | page size u32 | generation u64 |
 //!   logical capacity u64 | high water u64 | logical length u64 |
 //!   root page u64 | root CRC u32 | levels u32 | log primary u64 | log
-//!   mirror u64 | CRC-32C of the 80 bytes before it u32` (version 1, still
-//!   read, has no log fields and its checksum at byte 64). Neither copy valid means a device never committed,
+//!   mirror u64 | second log primary u64 | second log mirror u64 |
+//!   CRC-32C of the 96 bytes before it u32` (version 2, still read, has
+//!   no second log slot and its checksum at byte 80; version 1 no log
+//!   fields and its checksum at byte 64). A read-write open that finds
+//!   the two copies differing (a crash between them) rewrites the older
+//!   one from the newer (issue #41). Neither copy valid means a device never committed,
 //!   if both pages are zeros or torn records; a meta page holding anything
 //!   else is another format, refused at mount as
 //!   [`DeviceError::NotAStore`] (one on-disk format: a file is a store
@@ -105,14 +109,15 @@ pub const DEFAULT_LOG_BYTES: u64 = 32 << 20;
 /// The first bytes of a commit record (and of every store file).
 pub(crate) const META_MAGIC: &[u8; 8] = b"FXSHADOW";
 const MAP_MAGIC: &[u8; 4] = b"FXMP";
-/// Version 2 names the first page of the commit's log (version 1, which
-/// has none, is still read).
-const META_VERSION: u32 = 2;
+/// Version 2 names the first page of the commit's log, version 3 (issue
+/// #41) the slot after it too (versions 1 and 2 are still read).
+const META_VERSION: u32 = 3;
 /// Bytes a meta record's checksum covers, by version.
 fn meta_covered(version: u32) -> Option<usize> {
     match version {
         1 => Some(64),
         2 => Some(80),
+        3 => Some(96),
         _ => None,
     }
 }
@@ -142,6 +147,8 @@ struct Meta {
     /// Where the log of this commit's epoch starts (`log`); none in a
     /// version-1 record or with the log off.
     log_head: LogSlot,
+    /// The slot of the log's second page (version 3; none before).
+    log_after: LogSlot,
 }
 
 /// Shadow paging over a logical-page device (module doc).
@@ -170,9 +177,24 @@ pub struct Shadow {
     page_buf: Vec<u8>,
     /// The write-ahead log of the current epoch (`log`).
     log: Log,
-    /// The next epoch's first log slot, taken by a commit being written
-    /// and kept until it completes (a retry names the same).
-    reserved_head: Option<LogSlot>,
+    /// The next epoch's first two log slots, taken by a commit being
+    /// written and kept until it completes (a retry names the same).
+    reserved_head: Option<(LogSlot, LogSlot)>,
+    /// What the last load found a crash left single (a commit-record copy,
+    /// a log page's copy) and rewrote, or, read-only, would rewrite.
+    repairs: Repairs,
+}
+
+/// What recovery repaired (module doc of `log`: repair).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Repairs {
+    /// Log page copies rewritten from the other copy.
+    pub log_pages: u64,
+    /// Commit-record copies rewritten from the newer one.
+    pub commit_records: u64,
+    /// Read-only: nothing was written, these are what a read-write open
+    /// would rewrite.
+    pub pending: bool,
 }
 
 impl std::fmt::Debug for Shadow {
@@ -283,6 +305,7 @@ impl Shadow {
                 ..Log::default()
             },
             reserved_head: None,
+            repairs: Repairs::default(),
         };
         s.load_last_commit()?;
         Ok(s)
@@ -292,14 +315,19 @@ impl Shadow {
     /// empty device), forgetting everything since.
     fn load_last_commit(&mut self) -> Result<()> {
         let physical = self.inner.capacity_pages();
-        let mut newest: Option<Meta> = None;
+        // Recovery reads what reached the medium, not what a failed sync
+        // left in the page cache (`device::file`, invariant 6).
+        self.inner.forget_cached()?;
+        let mut newest: Option<(Meta, u64)> = None;
         let mut foreign = None;
+        let mut copies = [Vec::new(), Vec::new()];
         for slot in 0..2u64 {
             self.inner.read(slot, 0, &mut self.page_buf)?;
             self.own.durability_reads += 1;
+            copies[slot as usize] = self.page_buf.clone();
             if let Some(m) = Self::parse_meta(&self.page_buf, self.page_size) {
-                if newest.is_none_or(|n| m.generation > n.generation) {
-                    newest = Some(m);
+                if newest.is_none_or(|(n, _)| m.generation > n.generation) {
+                    newest = Some((m, slot));
                 }
             } else if !self.page_buf.starts_with(META_MAGIC)
                 && self.page_buf.iter().any(|&b| b != 0)
@@ -342,13 +370,76 @@ impl Shadow {
         self.high_water = FIRST_DATA;
         self.changed = false;
         self.reserved_head = None;
-        self.read_log(LogSlot::default(), 0, physical)?;
-        if let Some(meta) = newest {
+        self.repairs = Repairs::default();
+        self.read_log(LogSlot::default(), LogSlot::default(), 0, physical, None)?;
+        if let Some((meta, _)) = newest {
             self.load(meta, physical)?;
         }
         self.dirty = vec![BTreeSet::new(); self.levels as usize];
         self.tree.resize(self.levels as usize, Vec::new());
+        // A crash between the two copies of the commit record leaves one:
+        // the other is rewritten, so one damaged copy later costs nothing
+        // (issue #41), as are the log pages a crash left in one copy.
+        let stale_copy = newest.and_then(|(_, good)| {
+            let other = 1 - good;
+            (copies[other as usize] != copies[good as usize]).then_some((other, good))
+        });
+        self.repair(stale_copy, &copies)
+    }
+
+    /// Rewrites what the load found single (`stale_copy`: the commit-record
+    /// copy to rewrite and the one to take; the log's repairs), then syncs;
+    /// a read-only device is left as it is and the repairs are reported.
+    fn repair(&mut self, stale_copy: Option<(u64, u64)>, copies: &[Vec<u8>; 2]) -> Result<()> {
+        let log_pages = self.log.repairs.len() as u64;
+        let commit_records = u64::from(stale_copy.is_some());
+        if log_pages + commit_records == 0 {
+            return Ok(());
+        }
+        if self.inner.read_only() {
+            self.log.repairs.clear();
+            self.repairs = Repairs {
+                log_pages,
+                commit_records,
+                pending: true,
+            };
+            ::log::warn!(
+                "flashix: recovery found {log_pages} log page copies and {commit_records} commit record copies that a crash left single; opened read-only, they are left as they are (a read-write open rewrites them)"
+            );
+            return Ok(());
+        }
+        self.repair_log()?;
+        if let Some((to, from)) = stale_copy {
+            self.inner.write(to, 0, &copies[from as usize])?;
+            self.own.durability_writes += 1;
+        }
+        self.inner.sync()?;
+        self.repairs = Repairs {
+            log_pages,
+            commit_records,
+            pending: false,
+        };
         Ok(())
+    }
+
+    /// What the last load (the mount, or a reopen over the device) found a
+    /// crash left single and rewrote, or would rewrite on a read-only device.
+    pub fn repairs(&self) -> &Repairs {
+        &self.repairs
+    }
+
+    /// The page size the commit record at the start of a medium names,
+    /// if `head` (the medium's first bytes, at least 100) holds a whole
+    /// one: the file, not the caller, says how its pages are cut.
+    pub fn recorded_page_size(head: &[u8]) -> Option<usize> {
+        if head.len() < 16 || !head.starts_with(META_MAGIC) {
+            return None;
+        }
+        let covered = meta_covered(u32_at(head, 8))?;
+        let whole =
+            covered + 4 <= head.len() && u32_at(head, covered) == crc32c::crc32c(&head[..covered]);
+        let size = u32_at(head, 12) as usize;
+        (whole && size >= 128).then_some(size)
     }
 
     /// The device beneath (for reports and tests).
@@ -370,11 +461,17 @@ impl Shadow {
         {
             return None;
         }
+        let slot = |at: usize| LogSlot {
+            primary: u64_at(b, at),
+            mirror: u64_at(b, at + 8),
+        };
         let log_head = if version >= 2 {
-            LogSlot {
-                primary: u64_at(b, 64),
-                mirror: u64_at(b, 72),
-            }
+            slot(64)
+        } else {
+            LogSlot::default()
+        };
+        let log_after = if version >= 3 {
+            slot(80)
         } else {
             LogSlot::default()
         };
@@ -390,10 +487,11 @@ impl Shadow {
             },
             levels: u32_at(b, 60),
             log_head,
+            log_after,
         })
     }
 
-    fn encode_meta(&self, root: Slot, log_head: LogSlot) -> Vec<u8> {
+    fn encode_meta(&self, root: Slot, (log_head, log_after): (LogSlot, LogSlot)) -> Vec<u8> {
         let mut b = vec![0u8; self.page_size];
         b[0..8].copy_from_slice(META_MAGIC);
         b[8..12].copy_from_slice(&META_VERSION.to_le_bytes());
@@ -407,8 +505,10 @@ impl Shadow {
         b[60..64].copy_from_slice(&self.levels.to_le_bytes());
         b[64..72].copy_from_slice(&log_head.primary.to_le_bytes());
         b[72..80].copy_from_slice(&log_head.mirror.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..80]);
-        b[80..84].copy_from_slice(&crc.to_le_bytes());
+        b[80..88].copy_from_slice(&log_after.primary.to_le_bytes());
+        b[88..96].copy_from_slice(&log_after.mirror.to_le_bytes());
+        let crc = crc32c::crc32c(&b[..96]);
+        b[96..100].copy_from_slice(&crc.to_le_bytes());
         b
     }
 
@@ -420,6 +520,7 @@ impl Shadow {
             || meta.high_water < FIRST_DATA
             || meta.logical_len > meta.capacity
             || !(meta.log_head.is_none() || log::slot_fits(meta.log_head, physical))
+            || !(meta.log_after.is_none() || log::slot_fits(meta.log_after, physical))
         {
             return Err(DeviceError::Config(format!(
                 "the device's commit record (capacity {}, {} levels, high water {}) does not fit this device of {physical} pages: opened with another size?",
@@ -487,8 +588,17 @@ impl Shadow {
         }
         // The log of this commit's epoch: its pages, and the slot the
         // next append goes to, which may lie past the high water (taken
-        // after the commit) and past the file's end (never written).
-        self.read_log(meta.log_head, meta.generation, physical)?;
+        // after the commit) and, in a store written before issue #41, past
+        // the file's end (never written; since, every slot is inside the
+        // file's durable length before it is named: `log`, invariant 3).
+        let medium = self.inner.extent_pages();
+        self.read_log(
+            meta.log_head,
+            meta.log_after,
+            meta.generation,
+            physical,
+            medium,
+        )?;
         let log_pages = self.log.pages.clone();
         if let Some(&top) = log_pages.iter().max() {
             if top >= self.high_water {
@@ -708,7 +818,7 @@ impl Shadow {
         // The old epoch's log is in the commit now (`log`, invariant 1).
         let old_log = std::mem::take(&mut self.log.pages);
         self.pending_release.extend(old_log);
-        self.start_epoch(log_head);
+        self.start_epoch(log_head.0, log_head.1);
         for page in std::mem::take(&mut self.pending_release) {
             self.free.insert(page);
             if trim {
@@ -860,6 +970,19 @@ impl BlockDevice for Shadow {
             "shadow paging: atomic commit at every flush, checksummed page map of {} levels (generation {})",
             self.levels, self.generation
         ));
+        let r = &self.repairs;
+        if r.log_pages + r.commit_records > 0 {
+            i.notes.push(format!(
+                "recovery found {} log page copies and {} commit record copies that a crash left single: {}",
+                r.log_pages,
+                r.commit_records,
+                if r.pending {
+                    "opened read-only, left as they are (a read-write open rewrites them)"
+                } else {
+                    "rewritten"
+                }
+            ));
+        }
         if self.log.bound > 0 {
             i.notes.push(format!(
                 "write-ahead log: a flush appends the operations since the last one (two copies, one sync); a checkpoint commits at {} bytes of log",

@@ -48,6 +48,9 @@ pub enum IndexError {
     Poisoned {
         first: String,
     },
+    /// A call that would change an index opened read-only (refused before
+    /// anything changes; the index stays usable for reading).
+    ReadOnly(String),
 }
 
 impl fmt::Display for IndexError {
@@ -62,6 +65,9 @@ impl fmt::Display for IndexError {
                 write!(f, "value {value} does not fit the entry format (max {max})")
             }
             IndexError::Config(m) => write!(f, "invalid index configuration: {m}"),
+            IndexError::ReadOnly(what) => {
+                write!(f, "{what} is open read-only: nothing may change it")
+            }
             IndexError::BudgetTooSmall { needed, given, what } => write!(
                 f,
                 "memory budget of {given} bytes is too small: at least {needed} bytes are needed ({what})"

@@ -68,9 +68,10 @@ impl Guarded {
     fn call<T>(&mut self, changes: bool, f: impl FnOnce(&mut dyn Index) -> Result<T>) -> Result<T> {
         self.ready()?;
         if changes && self.read_only {
-            return Err(IndexError::Config(
-                "the index is open read-only: nothing may change it".into(),
-            ));
+            return Err(IndexError::ReadOnly(format!(
+                "the {} index",
+                self.inner.name()
+            )));
         }
         let r = f(self.inner.as_mut());
         self.watch(r)

@@ -830,6 +830,15 @@ impl BlockDevice for Counted {
     fn extent_pages(&self) -> Option<u64> {
         self.inner.extent_pages()
     }
+    fn ensure_extent(&mut self, pages: u64) -> crate::device::Result<()> {
+        self.inner.ensure_extent(pages)
+    }
+    fn forget_cached(&mut self) -> crate::device::Result<()> {
+        self.inner.forget_cached()
+    }
+    fn read_only(&self) -> bool {
+        self.inner.read_only()
+    }
     fn discard_uncommitted(&mut self) -> crate::device::Result<()> {
         self.inner.discard_uncommitted()
     }

@@ -23,6 +23,7 @@
 
 pub mod crash;
 pub mod damage;
+pub mod double_fault;
 pub mod fault;
 pub mod report;
 pub mod staged;

@@ -1,0 +1,407 @@
+//! Double faults (issue #41): a crash that leaves one copy of something the
+//! commit layer writes twice, recovery, acknowledged flushes, then one
+//! damaged page, the copy the crash left. The contract (`docs/FORMAT.md`,
+//! rules 1–3) says one damaged page costs no acknowledged flush; before
+//! recovery repaired what a crash left single, this sequence lost every
+//! flush after the crash (a log page's primary damaged, its mirror never
+//! written, so the log ended there) or opened at the commit before (copy 0
+//! of the commit record damaged, copy 1 never written).
+//!
+//! One scenario, all in RAM (the stack of a file without the file: a RAM
+//! disk under a power-cut decorator under the commit layer with its
+//! write-ahead log):
+//!
+//! 1. the seeded crash workload (`runner::crash`) runs until the power is
+//!    cut right after a write that has a twin: a log page's primary (its
+//!    mirror is the next write) or copy 0 of a commit record (copy 1 is);
+//! 2. the medium is mounted again and the index reopened (recovery), and
+//!    what it holds must be the last flush plus a prefix of what came
+//!    after (`crash::judge`);
+//! 3. three acknowledged flushes follow, of inserts and a delete;
+//! 4. the index is dropped, the page the crash left single is zeroed, and
+//!    the medium is mounted again: a full scan must give exactly the state
+//!    after the third flush.
+//!
+//! Positions: a clean run of the workload over a recorder beneath the
+//! commit layer lists every write with a twin; the scenarios take them
+//! evenly, up to the number asked for. Verdicts as `runner::crash`'s.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use super::crash::{judge, panic_message, workload, CrashConfig, CrashOp, Verdict};
+use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
+use crate::device::ram::RamDisk;
+use crate::device::shadow::Shadow;
+use crate::device::Storage;
+use crate::device::{BlockDevice, DeviceInfo, DeviceSpec, DeviceStats, Result as DevResult, Wear};
+use crate::index::{registry, Index, IndexError, Params};
+
+/// Logical pages of the RAM disk (sparse: size costs nothing until written).
+const CAPACITY: u64 = 1 << 16;
+
+/// A double-fault test of one index.
+#[derive(Clone, Debug)]
+pub struct DoubleFaultConfig {
+    pub index: String,
+    /// Index parameters as `K=V`.
+    pub params: Vec<String>,
+    pub memory: usize,
+    /// Data operations of the workload before the crash (flushes on top).
+    pub ops: usize,
+    pub flush_every: usize,
+    pub seed: u64,
+    /// Most scenarios to run (positions are taken evenly when there are
+    /// more).
+    pub scenarios: u64,
+    pub page_size: usize,
+    /// The write-ahead log's bound (small, so that commits come often).
+    pub log_bytes: u64,
+}
+
+impl DoubleFaultConfig {
+    /// 600 operations with a flush every 40, 16 KiB of memory, 512-byte
+    /// pages, a log of 8 pages: checkpoints every few flushes, so both
+    /// kinds of twin occur.
+    pub fn new(index: &str) -> Self {
+        DoubleFaultConfig {
+            index: index.to_string(),
+            params: Vec::new(),
+            memory: 16 << 10,
+            ops: 600,
+            flush_every: 40,
+            seed: 42,
+            scenarios: 200,
+            page_size: 512,
+            log_bytes: 8 * 512,
+        }
+    }
+
+    fn crash_config(&self) -> Result<CrashConfig, String> {
+        Ok(CrashConfig {
+            index: self.index.clone(),
+            params: self.params.clone(),
+            memory: self.memory,
+            device: DeviceSpec::parse("slc-small", &[]).map_err(|e| e.to_string())?,
+            ops: self.ops,
+            keys: (self.ops as u64).max(64) * 4,
+            flush_every: self.flush_every,
+            seed: self.seed,
+            bulk_load: 0,
+        })
+    }
+}
+
+/// Which write has a twin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Twin {
+    /// A log page's primary (the mirror comes next).
+    LogPrimary,
+    /// Copy 0 of a commit record (copy 1 comes next).
+    CommitCopy,
+}
+
+/// Counts over scenarios, with the first failures described.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DoubleFaultSummary {
+    pub scenarios: u64,
+    pub survived: u64,
+    pub lost: u64,
+    pub wrong: u64,
+    pub panics: u64,
+    /// Positions found in the clean run, by kind.
+    pub log_positions: u64,
+    pub commit_positions: u64,
+    pub examples: Vec<String>,
+}
+
+impl DoubleFaultSummary {
+    pub fn failures(&self) -> u64 {
+        self.lost + self.wrong + self.panics
+    }
+}
+
+/// The writes beneath the commit layer, in order: page and content.
+type Writes = Arc<Mutex<Vec<(u64, Vec<u8>)>>>;
+
+/// A device that records every write it passes on (the clean run).
+struct Recorder {
+    inner: SharedDevice,
+    writes: Writes,
+}
+
+impl BlockDevice for Recorder {
+    fn page_size(&self) -> usize {
+        self.inner.page_size()
+    }
+    fn capacity_pages(&self) -> u64 {
+        self.inner.capacity_pages()
+    }
+    fn extent_pages(&self) -> Option<u64> {
+        self.inner.extent_pages()
+    }
+    fn ensure_extent(&mut self, pages: u64) -> DevResult<()> {
+        self.inner.ensure_extent(pages)
+    }
+    fn trim_reclaims(&self) -> bool {
+        self.inner.trim_reclaims()
+    }
+    fn pages_per_block(&self) -> u32 {
+        self.inner.pages_per_block()
+    }
+    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> DevResult<()> {
+        self.inner.read(lba, offset, buf)
+    }
+    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> DevResult<()> {
+        if let Ok(mut w) = self.writes.lock() {
+            w.push((lba, data.to_vec()));
+        }
+        self.inner.write(lba, offset, data)
+    }
+    fn trim(&mut self, lba: u64) -> DevResult<()> {
+        self.inner.trim(lba)
+    }
+    fn sync(&mut self) -> DevResult<()> {
+        self.inner.sync()
+    }
+    fn stats(&self) -> DeviceStats {
+        self.inner.stats()
+    }
+    fn wear(&self) -> Option<Wear> {
+        self.inner.wear()
+    }
+    fn info(&self) -> DeviceInfo {
+        self.inner.info()
+    }
+}
+
+/// Writes (1-based positions) that have a twin, and the page each wrote.
+fn twins(writes: &[(u64, Vec<u8>)]) -> Vec<(u64, u64, Twin)> {
+    let mut found = Vec::new();
+    for (i, pair) in writes.windows(2).enumerate() {
+        let ((lba, data), (next_lba, next)) = (&pair[0], &pair[1]);
+        if data.starts_with(b"FXLG") && data == next && lba != next_lba {
+            found.push((i as u64 + 1, *lba, Twin::LogPrimary));
+        } else if *lba == 0 && *next_lba == 1 && data.starts_with(b"FXSHADOW") && data == next {
+            found.push((i as u64 + 1, 0, Twin::CommitCopy));
+        }
+    }
+    found
+}
+
+/// Runs the test (module doc).
+pub fn double_fault_test(c: &DoubleFaultConfig) -> Result<DoubleFaultSummary, String> {
+    if c.page_size < 128 || c.ops == 0 || c.flush_every == 0 {
+        return Err(
+            "double faults need pages of at least 128 bytes, operations and flushes".into(),
+        );
+    }
+    let cc = c.crash_config()?;
+    let params = Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+    let ops = workload(&cc);
+    // The clean run, recorded.
+    let writes: Writes = Arc::default();
+    let ram = SharedDevice::new(Box::new(RamDisk::new(c.page_size, CAPACITY)));
+    let recorder = Recorder {
+        inner: ram,
+        writes: writes.clone(),
+    };
+    let storage = mount(Box::new(recorder), c.log_bytes)?;
+    let mut index =
+        registry::create(&c.index, storage, c.memory, params.clone()).map_err(|e| e.to_string())?;
+    for op in &ops {
+        op.run_on(index.as_mut())
+            .map_err(|e| format!("the clean workload fails: {e}"))?;
+    }
+    drop(index);
+    let recorded = writes.lock().map(|w| twins(&w)).unwrap_or_default();
+    let mut s = DoubleFaultSummary {
+        log_positions: recorded.iter().filter(|t| t.2 == Twin::LogPrimary).count() as u64,
+        commit_positions: recorded.iter().filter(|t| t.2 == Twin::CommitCopy).count() as u64,
+        ..DoubleFaultSummary::default()
+    };
+    let n = recorded.len() as u64;
+    let take = c.scenarios.min(n);
+    for j in 0..take {
+        let (cut, page, twin) = recorded[(j * n / take.max(1)) as usize];
+        let v = match catch_unwind(AssertUnwindSafe(|| scenario(c, &params, &ops, cut, page))) {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
+            Err(p) => Verdict::Panicked(panic_message(p.as_ref())),
+        };
+        s.scenarios += 1;
+        let detail = match v {
+            Verdict::Survived => {
+                s.survived += 1;
+                continue;
+            }
+            Verdict::Lost(d) => {
+                s.lost += 1;
+                format!("lost: {d}")
+            }
+            Verdict::Wrong(d) => {
+                s.wrong += 1;
+                format!("wrong: {d}")
+            }
+            Verdict::Panicked(d) => {
+                s.panics += 1;
+                format!("panic: {d}")
+            }
+        };
+        if s.examples.len() < 3 {
+            s.examples.push(format!(
+                "cut after write {cut} ({twin:?} at page {page}), then page {page} zeroed: {detail}"
+            ));
+        }
+    }
+    Ok(s)
+}
+
+fn mount(dev: Box<dyn BlockDevice>, log_bytes: u64) -> Result<Storage, String> {
+    Ok(Storage::Pages(Box::new(
+        Shadow::mount_logged(dev, log_bytes).map_err(|e| format!("commit layer: {e}"))?,
+    )))
+}
+
+/// Every entry of `index`.
+fn scan(index: &mut dyn Index) -> Result<BTreeSet<(u64, u64)>, String> {
+    let mut entries = Vec::new();
+    index
+        .range(0, u64::MAX, &mut entries)
+        .map_err(|e| format!("full scan: {e}"))?;
+    Ok(entries.into_iter().collect())
+}
+
+/// One scenario (module doc, steps 1–4).
+fn scenario(
+    c: &DoubleFaultConfig,
+    params: &Params,
+    ops: &[CrashOp],
+    cut: u64,
+    single_page: u64,
+) -> Result<Verdict, String> {
+    let ram = SharedDevice::new(Box::new(RamDisk::new(c.page_size, CAPACITY)));
+    let plan = FaultPlan {
+        power_cut_after: Some(cut),
+        ..FaultPlan::default()
+    };
+    let faulty = FaultyDevice::new(ram.clone(), plan);
+    let (durable, after) = match registry::create(
+        &c.index,
+        mount(Box::new(faulty), c.log_bytes)?,
+        c.memory,
+        params.clone(),
+    ) {
+        Ok(mut index) => {
+            let mut durable = BTreeSet::new();
+            let mut live = BTreeSet::new();
+            let mut after = Vec::new();
+            for op in ops {
+                let done = op.run_on(index.as_mut());
+                op.apply(&mut live);
+                after.push(*op);
+                if done.is_err() {
+                    break;
+                }
+                if *op == CrashOp::Flush {
+                    durable = live.clone();
+                    after.clear();
+                }
+            }
+            (durable, after)
+        }
+        // The cut met the creation's own commit: nothing was promised.
+        Err(_) => (BTreeSet::new(), Vec::new()),
+    };
+    // 2. Recovery; a store whose creation the cut met may hold no index,
+    // and is then created anew over what the crash left, as
+    // `Store::open_or_create` does.
+    let reopened = registry::open(
+        &c.index,
+        mount(Box::new(ram.clone()), c.log_bytes)?,
+        c.memory,
+        params.clone(),
+    );
+    let mut index = match reopened {
+        Ok(index) => index,
+        Err(IndexError::NoIndex(_)) if durable.is_empty() && after.is_empty() => registry::create(
+            &c.index,
+            mount(Box::new(ram.clone()), c.log_bytes)?,
+            c.memory,
+            params.clone(),
+        )
+        .map_err(|e| format!("creating anew after the crash: {e}"))?,
+        Err(e) => return Ok(Verdict::Lost(format!("reopen after the crash: {e}"))),
+    };
+    let mut oracle = match scan(index.as_mut()) {
+        Ok(found) => found,
+        Err(e) => return Ok(Verdict::Lost(e)),
+    };
+    match judge(&durable, &after, &oracle) {
+        Verdict::Survived => {}
+        v => return Ok(v),
+    }
+    // 3. Three acknowledged flushes.
+    for round in 0..3u64 {
+        for i in 0..5u64 {
+            let key = 1_000_000 + round * 100 + i;
+            index
+                .insert(key, round)
+                .map_err(|e| format!("insert after recovery: {e}"))?;
+            oracle.insert((key, round));
+        }
+        if let Some(&(k, v)) = oracle.iter().next() {
+            index
+                .delete(k, v)
+                .map_err(|e| format!("delete after recovery: {e}"))?;
+            oracle.remove(&(k, v));
+        }
+        index
+            .flush()
+            .map_err(|e| format!("flush after recovery: {e}"))?;
+    }
+    drop(index);
+    // 4. The copy the crash left single, damaged.
+    let mut dev = ram.clone();
+    dev.write(single_page, 0, &vec![0u8; c.page_size])
+        .map_err(|e| e.to_string())?;
+    let mut index = match registry::open(
+        &c.index,
+        mount(Box::new(ram), c.log_bytes)?,
+        c.memory,
+        params.clone(),
+    ) {
+        Ok(index) => index,
+        Err(e) => return Ok(Verdict::Lost(format!("reopen after the damage: {e}"))),
+    };
+    let found = match scan(index.as_mut()) {
+        Ok(found) => found,
+        Err(e) => return Ok(Verdict::Lost(e)),
+    };
+    Ok(judge(&oracle, &[], &found))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twins_are_a_log_primary_and_copy_zero_of_a_commit() {
+        let log = b"FXLG....".to_vec();
+        let meta = b"FXSHADOW".to_vec();
+        let writes = vec![
+            (5, vec![1u8; 8]),
+            (7, log.clone()),
+            (8, log.clone()),
+            (0, meta.clone()),
+            (1, meta.clone()),
+            (9, log.clone()),
+            (9, log),
+        ];
+        assert_eq!(
+            twins(&writes),
+            [(2, 7, Twin::LogPrimary), (4, 0, Twin::CommitCopy)]
+        );
+    }
+}

@@ -53,8 +53,9 @@ impl Guarded {
         }
     }
 
-    /// `inner` for queries only: inserts, deletes, updates, bulk loads and
-    /// flushes are refused with a `Config` error, which changes nothing.
+    /// `inner` for queries only: inserts, deletes, updates, bulk loads,
+    /// flushes and delayed lookups are refused with a `Config` error, which
+    /// changes nothing.
     pub fn read_only(inner: Box<dyn Index>) -> Self {
         Guarded {
             read_only: true,
@@ -124,11 +125,13 @@ impl Index for Guarded {
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.call(false, |i| i.get(key, out))
     }
+    /// Read-only, lookups are answered at once: a delayed lookup is
+    /// answered when its batch reaches the leaves, which writes.
     fn defers_lookups(&self) -> bool {
-        self.inner.defers_lookups()
+        self.inner.defers_lookups() && !self.read_only
     }
     fn get_later(&mut self, key: u64) -> Result<u64> {
-        self.call(false, |i| i.get_later(key))
+        self.call(self.read_only, |i| i.get_later(key))
     }
     fn take_answers(&mut self, out: &mut Vec<(u64, Vec<u64>)>) {
         self.inner.take_answers(out)

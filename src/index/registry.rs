@@ -157,7 +157,7 @@ fn last_flush(
     storage.discard_uncommitted()?;
     let head = bare_file_head(&mut storage)?;
     let opened = super::logged::with_log(storage, memory, false, read_only, |s, m| {
-        open_unguarded(name, s, m, params)
+        open_unguarded(name, s, m, params, read_only)
     });
     match opened {
         Err(_) if head.as_ref() == Some(crate::device::shadow::META_MAGIC) => { Err(IndexError::Config(
@@ -235,11 +235,18 @@ fn create_unguarded(
     }
 }
 
+/// `read_only`: the index must answer without writing. Only Consolidation
+/// and FlashDB have reads that reorganise (a consolidation, a mode
+/// switch), so only their openers take it; every other index's reads
+/// write nothing (`tests/read_only_indexes.rs` reads each one read-only),
+/// and the buffer tree's delayed lookups, answered by a buffer emptying,
+/// are turned into immediate ones by the guard (`index::guard`).
 fn open_unguarded(
     name: &str,
     storage: Storage,
     memory: usize,
     params: Params,
+    read_only: bool,
 ) -> Result<Box<dyn Index>> {
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
@@ -257,20 +264,29 @@ fn open_unguarded(
             storage,
             memory,
             params,
+            read_only,
         )?)),
         super::bftl::FLASHDB => Ok(Box::new(Bftl::open_named(
             super::bftl::FLASHDB,
             storage,
             memory,
             params,
+            read_only,
         )?)),
         delta::CONSOLIDATION => Ok(Box::new(delta::open(
             delta::CONSOLIDATION,
             storage,
             memory,
             params,
+            read_only,
         )?)),
-        delta::IPL => Ok(Box::new(delta::open(delta::IPL, storage, memory, params)?)),
+        delta::IPL => Ok(Box::new(delta::open(
+            delta::IPL,
+            storage,
+            memory,
+            params,
+            read_only,
+        )?)),
         _ => Err(unknown(name)),
     }
 }

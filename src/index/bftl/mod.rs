@@ -229,15 +229,18 @@ impl Bftl {
     /// Reopens the BFTL `flush` left on `storage` (the node translation
     /// table is rebuilt by scanning the sectors).
     pub fn open(storage: Storage, memory: usize, params: Params) -> Result<Self> {
-        Self::open_named(NAME, storage, memory, params)
+        Self::open_named(NAME, storage, memory, params, false)
     }
 
     /// Reopens a BFTL or FlashDB; FlashDB's nodes start in log mode.
+    /// `read_only`: for queries only, so that no read writes (FlashDB's
+    /// nodes then stay in log mode, `bftl::modes`).
     pub fn open_named(
         name: &'static str,
         mut storage: Storage,
         memory: usize,
         mut params: Params,
+        read_only: bool,
     ) -> Result<Self> {
         // A device with no superblock holds no index: say so before the
         // layout checks, which would otherwise judge default parameters.
@@ -246,7 +249,10 @@ impl Bftl {
                 "the device holds no {name} superblock"
             )));
         }
-        let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
+        let (o, mut store, tree_memory) = Self::store(name, storage, memory, &mut params, false)?;
+        if read_only {
+            store.set_read_only();
+        }
         let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
         tree.limit_cache(o.cache_nodes)?;
         Ok(Self::assemble(name, tree, &o))

@@ -45,7 +45,10 @@
 //! The modes are RAM state, not format: a reopened index starts every node
 //! in log mode, as a new one does. Reads of the top levels kept in RAM, and
 //! reads served by a batch's logical views, touch no flash and are not
-//! counted.
+//! counted. A store opened read-only keeps every node in log mode and
+//! counts no read: translating to disk mode writes the node page, and a
+//! read-only store writes nothing, so its reads answer through the lists
+//! as they are (`BftlStore::set_read_only`).
 //!
 //! Memory: the working variable (`f32`) and the mode (1 byte) per node,
 //! counted in `memory_bytes` as `mode_table_bytes`.

@@ -111,6 +111,9 @@ pub struct BftlStore {
     modes: Option<SelfTuning>,
     /// A reused node for FlashDB's node pages.
     page_node: Node,
+    /// Opened for queries only: a read switches no node's mode (a switch
+    /// to disk mode writes the node page; `bftl::modes`).
+    read_only: bool,
     pub(crate) node_pages_written: u64,
     pub(crate) compactions: u64,
     pub(crate) sectors_committed: u64,
@@ -159,6 +162,7 @@ impl BftlStore {
         Ok(BftlStore {
             modes,
             page_node: Node::default(),
+            read_only: false,
             node_pages_written: 0,
             storage,
             layout,
@@ -194,6 +198,13 @@ impl BftlStore {
             // Invariant: `new` accepts only logical-page storage.
             Storage::Raw(_) => unreachable!("BftlStore is built only on Storage::Pages"),
         }
+    }
+
+    /// For queries only: from now on no read switches a node's mode, so
+    /// no read writes. Set before the first read: opening a tree reads
+    /// nodes.
+    pub fn set_read_only(&mut self) {
+        self.read_only = true;
     }
 
     /// Λ: index units per sector.
@@ -610,7 +621,8 @@ impl NodeStore for BftlStore {
             node.clear(0);
         }
         let pending = self.pool.iter().any(|u| u.node == id);
-        if let Some(list) = read_from_flash {
+        // Read-only: no mode switch, and no accounting toward one.
+        if let Some(list) = read_from_flash.filter(|_| !self.read_only) {
             // FlashDB's node page is one sector.
             let switch = self
                 .modes

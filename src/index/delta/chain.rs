@@ -21,6 +21,11 @@
 //!   device's cost model (energy, else time; unit costs on a real file).
 //! * While a node's base is still in the head page, a change re-encodes it
 //!   there instead of adding a delta (the page is still RAM).
+//! * A store opened read-only ([`DeltaChainStore::set_read_only`]) never
+//!   consolidates on a read: a consolidation writes the node's base and
+//!   trims its old pages, and a read-only store may write nothing. Its
+//!   reads replay each chain as it is, as Basic Delta's do; the counters
+//!   stay as they were (nothing could act on them).
 //!
 //! Reading a node reads its base image alone (the image is a checksummed
 //! frame) and each delta page whole (the page's checksum covers its
@@ -134,6 +139,8 @@ pub struct DeltaChainStore {
     page_buf: Vec<u8>,
     image: Vec<u8>,
     counters: Counters,
+    /// Opened for queries only: reads consolidate nothing (module doc).
+    read_only: bool,
 }
 
 impl DeltaChainStore {
@@ -192,7 +199,14 @@ impl DeltaChainStore {
             page_buf: vec![0u8; page_size],
             image: vec![0u8; layout.node_bytes],
             counters: Counters::default(),
+            read_only: false,
         })
+    }
+
+    /// For queries only: from now on no read consolidates (module doc).
+    /// Set before the first read: opening a tree reads nodes.
+    pub fn set_read_only(&mut self) {
+        self.read_only = true;
     }
 
     fn dev(&mut self) -> &mut dyn BlockDevice {
@@ -495,6 +509,10 @@ impl NodeStore for DeltaChainStore {
         let chain_len = deltas.len();
         self.chains[id as usize].deltas = deltas;
         result?;
+        if self.read_only {
+            // Nothing may be written: the chain answers as it is.
+            return Ok(());
+        }
         if let Consolidation::Counter { page_read_cost, .. } = self.policy {
             // A read never fails for want of room (issue #28: a full image
             // could not be scanned): the consolidation it triggers waits,

@@ -82,11 +82,14 @@ pub(crate) fn check_node_size(meta: &TreeMeta, layout: NodeLayout) -> Result<()>
     Ok(())
 }
 
+/// The node store of `name`; `read_only`: one whose reads write nothing
+/// (Consolidation's reads then consolidate no chain, [`DeltaChainStore`]).
 fn store_for(
     name: &'static str,
     storage: Storage,
     memory: usize,
     mut params: Params,
+    read_only: bool,
 ) -> Result<Box<dyn NodeStore>> {
     let opts = BTreeOptions::from_params(&mut params)?;
     if params.contains("cache") {
@@ -130,9 +133,11 @@ fn store_for(
     } else {
         Consolidation::Never
     };
-    Ok(Box::new(DeltaChainStore::new(
-        storage, layout, max_deltas, policy,
-    )?))
+    let mut store = DeltaChainStore::new(storage, layout, max_deltas, policy)?;
+    if read_only {
+        store.set_read_only();
+    }
+    Ok(Box::new(store))
 }
 
 /// A new, empty index `name` (one of the three) on `storage`.
@@ -142,18 +147,21 @@ pub fn create(
     memory: usize,
     params: Params,
 ) -> Result<BTree> {
-    let store = store_for(name, storage, memory, params)?;
+    let store = store_for(name, storage, memory, params, false)?;
     BTree::create_on(name, store, memory, CachePolicy::WriteThroughLru)
 }
 
-/// Reopens the index `name` that `flush` left on `storage`.
+/// Reopens the index `name` that `flush` left on `storage`; `read_only`:
+/// for queries only, so that no read writes (IPL's and Basic Delta's never
+/// do; Consolidation's would consolidate).
 pub fn open(
     name: &'static str,
     mut storage: Storage,
     memory: usize,
     mut params: Params,
+    read_only: bool,
 ) -> Result<BTree> {
     crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
-    let store = store_for(name, storage, memory, params)?;
+    let store = store_for(name, storage, memory, params, read_only)?;
     BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)
 }

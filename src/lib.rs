@@ -87,9 +87,12 @@
 //!   attributes device cost to the operation that caused it.
 //! * [`experiment`]: the papers' experiments (`flashix reproduce`).
 //! * [`store`]: [`Store`], the facade an application embeds.
-//! * [`cli`]: the `flashix` command line.
+//! * `cli`: the `flashix` command line, with the default `cli` feature
+//!   (also the experiments' figures and progress bars); a library-only
+//!   build leaves it out (`default-features = false`).
 #![deny(unsafe_code)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod device;
 pub mod experiment;

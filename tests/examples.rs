@@ -5,6 +5,8 @@
 mod custom_device;
 #[path = "../examples/embed.rs"]
 mod embed;
+// It prints a report's table, which needs the `cli` feature.
+#[cfg(feature = "cli")]
 #[path = "../examples/simulate.rs"]
 mod simulate;
 
@@ -13,6 +15,7 @@ fn embed_runs() {
     embed::main().unwrap();
 }
 
+#[cfg(feature = "cli")]
 #[test]
 fn simulate_runs() {
     simulate::main().unwrap();

@@ -1,6 +1,6 @@
 //! Running one index configuration on a new device: plainly (preload and
 //! measured operations on one index, as `run` always did), or in the two
-//! stages of [`runner::staged`] (`run --preload-reopen`, and every run of
+//! stages of [`crate::runner::staged`] (`run --preload-reopen`, and every run of
 //! `advise` whose workload has a preload): the preload built by the
 //! configuration's structural parameters alone (`index::runtime`), flushed,
 //! and reopened with all of them. The sizing runs before `run` go the same

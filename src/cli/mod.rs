@@ -1,5 +1,5 @@
 //! The command line: `list`, `run`, `replay`, `trace gen`, `compare`,
-//! `bench`, `reproduce` (`--shard`, and `merge`: [`shard`]) (grammar in [`args`]). Every error reaches `main` as one line.
+//! `bench`, `reproduce` (`--shard`, and `merge`: [`experiment::shard`], [`experiment::partial`]) (grammar in [`args`]). Every error reaches `main` as one line.
 
 mod advise;
 pub mod args;

@@ -2,7 +2,7 @@
 //! [`BlockDevice`], for unit tests of the layers above, and the page store
 //! under the SSD model (`device::ssd`), where every experiment's pages live.
 //!
-//! Pages are held in chunks of [`CHUNK_PAGES`] consecutive LBAs, found by a
+//! Pages are held in chunks of `CHUNK_PAGES` consecutive LBAs, found by a
 //! direct table indexed by `lba / CHUNK_PAGES`, so capacity costs nothing
 //! until written (a chunk is allocated on its first write, zeroed) and a
 //! page look-up is one table read, not a hash probe and a pointer to a

@@ -1,7 +1,8 @@
 //! Paper experiments: declarative definitions ([`Experiment`]), a parallel
 //! sweep executor ([`sweep`]), and the outputs a reader checks them by: CSV,
 //! JSON, a figure (PNG and SVG) and a Markdown report that puts each
-//! published number beside the measured one ([`output`], [`plot`]).
+//! published number beside the measured one ([`output`]; the figure,
+//! `plot`, with the `cli` feature).
 //!
 //! An experiment names its sweep axis, its series (the lines or bar groups
 //! of the paper's figure), its fixed parameters at full and quick scale, the
@@ -22,13 +23,16 @@ pub mod defs;
 mod durability;
 mod fdtree;
 mod ftl;
+#[cfg(feature = "cli")]
 pub mod glyphs;
 mod lat;
 mod lat_buffered;
 mod mbtree;
 pub mod output;
 pub mod partial;
+#[cfg(feature = "cli")]
 pub mod plot;
+#[cfg(feature = "cli")]
 pub mod scatter;
 pub mod shard;
 mod ssd;

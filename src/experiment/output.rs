@@ -1,15 +1,18 @@
 //! What `flashix reproduce` writes for an experiment: `ID.csv` (one row per
 //! run: every parameter, every metric), `ID.json` (every run's full report),
-//! `ID.png` / `ID.svg` (the figure) and `ID.md` (what the paper ran, what we
-//! ran, the figure, and published beside measured with their ratio), plus
-//! the `RESULTS.md` summary of several experiments.
+//! `ID.png` / `ID.svg` (the figure, with the `cli` feature) and `ID.md`
+//! (what the paper ran, what we ran, the figure, and published beside
+//! measured with their ratio), plus the `RESULTS.md` summary of several
+//! experiments.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{plot, Experiment, Measure, RunOutcome};
+#[cfg(feature = "cli")]
+use super::plot;
+use super::{Experiment, Measure, RunOutcome};
 
 /// What a headline compares, for its verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,11 +356,19 @@ pub fn write_all(
     );
     write(format!("{}.md", exp.id), md)?;
     // Last, and never fatal: the data and the report are written whatever
-    // the figure does.
-    let data = plot::panels(exp, results);
-    if let Err(e) = plot::write_figure(&folder.join(exp.id), exp.title, exp.axis.label, &data) {
-        eprintln!("warning: could not draw {e}");
+    // the figure does, and in a build without the figures.
+    #[cfg(feature = "cli")]
+    {
+        let data = plot::panels(exp, results);
+        if let Err(e) = plot::write_figure(&folder.join(exp.id), exp.title, exp.axis.label, &data) {
+            eprintln!("warning: could not draw {e}");
+        }
     }
+    #[cfg(not(feature = "cli"))]
+    eprintln!(
+        "warning: {}.png not drawn: figures need flashix's `cli` feature",
+        exp.id
+    );
     Ok(folder)
 }
 

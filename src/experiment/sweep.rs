@@ -15,9 +15,12 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+#[cfg(feature = "cli")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Metrics, Params};
+#[cfg(not(feature = "cli"))]
+use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// One run of a sweep.
 #[derive(Clone, Debug, PartialEq)]

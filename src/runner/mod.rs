@@ -25,6 +25,8 @@ pub mod crash;
 pub mod damage;
 pub mod double_fault;
 pub mod fault;
+#[cfg(not(feature = "cli"))]
+pub(crate) mod progress;
 pub mod report;
 pub mod staged;
 
@@ -37,6 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+#[cfg(feature = "cli")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -44,6 +47,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{DeviceStats, RunWear};
 use crate::index::{Index, IndexError};
+#[cfg(not(feature = "cli"))]
+use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
 
 /// Errors of a run.

@@ -185,6 +185,7 @@ impl Report {
     /// The named memory lines an index reports apart (as index stats at
     /// the end of the run), which an experiment may keep outside its
     /// budget; all are inside `memory_peak_bytes`.
+    #[cfg(feature = "cli")]
     fn named_memory_lines(&self) -> Vec<String> {
         NAMED_MEMORY_LINES
             .iter()
@@ -193,7 +194,9 @@ impl Report {
             .collect()
     }
 
-    /// A human summary: one row per operation type, then totals.
+    /// A human summary: one row per operation type, then totals. With the
+    /// `cli` feature only (the table is comfy-table's).
+    #[cfg(feature = "cli")]
     pub fn summary_table(&self) -> String {
         use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
         let mut t = Table::new();

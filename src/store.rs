@@ -385,7 +385,7 @@ impl Store {
         let kind = registry::stored_kind(&mut storage)?.ok_or_else(|| {
             IndexError::NoIndex(match path {
                 Some(p) => format!(
-                    "{} holds no flushed index (a store never flushed holds nothing)",
+                    "{} holds no flushed index (a crash before its first commit left nothing durable): `Store::open_or_create` or `Store::create` starts it anew",
                     p.display()
                 ),
                 None => "the device holds no flushed index".into(),

@@ -47,11 +47,18 @@
 //!    store closed and reopened at once can find its own lock still held
 //!    for that moment (close-on-exec does not close the window; issue #41).
 //! 5. Pages `0..durable_pages` are in the file's length as the disk holds
-//!    it: [`BlockDevice::ensure_extent`] extends the file a chunk ahead
-//!    (1/16 of what it asks, at least 16 pages) and syncs before the
-//!    commit layer names a page there, so a page named past the end of
-//!    the file means the file was cut short. It is 0 at open (the length
-//!    read then may not be durable yet), so the first call syncs.
+//!    it (the length at the last successful sync): the commit layer names
+//!    a page only below it ([`BlockDevice::ensure_extent`] syncs first if
+//!    it must), so a page named past the end of the file means the file
+//!    was cut short. Every sync first sets the length ahead of the
+//!    highest page written, by what the file grew since the sync
+//!    before (at least a chunk), and `ensure_extent` sets it two chunks
+//!    past what it is asked (a chunk: 1/8 of the ask, at least 64 pages),
+//!    so the flushes' own syncs make the pages the next flush takes
+//!    durable: `ensure_extent` syncs on its own only when the file
+//!    outgrows that within one flush. `durable_pages` is 0 at open (the
+//!    length read then may not be durable yet), so the first call syncs.
+//!    The length set ahead is a hole (no blocks) at the file's end.
 //! 6. After a failed sync, Linux may mark the pages it could not write
 //!    clean: they read back from the page cache but never reach the disk.
 //!    [`BlockDevice::forget_cached`] drops the file's clean cached pages
@@ -72,7 +79,7 @@ const ALIGN: usize = 4096;
 /// How long opening waits for a file's lock (invariant 4).
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 /// The least a file is extended by ahead of what it must hold (invariant 5).
-const EXTENT_CHUNK_PAGES: u64 = 16;
+const EXTENT_CHUNK_PAGES: u64 = 64;
 /// Logical pages of a file device with no size limit given.
 const UNLIMITED_PAGES: u64 = 1 << 32;
 
@@ -117,6 +124,10 @@ pub struct FileDevice {
     punch: bool,
     /// Pages the file's length durably holds (invariant 5).
     durable_pages: u64,
+    /// One past the highest page written, now and at the last sync: how
+    /// fast the file grows between syncs (invariant 5).
+    written_end: u64,
+    written_end_at_sync: u64,
 }
 
 /// How [`FileDevice::open_with`] opens the file.
@@ -238,6 +249,8 @@ impl FileDevice {
             read_only,
             punch: true,
             durable_pages: 0,
+            written_end: 0,
+            written_end_at_sync: 0,
         })
     }
 
@@ -295,10 +308,44 @@ impl FileDevice {
         Ok(())
     }
 
+    /// The file's length in whole pages (a partial last page is not held).
+    fn len_pages(&self) -> Result<u64> {
+        let len = self.file.metadata().map_err(|e| io_at(e, &self.path))?.len();
+        Ok(len / self.page_size as u64)
+    }
+
+    /// `fdatasync`, after which the length the file had is durable
+    /// (invariant 5); a failure poisons the device (invariant 2). The
+    /// length is set ahead of the highest page written first, by
+    /// what the file grew since the last sync (at least a chunk), so that
+    /// the pages the next flush takes are already inside it.
+    fn sync_length(&mut self) -> Result<()> {
+        let grown = self.written_end.saturating_sub(self.written_end_at_sync);
+        let ahead = self
+            .written_end
+            .saturating_add(grown.max(EXTENT_CHUNK_PAGES))
+            .min(self.capacity);
+        let mut len = self.len_pages()?;
+        if len < ahead {
+            self.file
+                .set_len(ahead * self.page_size as u64)
+                .map_err(|e| io_at(e, &self.path))?;
+            len = ahead;
+        }
+        if let Err(e) = self.file.sync_data() {
+            self.poisoned = true;
+            return Err(io_at(e, &self.path));
+        }
+        self.durable_pages = self.durable_pages.max(len);
+        self.written_end_at_sync = self.written_end;
+        Ok(())
+    }
+
     fn write_page(&mut self, lba: u64) -> Result<()> {
         let pos = lba * self.page_size as u64;
         platform::write_all_at(&self.file, self.buf.as_slice(), pos)
             .map_err(|e| io_at(e, &self.path))?;
+        self.written_end = self.written_end.max(lba + 1);
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += self.page_size as u64;
         Ok(())
@@ -538,7 +585,10 @@ impl BlockDevice for FileDevice {
         self.read_only
     }
 
-    /// Invariant 5.
+    /// Invariant 5. The length is set a chunk ahead of what is asked, and
+    /// a sync (this one, or the next flush's) makes it durable, so a log
+    /// that grows steadily meets the durable length's end only when it
+    /// outruns a chunk within one flush: then it syncs here.
     fn ensure_extent(&mut self, pages: u64) -> Result<()> {
         if pages <= self.durable_pages {
             return Ok(());
@@ -546,25 +596,18 @@ impl BlockDevice for FileDevice {
         self.check(pages.saturating_sub(1), 0, 0)?;
         self.check_writable()?;
         let t = Instant::now();
-        let target = pages
-            .saturating_add((pages / 16).max(EXTENT_CHUNK_PAGES))
-            .min(self.capacity);
         let page = self.page_size as u64;
-        let len = self
-            .file
-            .metadata()
-            .map_err(|e| io_at(e, &self.path))?
-            .len();
-        if len < target * page {
+        let chunk = (pages / 8).max(EXTENT_CHUNK_PAGES);
+        let len = self.len_pages()?;
+        if len < pages.saturating_add(chunk).min(self.capacity) {
+            let target = pages.saturating_add(2 * chunk).min(self.capacity);
             self.file
                 .set_len(target * page)
                 .map_err(|e| io_at(e, &self.path))?;
         }
-        if let Err(e) = self.file.sync_data() {
-            self.poisoned = true;
-            return Err(io_at(e, &self.path));
-        }
-        self.durable_pages = target.max(len / page);
+        // Past the durable length: the length set must be durable before
+        // the page that names one of these pages is written.
+        self.sync_length()?;
         self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
         Ok(())
     }
@@ -639,10 +682,7 @@ impl BlockDevice for FileDevice {
             return Ok(());
         }
         let t = Instant::now();
-        if let Err(e) = self.file.sync_data() {
-            self.poisoned = true;
-            return Err(io_at(e, &self.path));
-        }
+        self.sync_length()?;
         self.stats.time_us += t.elapsed().as_secs_f64() * 1e6;
         Ok(())
     }

@@ -104,11 +104,6 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         .map(|c| (label(&c), c))
         .collect();
     let spec = device(&a.device)?;
-    refuse_to_clobber(
-        &spec,
-        a.overwrite,
-        "`--overwrite` replaces it (compare creates every index on it in turn)",
-    )?;
     let mem = memory(&a.memory)?;
     let occupancy = sizing::parse_occupancy(&a.occupancy)?;
     let fill = sizing::check_fit(a.fill, occupancy)?;
@@ -122,6 +117,11 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         .as_deref()
         .map(|p| predict::model_spec(&spec, p).map(|m| (p, m)))
         .transpose()?;
+    refuse_to_clobber(
+        &spec,
+        a.overwrite,
+        "`--overwrite` replaces it (compare creates every index on it in turn)",
+    )?;
     let mut predictions = Vec::new();
     let mut reports = Vec::new();
     for (name, cfg) in &configs {

@@ -1,7 +1,8 @@
 //! Counts from the user are checked before anything is allocated for them
 //! (issue #41, point 5): a count past a test's limit, or one whose memory
 //! this process cannot have, is one line on stderr and exit status 1 —
-//! never a panic (101) or an abort (134) with no message.
+//! never a panic (101) or an abort (134) with no message — and the
+//! runner's harnesses return it as an error.
 
 use std::process::{Command, Output};
 
@@ -106,4 +107,48 @@ fn counts_under_an_address_space_limit() {
         &flashix_in_4gb(&run),
         &["1000000001", "more than this process can allocate"],
     );
+}
+
+/// The harnesses behind `crashtest`, `damagetest` and `faulttest` refuse
+/// the same counts with an error, before building a workload.
+#[test]
+fn the_harnesses_return_an_error_for_a_count_past_the_limit() {
+    use flashix::device::DeviceSpec;
+    use flashix::runner::crash::{crash_test, CrashConfig, MAX_OPS};
+    use flashix::runner::damage::damage_test;
+    use flashix::runner::fault::{run_faults, FaultConfig};
+    let crash = CrashConfig {
+        index: "btree".into(),
+        params: vec![],
+        memory: 16 << 10,
+        device: DeviceSpec::parse("slc-small", &[]).unwrap(),
+        ops: usize::MAX,
+        keys: 1000,
+        flush_every: 50,
+        seed: 1,
+        bulk_load: 0,
+    };
+    let bulk = CrashConfig {
+        ops: 10,
+        bulk_load: MAX_OPS + 1,
+        ..crash.clone()
+    };
+    for c in [&crash, &bulk] {
+        for e in [crash_test(c, 1).unwrap_err(), damage_test(c).unwrap_err()] {
+            assert!(e.contains(&MAX_OPS.to_string()), "{e}");
+        }
+    }
+    for c in [
+        FaultConfig {
+            ops: usize::MAX,
+            ..FaultConfig::new("btree")
+        },
+        FaultConfig {
+            preload: u64::MAX,
+            ..FaultConfig::new("btree")
+        },
+    ] {
+        let e = run_faults(&c).unwrap_err();
+        assert!(e.contains(&MAX_OPS.to_string()), "{e}");
+    }
 }

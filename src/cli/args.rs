@@ -310,17 +310,20 @@ pub struct RunArgs {
     /// only); each flush is charged to the `flush` row.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub flush_every: Option<u64>,
-    /// Open an index already on the device (`file:PATH`) instead of
-    /// creating one.
+    /// Open the index a `file:PATH` device holds instead of creating one
+    /// (the file names its index: `--index` may be left out). Only the work
+    /// asked for runs: with no `--ops`, `--workload`, `--preload` or
+    /// `--trace`, the store is opened and reported, and nothing is written.
     #[arg(long)]
     pub open: bool,
     /// Replace what a `file:PATH` device holds with a new index (without
     /// it, or `--open`, a file that holds data is refused, untouched).
     #[arg(long, conflicts_with = "open")]
     pub overwrite: bool,
-    /// Open the index on a `file:PATH` device for queries only: nothing is
-    /// written (no final flush; an insert is an error), the file stays
-    /// byte-identical, and other readers may share it.
+    /// Open the index on a `file:PATH` device for queries only (the file
+    /// names its index): nothing is written (no final flush; an insert is
+    /// an error), the file stays byte-identical, and other readers may
+    /// share it.
     #[arg(long, conflicts_with_all = ["overwrite", "bulk_load", "flush_every"])]
     pub read_only: bool,
     /// Build the index from the preload with its bulk loader (the preload

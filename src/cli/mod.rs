@@ -429,21 +429,11 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
             None => build_traced(&cfg, &run_spec, mem, a.io_trace.as_deref()),
         };
         index.and_then(|mut index| {
-            if !idle {
-                return execute(index.as_mut(), &a.workload, options, None);
+            if idle {
+                as_opened(index.as_mut(), options)
+            } else {
+                execute(index.as_mut(), &a.workload, options, None)
             }
-            let options = RunOptions {
-                workload: "none (the index as opened)".into(),
-                ..options
-            };
-            let none = &mut std::iter::empty();
-            Ok(runner::run(
-                index.as_mut(),
-                none,
-                &mut std::iter::empty(),
-                &options,
-                None,
-            )?)
         })
     }
     .map_err(|e| format!("{e}{}", sizing::full_hint(&e, sized.as_ref())))?;
@@ -453,7 +443,7 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     );
     if idle {
         println!(
-            "opened the {} index {} holds; no operations asked for (--ops, --workload or --trace), so none run and nothing is written",
+            "opened the {} index {} holds; no operations asked for (--ops, --workload, --preload or --trace), so none run and nothing is written",
             cfg.index, spec.name
         );
     }
@@ -475,6 +465,17 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         write_json(path, &report)?;
     }
     Ok(())
+}
+
+/// The report of an index opened for no work: no operation, no flush.
+fn as_opened(index: &mut dyn Index, options: RunOptions) -> CliResult<Report> {
+    let options = RunOptions {
+        workload: "none (the index as opened)".into(),
+        final_flush: false,
+        ..options
+    };
+    let (mut preload, mut ops) = (std::iter::empty(), std::iter::empty());
+    Ok(runner::run(index, &mut preload, &mut ops, &options, None)?)
 }
 
 fn replay(a: ReplayArgs) -> CliResult<()> {

@@ -188,8 +188,9 @@ fn library_and_command_line_open_each_others_stores() {
 
 /// `compare` and `damagetest` on a `file:` device that holds data — a
 /// user's text file or a flashix store — refuse, naming `--overwrite`, and
-/// leave it byte-identical (issue #41, point 3); damagetest builds its
-/// image at a new path and damages only copies beside it, none left after.
+/// leave it byte-identical (issue #41, point 3); `advise` never writes it;
+/// damagetest builds its image at a new path and damages only copies
+/// beside it, none left after.
 #[test]
 fn compare_and_damagetest_refuse_a_file_that_holds_data() {
     let dir = tempfile::tempdir().unwrap();
@@ -239,6 +240,24 @@ fn compare_and_damagetest_refuse_a_file_that_holds_data() {
             assert_eq!(std::fs::read(path).unwrap(), before, "{args:?} changed it");
         }
     }
+    // advise runs each configuration on a scratch file beside the user's,
+    // which it never writes.
+    let before = std::fs::read(&notes).unwrap();
+    let advise = [
+        "advise",
+        "--indexes",
+        "btree",
+        "--ops",
+        "300",
+        "--quiet",
+        "--device",
+        &format!("file:{}", notes.display()),
+        "--out",
+        out_dir,
+    ];
+    let out = flashix(&advise);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&notes).unwrap(), before);
     // A scratch file in damagetest's way is refused as well.
     let fresh = dir.path().join("fresh.db");
     let scratch = dir.path().join("fresh.db.damaged");

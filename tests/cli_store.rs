@@ -185,3 +185,207 @@ fn library_and_command_line_open_each_others_stores() {
     let all: Vec<(u64, u64)> = s.range(..).unwrap().map(Result::unwrap).collect();
     assert_eq!(all, [(2, 20), (7, 70)]);
 }
+
+/// `compare` and `damagetest` on a `file:` device that holds data — a
+/// user's text file or a flashix store — refuse, naming `--overwrite`, and
+/// leave it byte-identical (issue #41, point 3); `advise` never writes it;
+/// damagetest builds its image at a new path and damages only copies
+/// beside it, none left after.
+#[test]
+fn compare_and_damagetest_refuse_a_file_that_holds_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "my notes, not a store\n").unwrap();
+    let store = dir.path().join("store.db");
+    let device = format!("file:{}", store.display());
+    let made = flashix(&[
+        "run", "--index", "btree", "--device", &device, "--ops", "300", "--quiet",
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out_dir = dir.path().join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    for path in [&notes, &store] {
+        let before = std::fs::read(path).unwrap();
+        let device = format!("file:{}", path.display());
+        for args in [
+            vec![
+                "compare",
+                "--indexes",
+                "btree",
+                "--ops",
+                "100",
+                "--quiet",
+                "--device",
+                &device,
+                "--out",
+                out_dir,
+            ],
+            vec![
+                "damagetest",
+                "--index",
+                "btree",
+                "--ops",
+                "100",
+                "--device",
+                &device,
+            ],
+        ] {
+            let out = flashix(&args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(
+                err.contains("--overwrite") && err.contains("left untouched"),
+                "{args:?}: {err}"
+            );
+            assert_eq!(std::fs::read(path).unwrap(), before, "{args:?} changed it");
+        }
+    }
+    // advise runs each configuration on a scratch file beside the user's,
+    // which it never writes.
+    let before = std::fs::read(&notes).unwrap();
+    let advise = [
+        "advise",
+        "--indexes",
+        "btree",
+        "--ops",
+        "300",
+        "--quiet",
+        "--device",
+        &format!("file:{}", notes.display()),
+        "--out",
+        out_dir,
+    ];
+    let out = flashix(&advise);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&notes).unwrap(), before);
+    // A scratch file in damagetest's way is refused as well.
+    let fresh = dir.path().join("fresh.db");
+    let scratch = dir.path().join("fresh.db.damaged");
+    std::fs::write(&scratch, "mine\n").unwrap();
+    let device = format!("file:{}", fresh.display());
+    let damage = [
+        "damagetest",
+        "--index",
+        "btree",
+        "--ops",
+        "200",
+        "--device",
+        &device,
+    ];
+    let out = flashix(&damage);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("fresh.db.damaged"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&scratch).unwrap(), b"mine\n");
+    assert!(!fresh.exists());
+    std::fs::remove_file(&scratch).unwrap();
+    let out = flashix(&damage);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(fresh.exists() && !scratch.exists());
+    // Asked to, both replace what the path holds.
+    let out = flashix(&[
+        "compare",
+        "--indexes",
+        "btree",
+        "--ops",
+        "100",
+        "--quiet",
+        "--device",
+        &format!("file:{}", notes.display()),
+        "--out",
+        out_dir,
+        "--overwrite",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_ne!(std::fs::read(&notes).unwrap(), b"my notes, not a store\n");
+    let mut again = damage.to_vec();
+    again.push("--overwrite");
+    let out = flashix(&again);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The file says which index it holds (issue #41, point 9): `--open` and
+/// `--read-only` need no `--index`, and one that names another kind is an
+/// error naming both; `run --open` with no work asked for opens the store,
+/// reports it and leaves it byte-identical.
+#[test]
+fn the_file_says_which_index_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.flashix");
+    let device = format!("file:{}", path.display());
+    let load = dir.path().join("load.trace");
+    std::fs::write(&load, "I 1 10\nI 2 20\n").unwrap();
+    let load = load.display().to_string();
+    let made = flashix(&[
+        "replay", "--index", "lsm", "--device", &device, "--trace", &load,
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let before = std::fs::read(&path).unwrap();
+    let queries = dir.path().join("q.trace");
+    std::fs::write(&queries, "S 1\nS 2\n").unwrap();
+    let queries = queries.display().to_string();
+
+    let out = flashix(&[
+        "replay",
+        "--read-only",
+        "--device",
+        &device,
+        "--trace",
+        &queries,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "S 1: 10\nS 2: 20\n");
+    for args in [
+        vec![
+            "replay",
+            "--read-only",
+            "--index",
+            "btree",
+            "--device",
+            &device,
+            "--trace",
+            &queries,
+        ],
+        vec!["run", "--open", "--index", "btree", "--device", &device],
+    ] {
+        let out = flashix(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("holds a lsm index, not btree"),
+            "{args:?}: {err}"
+        );
+    }
+    for flag in ["--open", "--read-only"] {
+        let out = flashix(&["run", flag, "--device", &device]);
+        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("opened the lsm index") && text.contains("nothing is written"),
+            "{flag}: {text}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{flag} wrote");
+    }
+    // Work asked for is done, on the index the file holds.
+    let out = flashix(&[
+        "run", "--open", "--device", &device, "--ops", "5", "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("lsm"));
+    // Creating one, the name is needed.
+    let new = format!("file:{}", dir.path().join("new.db").display());
+    let out = flashix(&["run", "--device", &new, "--ops", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--index NAME is required"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -15,7 +15,9 @@ use clap::{Args, Parser, Subcommand};
     name = "flashix",
     version,
     about = "Flash-aware index structures over simulated NAND, an FTL and real files",
-    propagate_version = true
+    propagate_version = true,
+    // Help wraps to the terminal (clap's `wrap_help`), up to 100 columns.
+    max_term_width = 100
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -54,7 +56,7 @@ pub enum Command {
     /// Damage one page of a flushed image at a time (zeroed, erased,
     /// trimmed, swapped, stale, random), reopen, and check that every answer
     /// is exact or an error; exits non-zero on a wrong answer or a panic.
-    Damagetest(CrashtestArgs),
+    Damagetest(DamagetestArgs),
     /// Fail one write or sync (EIO, ENOSPC, a short write) of a seeded
     /// workload, retry, go on, crash, reopen, and check the index holds its
     /// last flush; exits non-zero on any failure.
@@ -91,7 +93,8 @@ pub struct FaulttestArgs {
     /// Scenarios per index.
     #[arg(long, default_value_t = 1000)]
     pub scenarios: u64,
-    /// Data operations of the workload.
+    /// Data operations of the workload (at most 10,000,000: the workload
+    /// and its oracle are held in memory).
     #[arg(long, default_value_t = 600)]
     pub ops: usize,
     /// A flush after every N data operations.
@@ -100,7 +103,8 @@ pub struct FaulttestArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Bulk-load N entries and flush them once; every scenario starts from
-    /// a copy of that image (indexes of thousands of pages stay cheap).
+    /// a copy of that image (indexes of thousands of pages stay cheap; at
+    /// most 10,000,000).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub preload: u64,
     /// Memory budget of the index: bytes, or a number with a unit: KiB,
@@ -122,10 +126,12 @@ pub struct CrashtestArgs {
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
     /// `PROFILE` (FTL), `raw:PROFILE`, an SSD model (`x25e`,
-    /// `samsung-ssd32`, `intel-extreme`) or `file:PATH` (scenario files are
-    /// PATH.N, removed after); default: the FTL on `slc-small`, the raw
-    /// chip where the index runs on one, and a file in the temporary
-    /// folder.
+    /// `samsung-ssd32`, `intel-extreme`) or `file:PATH` (crashtest: its
+    /// scenario files are PATH.N, removed after, and PATH is never
+    /// touched; damagetest: the flushed image is built at PATH, see
+    /// `--overwrite`). Default: for crashtest the FTL on `slc-small`, the
+    /// raw chip where the index runs on one, and a file in the temporary
+    /// folder; for damagetest the FTL on `slc-small`.
     #[arg(long)]
     pub device: Option<String>,
     /// Device parameter, KEY=VALUE (repeatable), as for `run`; sizes take
@@ -135,7 +141,8 @@ pub struct CrashtestArgs {
     /// Scenarios per index and device.
     #[arg(long, default_value_t = 1000)]
     pub scenarios: u64,
-    /// Data operations of the workload.
+    /// Data operations of the workload (at most 10,000,000: the workload
+    /// and its oracle are held in memory).
     #[arg(long, default_value_t = 1000)]
     pub ops: usize,
     /// A flush after every N data operations.
@@ -150,9 +157,22 @@ pub struct CrashtestArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Bulk-load N entries (`Index::bulk_load`) and flush them before the
-    /// workload, so cuts fall in the loader's writes too.
+    /// workload, so cuts fall in the loader's writes too (at most
+    /// 10,000,000).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub bulk_load: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct DamagetestArgs {
+    #[command(flatten)]
+    pub test: CrashtestArgs,
+    /// With `--device file:PATH`, where the flushed image is built (each
+    /// damaged copy goes to PATH.damaged beside it, removed after): replace
+    /// what PATH holds. Without it, a file that holds data is refused,
+    /// untouched.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Args)]
@@ -187,13 +207,24 @@ pub struct ReproduceArgs {
     pub quiet: bool,
 }
 
-/// Index choice and its parameters.
-#[derive(Debug, Args, Clone)]
+/// An index configuration: its name and parameters (`KEY=VALUE`).
+#[derive(Debug, Clone)]
 pub struct IndexArgs {
-    /// Index name (see `flashix list`).
-    #[arg(long)]
     pub index: String,
+    pub set: Vec<String>,
+}
+
+/// The index of `run` and `replay`: named, or read from the file.
+#[derive(Debug, Args, Clone)]
+pub struct IndexChoice {
+    /// Index name (see `flashix list`): required to create an index. With
+    /// `--open` or `--read-only` the file says which index it holds; a
+    /// name given must be that one.
+    #[arg(long)]
+    pub index: Option<String>,
     /// Index parameter, KEY=VALUE (repeatable), e.g. `--set node_bytes=512`.
+    /// Opening a file, one its index records must match it, and one left
+    /// out is read from the file.
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
 }
@@ -247,7 +278,7 @@ pub struct WorkloadArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
-    pub index: IndexArgs,
+    pub index: IndexChoice,
     #[command(flatten)]
     pub device: DeviceArgs,
     #[command(flatten)]
@@ -279,17 +310,20 @@ pub struct RunArgs {
     /// only); each flush is charged to the `flush` row.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub flush_every: Option<u64>,
-    /// Open an index already on the device (`file:PATH`) instead of
-    /// creating one.
+    /// Open the index a `file:PATH` device holds instead of creating one
+    /// (the file names its index: `--index` may be left out). Only the work
+    /// asked for runs: with no `--ops`, `--workload`, `--preload` or
+    /// `--trace`, the store is opened and reported, and nothing is written.
     #[arg(long)]
     pub open: bool,
     /// Replace what a `file:PATH` device holds with a new index (without
     /// it, or `--open`, a file that holds data is refused, untouched).
     #[arg(long, conflicts_with = "open")]
     pub overwrite: bool,
-    /// Open the index on a `file:PATH` device for queries only: nothing is
-    /// written (no final flush; an insert is an error), the file stays
-    /// byte-identical, and other readers may share it.
+    /// Open the index on a `file:PATH` device for queries only (the file
+    /// names its index): nothing is written (no final flush; an insert is
+    /// an error), the file stays byte-identical, and other readers may
+    /// share it.
     #[arg(long, conflicts_with_all = ["overwrite", "bulk_load", "flush_every"])]
     pub read_only: bool,
     /// Build the index from the preload with its bulk loader (the preload
@@ -329,7 +363,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub trace: PathBuf,
     #[command(flatten)]
-    pub index: IndexArgs,
+    pub index: IndexChoice,
     #[command(flatten)]
     pub device: DeviceArgs,
     /// Memory budget of the index: bytes, or a number with a unit: KiB, MiB,
@@ -416,6 +450,11 @@ pub struct CompareArgs {
     /// Check every answer against an in-memory oracle.
     #[arg(long)]
     pub verify: bool,
+    /// With `--device file:PATH`: replace what PATH holds (every index is
+    /// created on it in turn; the last one stays). Without it, a file that
+    /// holds data is refused, untouched.
+    #[arg(long)]
+    pub overwrite: bool,
     /// Write each index's device requests as a DiskSim ASCII trace to
     /// FILE-LABEL.trace (LABEL the index configuration).
     #[arg(long, value_name = "FILE")]

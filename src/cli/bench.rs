@@ -92,7 +92,7 @@ fn measure(ops: u64, mem: usize, seed: u64, quiet: bool) -> CliResult<Bench> {
         set: vec!["node_bytes=512".into(), "cache=mlru".into()],
     };
     let w = workload(ops, seed);
-    let mut index = build_index(&i, &spec, mem, false)?;
+    let mut index = build_index(&i, &spec, mem)?;
     let format = index.format();
     let options = RunOptions {
         quiet,

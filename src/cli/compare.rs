@@ -34,8 +34,8 @@ use super::args::{CompareArgs, IndexArgs, WorkloadArgs};
 use super::ranking::ranking;
 use super::sizing::{self, bytes_text, group, wrap};
 use super::{
-    build_traced, describe, device, execute, lifetime, memory, predict, write_json, CliResult,
-    Opening,
+    build_traced, describe, device, execute, lifetime, memory, predict, refuse_to_clobber,
+    write_json, CliResult,
 };
 
 /// Index configurations of `compare`: `NAME[:K=V[;K=V...]]`, comma-separated.
@@ -117,6 +117,11 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         .as_deref()
         .map(|p| predict::model_spec(&spec, p).map(|m| (p, m)))
         .transpose()?;
+    refuse_to_clobber(
+        &spec,
+        a.overwrite,
+        "`--overwrite` replaces it (compare creates every index on it in turn)",
+    )?;
     let mut predictions = Vec::new();
     let mut reports = Vec::new();
     for (name, cfg) in &configs {
@@ -129,7 +134,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             Some(s) => s.spec_for(&spec, name),
             None => spec.clone(),
         };
-        let mut index = build_traced(cfg, &run_spec, mem, Opening::Create, trace.as_deref())?;
+        let mut index = build_traced(cfg, &run_spec, mem, trace.as_deref())?;
         let options = RunOptions {
             verify: a.verify,
             quiet: a.quiet,
@@ -142,7 +147,7 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
             .map_err(|e| format!("{name}: {e}{}", sizing::full_hint(&e, sized.as_ref())))?;
         drop(index);
         if let Some((profile, m)) = &model {
-            let mut sim = build_traced(cfg, m, mem, Opening::Create, None)?;
+            let mut sim = build_traced(cfg, m, mem, None)?;
             let predicted = execute(sim.as_mut(), &workload, options, None)
                 .map_err(|e| format!("{name} on {profile}: {e}"))?;
             predictions.push(predict::predict(name, profile, &report, &predicted));

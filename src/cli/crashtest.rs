@@ -5,11 +5,11 @@
 use crate::device::profile::Target;
 use crate::device::DeviceSpec;
 use crate::index::registry;
-use crate::runner::crash::{crash_test, CrashConfig};
-use crate::runner::damage::damage_test;
+use crate::runner::crash::{check_count, crash_test, CrashConfig};
+use crate::runner::damage::{self, damage_test};
 
-use super::args::CrashtestArgs;
-use super::{memory, pairs, CliResult};
+use super::args::{CrashtestArgs, DamagetestArgs};
+use super::{memory, pairs, refuse_to_clobber_path, CliResult};
 
 /// Chip size of the default devices: 256 blocks of 16 KiB (4 MiB), small
 /// enough that the FTL collects garbage within a crash workload.
@@ -27,6 +27,8 @@ fn plan(a: &CrashtestArgs) -> CliResult<Plan> {
     if a.flush_every == 0 {
         return Err("--flush-every must be at least 1".into());
     }
+    check_count("--ops", a.ops as u64)?;
+    check_count("--bulk-load", a.bulk_load)?;
     let names: Vec<String> = if a.index == "all" {
         registry::list()
             .iter()
@@ -157,10 +159,20 @@ pub(super) fn outcome(
 }
 
 /// `flashix damagetest` (module doc); on the FTL only by default, since the
-/// damage is laid over the logical pages the device reports as used.
-pub fn damagetest(a: CrashtestArgs) -> CliResult<()> {
+/// damage is laid over the logical pages the device reports as used. On
+/// `file:PATH` the image is built at PATH, which must hold no data unless
+/// `--overwrite` says so, and damaged in copies beside it
+/// ([`damage::scratch_path`]).
+pub fn damagetest(d: DamagetestArgs) -> CliResult<()> {
+    let a = d.test;
     let plan = plan(&a)?;
     let device = a.device.clone().unwrap_or_else(|| "slc-small".into());
+    if let Target::File(path) = DeviceSpec::parse(&device, &plan.sets)?.target {
+        let choices =
+            "`--overwrite` replaces it with damagetest's image (the damaged copies go beside it)";
+        refuse_to_clobber_path(&path, d.overwrite, choices)?;
+        refuse_to_clobber_path(&damage::scratch_path(&path), d.overwrite, choices)?;
+    }
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let (mut failed, mut not_run) = (0u64, 0u64);

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crate::index::registry;
+use crate::runner::crash::check_count;
 use crate::runner::fault::{run_faults, FaultConfig};
 
 use super::args::FaulttestArgs;
@@ -13,6 +14,8 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
     if a.flush_every == 0 {
         return Err("--flush-every must be at least 1".into());
     }
+    check_count("--ops", a.ops as u64)?;
+    check_count("--preload", a.preload)?;
     let memory = memory(&a.memory)?;
     let log_bytes =
         crate::device::size::parse_size(&a.log_bytes).map_err(|e| format!("--log-bytes: {e}"))?;

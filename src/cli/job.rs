@@ -42,7 +42,7 @@ pub fn preload(
     w: &WorkloadArgs,
     options: &RunOptions,
 ) -> CliResult<Preloaded> {
-    let index = build_index(&preload_config(cfg), spec, memory, false)?;
+    let index = build_index(&preload_config(cfg), spec, memory)?;
     Ok(Preloaded::build(
         index,
         &workload_spec(w, "insert-uniform")?,
@@ -79,6 +79,6 @@ pub fn run_config(
         let image = preload(cfg, spec, memory, w, &options)?;
         return measure(image, cfg, memory, w, &options);
     }
-    let mut index = build_index(cfg, spec, memory, false)?;
+    let mut index = build_index(cfg, spec, memory)?;
     execute(index.as_mut(), w, options, None)
 }

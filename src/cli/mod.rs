@@ -31,8 +31,8 @@ use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
 
 use args::{
-    Cli, Command, DeviceArgs, IndexArgs, ReplayArgs, ReproduceArgs, RunArgs, TraceCommand,
-    WorkloadArgs,
+    Cli, Command, DeviceArgs, IndexArgs, IndexChoice, ReplayArgs, ReproduceArgs, RunArgs,
+    TraceCommand, WorkloadArgs,
 };
 
 type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -191,19 +191,31 @@ fn execute(
     Ok(runner::run_workload(index, &spec, options, results)?)
 }
 
+/// What `run` and `replay` offer for a file that holds data.
+const OPEN_OR_OVERWRITE: &str = "`--open` works on the index in it, `--overwrite` replaces it";
+
 /// A new index on a `file:` device that already holds data would truncate
-/// it: a user's store gone with exit status 0 (issue #28). Refused, the
-/// file untouched, unless the caller asked to open it or to replace it.
-fn refuse_to_clobber(spec: &DeviceSpec, open: bool, overwrite: bool) -> CliResult<()> {
+/// it: a user's store (or any file) gone with exit status 0 (issue #28).
+/// Refused, the file untouched, unless the caller asked to replace it;
+/// `choices` says what the command offers instead. Every command that
+/// writes at a `file:PATH` it names checks here first.
+fn refuse_to_clobber(spec: &DeviceSpec, overwrite: bool, choices: &str) -> CliResult<()> {
     let Target::File(path) = &spec.target else {
         return Ok(());
     };
-    if open || overwrite {
+    refuse_to_clobber_path(path, overwrite, choices)
+}
+
+/// [`refuse_to_clobber`] for a path the command writes (a device's file,
+/// or a scratch file beside it).
+fn refuse_to_clobber_path(path: &Path, overwrite: bool, choices: &str) -> CliResult<()> {
+    if overwrite {
         return Ok(());
     }
     match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!("{} is a directory, not a file", path.display()).into()),
         Ok(m) if m.len() > 0 => Err(format!(
-            "{} already holds {} bytes: `--open` works on the index in it, `--overwrite` replaces it",
+            "{} already holds {} bytes and is left untouched: {choices}",
             path.display(),
             m.len()
         )
@@ -212,24 +224,19 @@ fn refuse_to_clobber(spec: &DeviceSpec, open: bool, overwrite: bool) -> CliResul
     }
 }
 
-fn build_index(
-    i: &IndexArgs,
-    spec: &DeviceSpec,
-    memory: usize,
-    open: bool,
-) -> CliResult<Box<dyn Index>> {
-    let opening = if open { Opening::Open } else { Opening::Create };
-    build_traced(i, spec, memory, opening, None)
+/// A new index `i` on a new device of `spec`.
+fn build_index(i: &IndexArgs, spec: &DeviceSpec, memory: usize) -> CliResult<Box<dyn Index>> {
+    build_traced(i, spec, memory, None)
 }
 
-/// How a command gets its index.
+/// How `run` and `replay` get their index.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Opening {
     /// A new index (a file is created or replaced).
     Create,
-    /// The index already on the device.
+    /// The index a file holds.
     Open,
-    /// The index on a file, for reading only.
+    /// The index a file holds, for reading only.
     ReadOnly,
 }
 
@@ -243,33 +250,92 @@ impl Opening {
     }
 }
 
+/// The storage of `spec` as `opening` asks for it, every device request
+/// written to `io_trace` if given.
+fn storage(spec: &DeviceSpec, opening: Opening, io_trace: Option<&Path>) -> CliResult<Storage> {
+    let storage = match opening {
+        Opening::Create => spec.build()?,
+        Opening::Open => spec.open_existing()?,
+        Opening::ReadOnly => spec.open_read_only()?,
+    };
+    let Some(path) = io_trace else {
+        return Ok(storage);
+    };
+    match storage {
+        Storage::Pages(dev) => Ok(Storage::Pages(Box::new(IoTrace::new(dev, path)?))),
+        Storage::Raw(_) => Err("--io-trace records logical-page requests; a raw: chip has none (use an FTL profile, an SSD model or file:PATH)".into()),
+    }
+}
+
 /// [`build_index`], with every device request written to `io_trace`.
 fn build_traced(
     i: &IndexArgs,
     spec: &DeviceSpec,
     memory: usize,
-    opening: Opening,
     io_trace: Option<&Path>,
 ) -> CliResult<Box<dyn Index>> {
     let params = index_params(i)?;
-    let mut storage = match opening {
-        Opening::Create => spec.build()?,
-        Opening::Open => spec.open_existing()?,
-        Opening::ReadOnly => spec.open_read_only()?,
-    };
-    if let Some(path) = io_trace {
-        storage = match storage {
-            Storage::Pages(dev) => Storage::Pages(Box::new(IoTrace::new(dev, path)?)),
-            Storage::Raw(_) => {
-                return Err("--io-trace records logical-page requests; a raw: chip has none (use an FTL profile, an SSD model or file:PATH)".into())
-            }
-        };
-    }
-    Ok(match opening {
-        Opening::Create => registry::create(&i.index, storage, memory, params)?,
-        Opening::Open => registry::open(&i.index, storage, memory, params)?,
-        Opening::ReadOnly => registry::open_read_only(&i.index, storage, memory, params)?,
+    let storage = storage(spec, Opening::Create, io_trace)?;
+    Ok(registry::create(&i.index, storage, memory, params)?)
+}
+
+/// The index `run` or `replay` creates: `--index` names it.
+fn to_create(i: &IndexChoice) -> CliResult<IndexArgs> {
+    let index = i.index.clone().ok_or(
+        "--index NAME is required to create an index (`flashix list` names them); \
+         --open and --read-only read it from the file",
+    )?;
+    Ok(IndexArgs {
+        index,
+        set: i.set.clone(),
     })
+}
+
+/// The index a `file:` device holds, opened as `opening` says, and the
+/// configuration it was opened as. The file says which index it holds
+/// ([`registry::stored_kind`], as `Store::open` reads it): `--index` may
+/// be left out, and one given that names another is an error naming
+/// both; parameters left out are read from the file too (`index::reopen`).
+fn open_stored(
+    i: &IndexChoice,
+    spec: &DeviceSpec,
+    memory: usize,
+    opening: Opening,
+    io_trace: Option<&Path>,
+) -> CliResult<(Box<dyn Index>, IndexArgs)> {
+    let Target::File(path) = &spec.target else {
+        return Err(format!(
+            "--open and --read-only work on the index a file:PATH holds; `{}` is simulated and starts empty",
+            spec.name
+        )
+        .into());
+    };
+    let mut storage = storage(spec, opening, io_trace)?;
+    let kind = registry::stored_kind(&mut storage)
+        .map_err(|e| format!("{}: {e}", spec.name))?
+        .ok_or_else(|| {
+            format!(
+                "{} holds no flushed index (a store never flushed holds nothing)",
+                path.display()
+            )
+        })?;
+    if let Some(asked) = i.index.as_deref().filter(|asked| *asked != kind) {
+        return Err(format!(
+            "{} holds a {kind} index, not {asked}: leave out --index, or give --index {kind}",
+            spec.name
+        )
+        .into());
+    }
+    let cfg = IndexArgs {
+        index: kind,
+        set: i.set.clone(),
+    };
+    let params = index_params(&cfg)?;
+    let index = match opening {
+        Opening::ReadOnly => registry::open_read_only(&cfg.index, storage, memory, params)?,
+        _ => registry::open(&cfg.index, storage, memory, params)?,
+    };
+    Ok((index, cfg))
 }
 
 fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
@@ -279,6 +345,16 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> CliResult<()> {
     writeln!(w)?;
     w.flush()?;
     Ok(())
+}
+
+/// Whether `w` asks for any work: a preset, a trace, a count or a
+/// preset's setting.
+fn asks_for_work(w: &WorkloadArgs) -> bool {
+    w.workload.is_some()
+        || w.trace.is_some()
+        || w.ops.is_some()
+        || w.preload.is_some()
+        || !w.workload_set.is_empty()
 }
 
 fn run_cmd(mut a: RunArgs) -> CliResult<()> {
@@ -296,10 +372,21 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     };
     let fill = sizing::check_fit(a.fill, occupancy)?;
     let ops_per_day = lifetime::check_rate(a.ops_per_day)?;
-    let configs = [(compare::label(&a.index), a.index.clone())];
     if a.cold_pages.is_some() && (spec.target != Target::Ftl || !spec.explicit_size) {
         return Err("--cold-pages preconditions a simulated FTL chip of a chosen size: give an FTL profile and --device-set blocks=N".into());
     }
+    let opening = Opening::of(a.open, a.read_only);
+    // A store the user opens gets only the work the user asks for: with
+    // none, it is opened, reported and left as it was (nothing flushed).
+    let idle = opening != Opening::Create && !asks_for_work(&a.workload);
+    let (cfg, opened) = match opening {
+        Opening::Create => (to_create(&a.index)?, None),
+        _ => {
+            let (index, cfg) = open_stored(&a.index, &spec, mem, opening, a.io_trace.as_deref())?;
+            (cfg, Some(index))
+        }
+    };
+    let configs = [(compare::label(&cfg), cfg.clone())];
     let (spec, sized) = sizing::size_to_work(
         &spec,
         &configs,
@@ -317,32 +404,49 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     if let Some(cold) = a.cold_pages {
         run_spec.cold_pages = cold;
     }
-    refuse_to_clobber(&run_spec, a.open || a.read_only, a.overwrite)?;
-    let opening = Opening::of(a.open, a.read_only);
+    if opening == Opening::Create {
+        refuse_to_clobber(&run_spec, a.overwrite, OPEN_OR_OVERWRITE)?;
+    }
     let options = RunOptions {
         verify: a.verify,
         quiet: a.quiet,
-        index: describe(&a.index),
+        index: describe(&cfg),
         memory_budget: mem as u64,
         // Charged as the `flush` row; a file device keeps the index for
-        // later runs (`--open`). Read-only, nothing is written.
-        final_flush: !a.read_only,
+        // later runs (`--open`). Read-only, or opened for nothing, nothing
+        // is written.
+        final_flush: !a.read_only && !idle,
         flush_every: a.flush_every,
         bulk_load: a.bulk_load,
         preload_flush: a.bulk_load,
         ..RunOptions::default()
     };
     let report = if job::staged(&a.workload, a.preload_reopen)? {
-        job::run_config(&a.index, &run_spec, mem, &a.workload, options, true)
+        job::run_config(&cfg, &run_spec, mem, &a.workload, options, true)
     } else {
-        build_traced(&a.index, &run_spec, mem, opening, a.io_trace.as_deref())
-            .and_then(|mut index| execute(index.as_mut(), &a.workload, options, None))
+        let index = match opened {
+            Some(index) => Ok(index),
+            None => build_traced(&cfg, &run_spec, mem, a.io_trace.as_deref()),
+        };
+        index.and_then(|mut index| {
+            if idle {
+                as_opened(index.as_mut(), options)
+            } else {
+                execute(index.as_mut(), &a.workload, options, None)
+            }
+        })
     }
     .map_err(|e| format!("{e}{}", sizing::full_hint(&e, sized.as_ref())))?;
     println!(
         "{}",
         sizing::device_line(&spec, report.device.capacity_pages, sized.as_ref())
     );
+    if idle {
+        println!(
+            "opened the {} index {} holds; no operations asked for (--ops, --workload, --preload or --trace), so none run and nothing is written",
+            cfg.index, spec.name
+        );
+    }
     if let Some(cold) = a.cold_pages {
         println!(
             "{}",
@@ -363,12 +467,30 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     Ok(())
 }
 
+/// The report of an index opened for no work: no operation, no flush.
+fn as_opened(index: &mut dyn Index, options: RunOptions) -> CliResult<Report> {
+    let options = RunOptions {
+        workload: "none (the index as opened)".into(),
+        final_flush: false,
+        ..options
+    };
+    let (mut preload, mut ops) = (std::iter::empty(), std::iter::empty());
+    Ok(runner::run(index, &mut preload, &mut ops, &options, None)?)
+}
+
 fn replay(a: ReplayArgs) -> CliResult<()> {
     let spec = device(&a.device)?;
     let mem = memory(&a.memory)?;
-    refuse_to_clobber(&spec, a.open || a.read_only, a.overwrite)?;
     let opening = Opening::of(a.open, a.read_only);
-    let mut index = build_traced(&a.index, &spec, mem, opening, a.io_trace.as_deref())?;
+    let (mut index, cfg) = match opening {
+        Opening::Create => {
+            let cfg = to_create(&a.index)?;
+            refuse_to_clobber(&spec, a.overwrite, OPEN_OR_OVERWRITE)?;
+            let index = build_traced(&cfg, &spec, mem, a.io_trace.as_deref())?;
+            (index, cfg)
+        }
+        _ => open_stored(&a.index, &spec, mem, opening, a.io_trace.as_deref())?,
+    };
     let w = WorkloadArgs {
         workload: None,
         workload_set: vec![],
@@ -379,7 +501,7 @@ fn replay(a: ReplayArgs) -> CliResult<()> {
     };
     let options = RunOptions {
         quiet: true,
-        index: describe(&a.index),
+        index: describe(&cfg),
         memory_budget: mem as u64,
         // A file device keeps what the trace did (`replay --open` reads it);
         // read-only, nothing is written.
@@ -487,10 +609,11 @@ fn write_experiment(
     let folder = output::write_all(exp, results, out, quick)?;
     println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
     for c in output::comparisons(exp, results) {
-        let measured = c
-            .measured
-            .map(|m| format!("{m:.3}"))
-            .unwrap_or_else(|| "-".into());
+        let measured = match (c.measured, &c.unmeasured) {
+            (Some(m), _) => format!("{m:.3} {}", c.unit),
+            (None, Some(why)) => format!("- ({why})"),
+            (None, None) => "-".into(),
+        };
         let verdict = match (c.direction_holds(), c.within()) {
             (Some(d), _) => {
                 format!("; direction {}", if d { "holds" } else { "DOES NOT hold" })
@@ -507,8 +630,8 @@ fn write_experiment(
             .map(|d| format!(" (durable: {d:.3})"))
             .unwrap_or_default();
         println!(
-            "  {}: published {published} {}, measured {} {}{durable}{verdict}",
-            c.name, c.unit, measured, c.unit
+            "  {}: published {published} {}, measured {measured}{durable}{verdict}",
+            c.name, c.unit
         );
     }
     Ok(folder)

@@ -45,6 +45,8 @@ pub struct Comparison {
     /// In the durable accounting (every flush charged), where it differs.
     pub durable: Option<f64>,
     pub claim: Claim,
+    /// Why nothing was measured, when `measured` is `None`.
+    pub unmeasured: Option<String>,
 }
 
 impl Comparison {
@@ -148,9 +150,111 @@ pub fn comparisons(exp: &Experiment, results: &[RunOutcome]) -> Vec<Comparison> 
                 measured,
                 durable,
                 claim: claim_of(&p.measured),
+                unmeasured: measured
+                    .is_none()
+                    .then(|| why_unmeasured(exp, &p.measured, &paper)),
             }
         })
         .collect()
+}
+
+/// Why `m` gives no number on `results`: a point it reads that no run
+/// filled (one the `--quick` sweep leaves out, most often), a metric no run
+/// reports, or a zero to divide by.
+pub fn why_unmeasured(exp: &Experiment, m: &Measure, results: &[RunOutcome]) -> String {
+    let cell = |series: &str, x: &str, metric: &str| match results
+        .iter()
+        .find(|r| r.run.series == series && r.run.x == x)
+    {
+        None => Some(not_run(exp, series, Some(x))),
+        Some(r) if !r.metrics.contains_key(metric) => {
+            Some(format!("the {series} run at {x} reports no {metric}"))
+        }
+        Some(_) => None,
+    };
+    let cells = |series: &[&str], xs: &[&str], metrics: &[&str]| {
+        series.iter().find_map(|s| {
+            xs.iter()
+                .find_map(|x| metrics.iter().find_map(|m| cell(s, x, m)))
+        })
+    };
+    let sweep = |series: &[&str], metric: &str| {
+        series.iter().find_map(|s| {
+            let runs: Vec<&RunOutcome> = results.iter().filter(|r| r.run.series == *s).collect();
+            if runs.is_empty() {
+                Some(not_run(exp, s, None))
+            } else if !runs.iter().any(|r| r.metrics.contains_key(metric)) {
+                Some(format!("no {s} run reports {metric}"))
+            } else {
+                None
+            }
+        })
+    };
+    let zero =
+        |series: &str, metric: &str, at: &str| format!("{series} has {metric} 0 {at}: no ratio");
+    match m {
+        Measure::Below(inner) => why_unmeasured(exp, inner, results),
+        Measure::Quotient(a, b) => match (exp.measure(a, results), exp.measure(b, results)) {
+            (None, _) => why_unmeasured(exp, a, results),
+            (_, None) => why_unmeasured(exp, b, results),
+            _ => "the measure it is divided by is 0".into(),
+        },
+        Measure::Cell { series, x, metric }
+        | Measure::Rank {
+            series, x, metric, ..
+        } => cell(series, x, metric).unwrap_or_else(|| "no number".into()),
+        Measure::CellRatio { a, b, x, metric } => {
+            cells(&[a, b], &[x], &[metric]).unwrap_or_else(|| zero(b, metric, &format!("at {x}")))
+        }
+        Measure::AcrossX {
+            series,
+            x_a,
+            x_b,
+            metric,
+        } => cells(&[series], &[x_a, x_b], &[metric])
+            .unwrap_or_else(|| zero(series, metric, &format!("at {x_b}"))),
+        Measure::Segment {
+            series,
+            x_from,
+            x_to,
+            metric,
+        } => cells(&[series], &[x_from, x_to], &[metric]).unwrap_or_else(|| "no number".into()),
+        Measure::DropRatio {
+            series,
+            x0,
+            x1,
+            x2,
+            metric,
+        } => cells(&[series], &[x0, x1, x2], &[metric]).unwrap_or_else(|| {
+            format!("{series}'s {metric} does not drop from {x0} to {x1}: no drop to compare")
+        }),
+        Measure::GainOverLoss { a, b, x, metrics } => cells(&[a, b], &[x], metrics)
+            .unwrap_or_else(|| format!("{b} costs no more than {a} at {x}: no loss to weigh")),
+        Measure::Mean { series, metric }
+        | Measure::MeanRatio { series, metric, .. }
+        | Measure::ArgMin { series, metric } => {
+            sweep(&[series], metric).unwrap_or_else(|| "no number".into())
+        }
+        Measure::MeanCellRatio { a, b, metric } => {
+            sweep(&[a, b], metric).unwrap_or_else(|| zero(b, metric, "wherever both ran"))
+        }
+    }
+}
+
+/// Why `series` has no run (at `x`, if given) among the results: the
+/// `--quick` sweep leaves it out, or no run was made.
+fn not_run(exp: &Experiment, series: &str, x: Option<&str>) -> String {
+    let has = |quick: bool| {
+        exp.runs(quick)
+            .iter()
+            .any(|r| r.series == series && x.is_none_or(|x| r.x == x))
+    };
+    let at = x.map_or_else(String::new, |x| format!(" at {} {x}", exp.axis.label));
+    if has(false) && !has(true) {
+        format!("not run at --quick scale: no {series} run{at}")
+    } else {
+        format!("no {series} run{at}")
+    }
 }
 
 fn csv_field(s: &str) -> String {
@@ -258,7 +362,11 @@ pub fn comparison_table(rows: &[Comparison]) -> String {
         "| headline | source | published | measured | durable | measured / published | direction holds | within 1.5× |\n|---|---|---|---|---|---|---|---|\n",
     );
     for c in rows {
-        let measured = c.measured.map(table_num).unwrap_or_else(|| "—".into());
+        let measured = match (c.measured, &c.unmeasured) {
+            (Some(m), _) => table_num(m),
+            (None, Some(why)) => format!("— ({why})"),
+            (None, None) => "—".into(),
+        };
         // "=": the run had nothing to flush that moves this number.
         let durable = c.durable.map(table_num).unwrap_or_else(|| "=".into());
         let ratio = match c.claim {
@@ -618,7 +726,35 @@ mod tests {
             measured: Some(measured),
             durable: None,
             claim,
+            unmeasured: None,
         }
+    }
+
+    /// A headline with no number says why: a point the `--quick` sweep
+    /// leaves out says so; one it runs (here: no run at all) is named.
+    #[test]
+    fn a_headline_not_measured_says_why() {
+        let exp = super::super::find("asbtree-table4").unwrap();
+        let rows = comparisons(&exp, &[]);
+        assert!(rows
+            .iter()
+            .all(|c| c.measured.is_none() && c.unmeasured.is_some()));
+        let why = |at: &str| {
+            let row = rows.iter().find(|c| c.name.ends_with(at)).unwrap();
+            row.unmeasured.clone().unwrap()
+        };
+        let left_out = why("BFTL / AS B-tree, time at 30/70");
+        assert!(
+            left_out.starts_with("not run at --quick scale: no ") && left_out.contains("30/70"),
+            "{left_out}"
+        );
+        let quick_too = why("BFTL / AS B-tree, time at 10/90");
+        assert!(
+            quick_too.starts_with("no ") && quick_too.contains("10/90"),
+            "{quick_too}"
+        );
+        let table = comparison_table(&rows);
+        assert!(table.contains("— (not run at --quick scale: "), "{table}");
     }
 
     #[test]

@@ -99,6 +99,26 @@ impl CrashOp {
     }
 }
 
+/// The most data operations, or bulk-loaded entries, a crash, damage or
+/// fault test takes: it holds its workload and the oracle's states in
+/// memory. At 10^7 (btree, 2026-12-06) `crashtest`, `damagetest` and
+/// `faulttest --ops` peaked at 0.4 GB and `faulttest --preload` at
+/// 1.2 GB, within a 4 GB address space. Larger counts are an error before
+/// anything is allocated.
+pub const MAX_OPS: u64 = 10_000_000;
+
+/// Checks a count of operations or entries (`what`, as the caller names
+/// it) against [`MAX_OPS`].
+pub fn check_count(what: &str, n: u64) -> Result<(), String> {
+    if n <= MAX_OPS {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} is {n}, more than the {MAX_OPS} a crash, damage or fault test takes \
+         (it holds the workload and its oracle in memory)"
+    ))
+}
+
 /// A crash test: index, device and workload.
 #[derive(Clone, Debug)]
 pub struct CrashConfig {
@@ -120,6 +140,14 @@ pub struct CrashConfig {
     pub bulk_load: u64,
 }
 
+impl CrashConfig {
+    /// Checks the counts ([`check_count`]) before a workload is built.
+    pub fn check(&self) -> Result<(), String> {
+        check_count("ops", self.ops as u64)?;
+        check_count("bulk_load", self.bulk_load)
+    }
+}
+
 /// What one scenario found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -131,11 +159,13 @@ pub enum Verdict {
 
 /// The seeded workload: a bulk load and a flush when `bulk_load` asks,
 /// then inserts (60%), deletes and updates of live entries (20% each), a
-/// flush after every `flush_every` data operations.
+/// flush after every `flush_every` data operations. The counts are the
+/// caller's to check ([`CrashConfig::check`]).
 pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let mut live: Vec<(u64, u64)> = Vec::new();
-    let mut ops = Vec::with_capacity(c.ops + c.ops / c.flush_every.max(1) + 3);
+    let flushes = c.ops / c.flush_every.max(1);
+    let mut ops = Vec::with_capacity(c.ops.saturating_add(flushes).min(MAX_OPS as usize) + 2);
     if let Some(stride) = c.keys.checked_div(c.bulk_load) {
         let stride = stride.max(1);
         ops.push(CrashOp::BulkLoad {
@@ -350,6 +380,7 @@ fn run_until_cut(
 
 /// Device writes the uncut workload makes (what a cut point counts).
 pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
+    c.check()?;
     let rig = Rig::new(c, u64::MAX)?;
     let storage = rig.faulty(c, FaultPlan::default())?;
     let mut index =
@@ -369,6 +400,9 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
 
 /// One scenario: power cut after `cut_after` writes, torn or not.
 pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Verdict {
+    if let Err(e) = c.check() {
+        return Verdict::Lost(format!("setup: {e}"));
+    }
     let ops = workload(c);
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Verdict, String> {
         let rig = Rig::new(c, number)?;

@@ -18,6 +18,10 @@
 //! | `stale` | its content at the earlier flush (a lost write), if it differed |
 //! | `random` | seeded random bytes |
 //!
+//! On a file, the image is built at its path and every damaged copy is
+//! written to a scratch file beside it ([`scratch_path`], removed after):
+//! the image itself is never damaged.
+//!
 //! The index is reopened and asked for everything: a full range scan and a
 //! lookup of every key the oracle holds. Verdicts: `exact` (every answer
 //! right), `detected` (the reopen or some answer is `Corrupt`, or another
@@ -26,13 +30,15 @@
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::crash::{atomic, panic_message, params, workload, CrashConfig, CrashOp};
 use crate::device::fault::SharedDevice;
-use crate::device::{BlockDevice, Storage};
+use crate::device::profile::Target;
+use crate::device::{BlockDevice, DeviceSpec, Storage};
 use crate::index::{registry, Index};
 
 /// The kinds of damage, in report order.
@@ -69,6 +75,35 @@ pub struct DamageSummary {
 impl DamageSummary {
     pub fn failures(&self) -> u64 {
         self.kinds.iter().map(|(_, k)| k.wrong + k.panics).sum()
+    }
+}
+
+/// Where the damaged copies of an image at `path` are written.
+pub fn scratch_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".damaged");
+    p.into()
+}
+
+/// The device each damaged copy is written to: the test's own, or for a
+/// file the scratch file beside it, removed when this is dropped.
+struct Copies(DeviceSpec);
+
+impl Copies {
+    fn of(device: &DeviceSpec) -> Copies {
+        let mut spec = device.clone();
+        if let Target::File(path) = &device.target {
+            spec.target = Target::File(scratch_path(path));
+        }
+        Copies(spec)
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        if let Target::File(path) = &self.0.target {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -131,6 +166,7 @@ fn ask(index: &mut dyn Index, oracle: &BTreeSet<(u64, u64)>) -> Answer {
 /// Runs the damage test (module doc) on `c`'s index and device. The device
 /// must be a logical-page one (an FTL or a file).
 pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
+    c.check()?;
     let Storage::Pages(dev) = c.device.make_plain(false).map_err(|e| e.to_string())? else {
         return Err("damage tests work on logical pages: use an FTL profile or file:PATH".into());
     };
@@ -169,6 +205,7 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
         examples: Vec::new(),
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed ^ 0x5eed);
+    let copies = Copies::of(&c.device);
     for page in 0..footprint {
         for (kind_at, kind) in KINDS.iter().enumerate() {
             let size = image[page as usize].len();
@@ -186,7 +223,7 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
             if damage.as_deref() == Some(&image[page as usize][..]) {
                 continue;
             }
-            let answer = damaged(c, &image, page, damage.as_deref(), &oracle)?;
+            let answer = damaged(c, &copies.0, &image, page, damage.as_deref(), &oracle)?;
             let counts = &mut summary.kinds[kind_at].1;
             let detail = match answer {
                 Answer::Exact => {
@@ -216,17 +253,18 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
     Ok(summary)
 }
 
-/// A fresh device holding `image` with page `page` damaged (`None`: trimmed),
-/// reopened and asked for everything.
+/// A fresh device of `copy` holding `image` with page `page` damaged
+/// (`None`: trimmed), reopened and asked for everything.
 fn damaged(
     c: &CrashConfig,
+    copy: &DeviceSpec,
     image: &[Vec<u8>],
     page: u64,
     damage: Option<&[u8]>,
     oracle: &BTreeSet<(u64, u64)>,
 ) -> Result<Answer, String> {
     let run = || -> Result<Answer, String> {
-        let Storage::Pages(mut dev) = c.device.make_plain(false).map_err(|e| e.to_string())? else {
+        let Storage::Pages(mut dev) = copy.make_plain(false).map_err(|e| e.to_string())? else {
             return Err("not a logical-page device".into());
         };
         for (p, bytes) in image.iter().enumerate() {

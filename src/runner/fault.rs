@@ -62,7 +62,7 @@ use std::sync::Arc;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::crash::panic_message;
+use super::crash::{check_count, panic_message};
 use crate::device::fault::{FailKind, FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
@@ -146,7 +146,8 @@ pub enum FaultOp {
 }
 
 /// The seeded workload (module doc): deletes name entries the workload or
-/// the preload made live.
+/// the preload made live. The counts are the caller's to check
+/// ([`check_count`]).
 pub fn workload(c: &FaultConfig) -> Vec<FaultOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let keys = c.keys();
@@ -415,9 +416,8 @@ impl<'a> Context<'a> {
         if c.page_size == 0 {
             return Err("the page size must be at least 1 byte".into());
         }
-        if c.preload > u64::MAX / 4 {
-            return Err(format!("a preload of {} entries has no keys", c.preload));
-        }
+        check_count("ops", c.ops as u64)?;
+        check_count("preload", c.preload)?;
         let params = c.params()?;
         // Room for the preload several times over (shadow copies, half
         // full nodes); sparse, so the slack costs nothing.

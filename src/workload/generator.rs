@@ -376,8 +376,7 @@ impl WorkloadSpec {
         // operation and continues this set): growing a 10^8-entry set
         // later doubled it, a copy and twice its memory at the peak.
         if let Live::Entries(v) = &mut g.live {
-            let room = self.preload.saturating_add(self.ops);
-            v.reserve_exact(usize::try_from(room).unwrap_or(0));
+            reserve_live(v, self.preload.saturating_add(self.ops))?;
         }
         Ok(g)
     }
@@ -398,6 +397,22 @@ impl WorkloadSpec {
             || m.update > 0.0
             || (self.search_existing && (m.search > 0.0 || m.range > 0.0))
     }
+}
+
+/// Room for `more` live entries beside those `v` holds, taken at once;
+/// a count this process cannot hold is an error naming it, not an abort.
+fn reserve_live(v: &mut VecDeque<(u64, u64)>, more: u64) -> Result<(), WorkloadError> {
+    let room = usize::try_from(more)
+        .ok()
+        .filter(|&n| v.try_reserve_exact(n).is_ok());
+    if room.is_some() {
+        return Ok(());
+    }
+    let bytes = u128::from(more) * std::mem::size_of::<(u64, u64)>() as u128;
+    Err(WorkloadError::Config(format!(
+        "this workload keeps its live entries in memory: room for {more} more ({bytes} bytes) \
+         is more than this process can allocate; lower the preload or the operations"
+    )))
 }
 
 /// The live entries, or only their number where nothing reads them.
@@ -601,7 +616,7 @@ impl Generator {
                 // The measured phase adds at most one entry an operation:
                 // room the preload reserved already, or exactly that much
                 // more (`reserve` would double a 10^8-entry set).
-                v.reserve_exact(usize::try_from(spec.ops).unwrap_or(0));
+                reserve_live(&mut v, spec.ops)?;
                 Live::Entries(v)
             }
             (Live::Entries(_), live) => live,

@@ -45,7 +45,10 @@ use crate::index::registry;
 use crate::runner::{Report, RunOptions};
 
 use super::args::{AdviseArgs, IndexArgs, WorkloadArgs};
-use super::{describe, device, job, lifetime, memory, sizing, workload_spec, CliResult};
+use super::{
+    describe, device, job, lifetime, memory, refuse_to_clobber_path, sizing, workload_spec,
+    CliResult,
+};
 use exec::{Outcome, Phase};
 use front::{Objective, Point};
 use grid::Candidate;
@@ -182,6 +185,17 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     }
     if cands.is_empty() {
         return Err(format!("no index of --indexes runs on {}", spec.name).into());
+    }
+    if let Target::File(path) = &spec.target {
+        // The user's file is never written; each configuration's scratch
+        // file beside it must not be one of the user's either.
+        for c in &cands {
+            refuse_to_clobber_path(
+                &scratch_file(path, &c.label),
+                false,
+                "advise runs each configuration on a scratch file of that name; move it",
+            )?;
+        }
     }
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()

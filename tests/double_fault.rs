@@ -24,14 +24,15 @@ fn one_damaged_page_after_a_crash_and_recovery_costs_no_acknowledged_flush() {
             s.log_positions,
             s.commit_positions
         );
-        assert!(s.scenarios > 0);
-        if s.failures() > 0 {
+        let counts = &s.counts;
+        assert!(counts.scenarios > 0);
+        if counts.failures() > 0 {
             failures.push(format!(
                 "{}: {} of {} ({})",
                 info.name,
-                s.failures(),
-                s.scenarios,
-                s.examples.join("; ")
+                counts.failures(),
+                counts.scenarios,
+                counts.examples.join("; ")
             ));
         }
     }

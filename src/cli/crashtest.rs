@@ -7,8 +7,9 @@ use crate::device::DeviceSpec;
 use crate::index::registry;
 use crate::runner::crash::{check_count, crash_test, CrashConfig};
 use crate::runner::damage::{self, damage_test};
+use crate::runner::double_fault::{double_fault_test, DoubleFaultConfig};
 
-use super::args::{CrashtestArgs, DamagetestArgs};
+use super::args::{CrashCommandArgs, CrashtestArgs, DamagetestArgs};
 use super::{memory, pairs, refuse_to_clobber_path, CliResult};
 
 /// Chip size of the default devices: 256 blocks of 16 KiB (4 MiB), small
@@ -73,7 +74,11 @@ impl Plan {
     }
 }
 
-pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
+pub fn crashtest(c: CrashCommandArgs) -> CliResult<()> {
+    if c.double_fault {
+        return double_faults(&c.test);
+    }
+    let a = c.test;
     let plan = plan(&a)?;
     // (device, whether an index that cannot run on it is an error)
     let devices: Vec<(String, bool)> = match &a.device {
@@ -131,6 +136,51 @@ pub fn crashtest(a: CrashtestArgs) -> CliResult<()> {
         total,
         not_run,
         "index and device pairs",
+    )
+}
+
+/// `crashtest --double-fault` (`runner::double_fault`): one line per index.
+fn double_faults(a: &CrashtestArgs) -> CliResult<()> {
+    let plan = plan(a)?;
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let (mut failed, mut total, mut not_run) = (0, 0, 0);
+    for name in &plan.names {
+        let c = DoubleFaultConfig {
+            params: a.set.clone(),
+            memory: plan.memory,
+            ops: a.ops,
+            flush_every: a.flush_every,
+            seed: a.seed,
+            scenarios: a.scenarios,
+            ..DoubleFaultConfig::new(name)
+        };
+        match double_fault_test(&c) {
+            Ok(d) => {
+                let s = &d.counts;
+                total += s.scenarios;
+                failed += s.failures();
+                println!(
+                    "crashtest --double-fault {name}: {} scenarios ({} log-page and {} commit-record cut points), {} lost, {} wrong, {} panics",
+                    s.scenarios, d.log_positions, d.commit_positions, s.lost, s.wrong, s.panics
+                );
+                for e in &s.examples {
+                    println!("  {e}");
+                }
+            }
+            Err(e) => {
+                not_run += 1;
+                println!("crashtest --double-fault {name}: cannot run: {e}");
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    outcome(
+        "crashtest --double-fault",
+        failed,
+        total,
+        not_run,
+        "indexes",
     )
 }
 

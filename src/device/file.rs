@@ -50,15 +50,16 @@
 //!    it (the length at the last successful sync): the commit layer names
 //!    a page only below it ([`BlockDevice::ensure_extent`] syncs first if
 //!    it must), so a page named past the end of the file means the file
-//!    was cut short. Every sync first sets the length ahead of the
-//!    highest page written, by what the file grew since the sync
-//!    before (at least a chunk), and `ensure_extent` sets it two chunks
-//!    past what it is asked (a chunk: 1/8 of the ask, at least 64 pages),
-//!    so the flushes' own syncs make the pages the next flush takes
-//!    durable: `ensure_extent` syncs on its own only when the file
-//!    outgrows that within one flush. `durable_pages` is 0 at open (the
-//!    length read then may not be durable yet), so the first call syncs.
-//!    The length set ahead is a hole (no blocks) at the file's end.
+//!    was cut short. Once a layer above has asked for an extent (a bare
+//!    page file stays as long as what was written), every sync first
+//!    sets the length ahead of the highest page written, by what the file
+//!    grew since the sync before (at least a chunk), and `ensure_extent`
+//!    sets it two chunks past what it is asked (a chunk: 1/8 of the ask,
+//!    at least 64 pages): the flushes' own syncs make the pages the next
+//!    flush takes durable, and `ensure_extent` syncs on its own only when
+//!    the file outgrows that within one flush. `durable_pages` is 0 at
+//!    open (the length read then may not be durable yet), so the first
+//!    call syncs. The length set ahead is a hole (no blocks) at the end.
 //! 6. After a failed sync, Linux may mark the pages it could not write
 //!    clean: they read back from the page cache but never reach the disk.
 //!    [`BlockDevice::forget_cached`] drops the file's clean cached pages
@@ -128,6 +129,10 @@ pub struct FileDevice {
     /// fast the file grows between syncs (invariant 5).
     written_end: u64,
     written_end_at_sync: u64,
+    /// Whether a layer above names pages by the durable length (it called
+    /// `ensure_extent`): only then do syncs set the length ahead, so a
+    /// bare page file is as long as what was written.
+    extends: bool,
 }
 
 /// How [`FileDevice::open_with`] opens the file.
@@ -251,6 +256,7 @@ impl FileDevice {
             durable_pages: 0,
             written_end: 0,
             written_end_at_sync: 0,
+            extends: false,
         })
     }
 
@@ -310,7 +316,11 @@ impl FileDevice {
 
     /// The file's length in whole pages (a partial last page is not held).
     fn len_pages(&self) -> Result<u64> {
-        let len = self.file.metadata().map_err(|e| io_at(e, &self.path))?.len();
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| io_at(e, &self.path))?
+            .len();
         Ok(len / self.page_size as u64)
     }
 
@@ -326,7 +336,7 @@ impl FileDevice {
             .saturating_add(grown.max(EXTENT_CHUNK_PAGES))
             .min(self.capacity);
         let mut len = self.len_pages()?;
-        if len < ahead {
+        if self.extends && len < ahead {
             self.file
                 .set_len(ahead * self.page_size as u64)
                 .map_err(|e| io_at(e, &self.path))?;
@@ -595,6 +605,7 @@ impl BlockDevice for FileDevice {
         }
         self.check(pages.saturating_sub(1), 0, 0)?;
         self.check_writable()?;
+        self.extends = true;
         let t = Instant::now();
         let page = self.page_size as u64;
         let chunk = (pages / 8).max(EXTENT_CHUNK_PAGES);

@@ -469,6 +469,30 @@ impl CrashSummary {
     pub fn failures(&self) -> u64 {
         self.lost + self.wrong + self.panics
     }
+
+    /// Counts a scenario's verdict; a failure's description (`None` for a
+    /// survivor).
+    pub fn count(&mut self, v: Verdict) -> Option<String> {
+        self.scenarios += 1;
+        match v {
+            Verdict::Survived => {
+                self.survived += 1;
+                None
+            }
+            Verdict::Lost(d) => {
+                self.lost += 1;
+                Some(format!("lost: {d}"))
+            }
+            Verdict::Wrong(d) => {
+                self.wrong += 1;
+                Some(format!("wrong: {d}"))
+            }
+            Verdict::Panicked(d) => {
+                self.panics += 1;
+                Some(format!("panic: {d}"))
+            }
+        }
+    }
 }
 
 /// Runs `scenarios` scenarios (module doc: cut points).
@@ -486,25 +510,8 @@ pub fn crash_test(c: &CrashConfig, scenarios: u64) -> Result<CrashSummary, Strin
         } else {
             rng.random_range(0..writes.max(1))
         };
-        let v = scenario(c, i, cut_after, tear);
-        s.scenarios += 1;
-        let detail = match &v {
-            Verdict::Survived => {
-                s.survived += 1;
-                continue;
-            }
-            Verdict::Lost(d) => {
-                s.lost += 1;
-                format!("lost: {d}")
-            }
-            Verdict::Wrong(d) => {
-                s.wrong += 1;
-                format!("wrong: {d}")
-            }
-            Verdict::Panicked(d) => {
-                s.panics += 1;
-                format!("panic: {d}")
-            }
+        let Some(detail) = s.count(scenario(c, i, cut_after, tear)) else {
+            continue;
         };
         if s.examples.len() < 3 {
             let reordered = matches!(c.device.target, Target::File(_)) && i % 4 >= 2;

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use super::crash::{judge, panic_message, workload, CrashConfig, CrashOp, Verdict};
+use super::crash::{judge, panic_message, workload, CrashConfig, CrashOp, CrashSummary, Verdict};
 use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
@@ -102,24 +102,15 @@ pub enum Twin {
     CommitCopy,
 }
 
-/// Counts over scenarios, with the first failures described.
+/// What the test found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DoubleFaultSummary {
-    pub scenarios: u64,
-    pub survived: u64,
-    pub lost: u64,
-    pub wrong: u64,
-    pub panics: u64,
+    /// Scenarios by verdict (`writes`: the clean run's writes beneath the
+    /// commit layer), with the first failures described.
+    pub counts: CrashSummary,
     /// Positions found in the clean run, by kind.
     pub log_positions: u64,
     pub commit_positions: u64,
-    pub examples: Vec<String>,
-}
-
-impl DoubleFaultSummary {
-    pub fn failures(&self) -> u64 {
-        self.lost + self.wrong + self.panics
-    }
 }
 
 /// The writes beneath the commit layer, in order: page and content.
@@ -215,11 +206,18 @@ pub fn double_fault_test(c: &DoubleFaultConfig) -> Result<DoubleFaultSummary, St
             .map_err(|e| format!("the clean workload fails: {e}"))?;
     }
     drop(index);
-    let recorded = writes.lock().map(|w| twins(&w)).unwrap_or_default();
+    let (recorded, total) = writes
+        .lock()
+        .map(|w| (twins(&w), w.len() as u64))
+        .unwrap_or_default();
+    let count = |kind| recorded.iter().filter(|t| t.2 == kind).count() as u64;
     let mut s = DoubleFaultSummary {
-        log_positions: recorded.iter().filter(|t| t.2 == Twin::LogPrimary).count() as u64,
-        commit_positions: recorded.iter().filter(|t| t.2 == Twin::CommitCopy).count() as u64,
-        ..DoubleFaultSummary::default()
+        log_positions: count(Twin::LogPrimary),
+        commit_positions: count(Twin::CommitCopy),
+        counts: CrashSummary {
+            writes: total,
+            ..CrashSummary::default()
+        },
     };
     let n = recorded.len() as u64;
     let take = c.scenarios.min(n);
@@ -230,29 +228,12 @@ pub fn double_fault_test(c: &DoubleFaultConfig) -> Result<DoubleFaultSummary, St
             Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
             Err(p) => Verdict::Panicked(panic_message(p.as_ref())),
         };
-        s.scenarios += 1;
-        let detail = match v {
-            Verdict::Survived => {
-                s.survived += 1;
-                continue;
+        if let Some(detail) = s.counts.count(v) {
+            if s.counts.examples.len() < 3 {
+                s.counts.examples.push(format!(
+                    "cut after write {cut} ({twin:?} at page {page}), then page {page} zeroed: {detail}"
+                ));
             }
-            Verdict::Lost(d) => {
-                s.lost += 1;
-                format!("lost: {d}")
-            }
-            Verdict::Wrong(d) => {
-                s.wrong += 1;
-                format!("wrong: {d}")
-            }
-            Verdict::Panicked(d) => {
-                s.panics += 1;
-                format!("panic: {d}")
-            }
-        };
-        if s.examples.len() < 3 {
-            s.examples.push(format!(
-                "cut after write {cut} ({twin:?} at page {page}), then page {page} zeroed: {detail}"
-            ));
         }
     }
     Ok(s)

@@ -354,7 +354,7 @@ impl Drop for Rig {
 /// Runs `ops` until the first error; returns the durable oracle, the
 /// operations after the last completed flush (the failed one included) and
 /// whether any flush completed.
-fn run_until_cut(
+pub(super) fn run_until_cut(
     index: &mut dyn Index,
     ops: &[CrashOp],
 ) -> (BTreeSet<(u64, u64)>, Vec<CrashOp>, bool) {

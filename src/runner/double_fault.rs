@@ -30,7 +30,9 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use super::crash::{judge, panic_message, workload, CrashConfig, CrashOp, CrashSummary, Verdict};
+use super::crash::{
+    judge, panic_message, run_until_cut, workload, CrashConfig, CrashOp, CrashSummary, Verdict,
+};
 use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
@@ -275,21 +277,7 @@ fn scenario(
         params.clone(),
     ) {
         Ok(mut index) => {
-            let mut durable = BTreeSet::new();
-            let mut live = BTreeSet::new();
-            let mut after = Vec::new();
-            for op in ops {
-                let done = op.run_on(index.as_mut());
-                op.apply(&mut live);
-                after.push(*op);
-                if done.is_err() {
-                    break;
-                }
-                if *op == CrashOp::Flush {
-                    durable = live.clone();
-                    after.clear();
-                }
-            }
+            let (durable, after, _) = run_until_cut(index.as_mut(), ops);
             (durable, after)
         }
         // The cut met the creation's own commit: nothing was promised.

@@ -272,8 +272,11 @@ fn damaged(
             match (p == page, damage) {
                 (true, None) => {}
                 (true, Some(d)) => dev.write(p, 0, d).map_err(|e| e.to_string())?,
-                // Pages never written stay unwritten, as in the image.
-                (false, _) if bytes.iter().all(|&b| b == 0) => {}
+                // Pages never written stay unwritten, as in the image, but
+                // the last is written (zeros), so that the copy has the
+                // image's length: a file shorter than its log names is a
+                // cut file (`device::shadow`'s log), which is damage.
+                (false, _) if bytes.iter().all(|&b| b == 0) && p + 1 < image.len() as u64 => {}
                 (false, _) => dev.write(p, 0, bytes).map_err(|e| e.to_string())?,
             }
         }

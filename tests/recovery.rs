@@ -323,3 +323,37 @@ fn after_a_failed_sync_the_reopen_reads_the_medium_not_the_cache() {
     }
     assert_eq!(scenarios, 12);
 }
+
+/// What a crash between a log page's two writes leaves (one copy), read
+/// read-only: nothing written, the repair reported; read-write: the copy
+/// rewritten, so the store is whole in two copies again.
+#[test]
+fn a_single_copy_is_reported_read_only_and_rewritten_read_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("single.flashix");
+    logged_store(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let pages = log_pages(&bytes);
+    // The mirror (the second copy) of the first log page, lost.
+    let first = pages
+        .iter()
+        .filter(|p| p.1 == 0)
+        .map(|p| p.0)
+        .max()
+        .unwrap();
+    let whole = bytes[first * PAGE..(first + 1) * PAGE].to_vec();
+    bytes[first * PAGE..(first + 1) * PAGE].fill(0);
+    std::fs::write(&path, &bytes).unwrap();
+    let notes = |s: &Store| s.index().storage().info().notes.join("\n");
+    let s = Store::open_read_only(&path, &Options::default()).unwrap();
+    assert!(notes(&s).contains("1 log page copies"), "{}", notes(&s));
+    assert!(notes(&s).contains("left as they are"), "{}", notes(&s));
+    drop(s);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(read_all(&path).unwrap(), after_flush(10));
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert!(notes(&s).contains("rewritten"), "{}", notes(&s));
+    drop(s);
+    let repaired = std::fs::read(&path).unwrap();
+    assert_eq!(&repaired[first * PAGE..(first + 1) * PAGE], &whole[..]);
+}

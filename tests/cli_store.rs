@@ -78,23 +78,12 @@ fn read_only_answers_and_leaves_the_file_byte_identical() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.db");
     let device = format!("file:{}", path.display());
-    let load = dir.path().join("load.trace");
-    std::fs::write(&load, "I 1 10\nI 2 20\nI 2 21\n").unwrap();
-    let load = load.display().to_string();
-    let made = flashix(&[
-        "replay", "--index", "btree", "--device", &device, "--trace", &load,
-    ]);
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    let load = write_trace(dir.path(), "load.trace", "I 1 10\nI 2 20\nI 2 21\n");
+    replay_into("btree", &device, &load);
     let before = std::fs::read(&path).unwrap();
     // Read-only on disk too: a writer could not even open it.
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let queries = dir.path().join("q.trace");
-    std::fs::write(&queries, "S 2\nS 3\nR 1 2\n").unwrap();
-    let queries = queries.display().to_string();
+    let queries = write_trace(dir.path(), "q.trace", "S 2\nS 3\nR 1 2\n");
     let read_only = |trace: &str| {
         flashix(&[
             "replay",
@@ -169,17 +158,8 @@ fn library_and_command_line_open_each_others_stores() {
 
     let cli_made = dir.path().join("cli.flashix");
     let device = format!("file:{}", cli_made.display());
-    let load = dir.path().join("load.trace");
-    std::fs::write(&load, "I 1 10\nI 2 20\nD 1 10\nI 7 70\n").unwrap();
-    let load = load.display().to_string();
-    let made = flashix(&[
-        "replay", "--index", "fdtree", "--device", &device, "--trace", &load,
-    ]);
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    let load = write_trace(dir.path(), "load.trace", "I 1 10\nI 2 20\nD 1 10\nI 7 70\n");
+    replay_into("fdtree", &device, &load);
     let mut s = Store::open(&cli_made, &Options::default()).unwrap();
     assert_eq!(s.index().name(), "fdtree");
     let all: Vec<(u64, u64)> = s.range(..).unwrap().map(Result::unwrap).collect();
@@ -316,17 +296,10 @@ fn the_file_says_which_index_it_holds() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ids.flashix");
     let device = format!("file:{}", path.display());
-    let load = dir.path().join("load.trace");
-    std::fs::write(&load, "I 1 10\nI 2 20\n").unwrap();
-    let load = load.display().to_string();
-    let made = flashix(&[
-        "replay", "--index", "lsm", "--device", &device, "--trace", &load,
-    ]);
-    assert!(made.status.success(), "{}", stderr(&made));
+    let load = write_trace(dir.path(), "load.trace", "I 1 10\nI 2 20\n");
+    replay_into("lsm", &device, &load);
     let before = std::fs::read(&path).unwrap();
-    let queries = dir.path().join("q.trace");
-    std::fs::write(&queries, "S 1\nS 2\n").unwrap();
-    let queries = queries.display().to_string();
+    let queries = write_trace(dir.path(), "q.trace", "S 1\nS 2\n");
 
     let out = flashix(&[
         "replay",
@@ -388,4 +361,19 @@ fn the_file_says_which_index_it_holds() {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Writes `text` to `dir/name`; its path.
+fn write_trace(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Makes a store of `index` at `device` from the trace at `load`.
+fn replay_into(index: &str, device: &str, load: &str) {
+    let made = flashix(&[
+        "replay", "--index", index, "--device", device, "--trace", load,
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
 }

@@ -5,15 +5,16 @@
 //! left single, the damaged log primary lost the three flushes silently.
 
 use flashix::index::registry;
-use flashix::runner::double_fault::{double_fault_test, DoubleFaultConfig};
+use flashix::runner::double_fault::double_fault_test;
+use flashix::runner::fault::FaultConfig;
 
 #[test]
 fn one_damaged_page_after_a_crash_and_recovery_costs_no_acknowledged_flush() {
     let mut failures = Vec::new();
     for info in registry::list() {
-        let c = DoubleFaultConfig {
+        let c = FaultConfig {
             scenarios: 40,
-            ..DoubleFaultConfig::new(info.name)
+            ..FaultConfig::new(info.name)
         };
         let s = double_fault_test(&c).unwrap_or_else(|e| panic!("{}: {e}", info.name));
         // Both kinds of twin are met, so the test is not vacuous.

@@ -7,7 +7,8 @@ use crate::device::DeviceSpec;
 use crate::index::registry;
 use crate::runner::crash::{check_count, crash_test, CrashConfig};
 use crate::runner::damage::{self, damage_test};
-use crate::runner::double_fault::{double_fault_test, DoubleFaultConfig};
+use crate::runner::double_fault::double_fault_test;
+use crate::runner::fault::FaultConfig;
 
 use super::args::{CrashCommandArgs, CrashtestArgs, DamagetestArgs};
 use super::{memory, pairs, refuse_to_clobber_path, CliResult};
@@ -146,14 +147,14 @@ fn double_faults(a: &CrashtestArgs) -> CliResult<()> {
     std::panic::set_hook(Box::new(|_| {}));
     let (mut failed, mut total, mut not_run) = (0, 0, 0);
     for name in &plan.names {
-        let c = DoubleFaultConfig {
+        let c = FaultConfig {
             params: a.set.clone(),
             memory: plan.memory,
             ops: a.ops,
             flush_every: a.flush_every,
             seed: a.seed,
             scenarios: a.scenarios,
-            ..DoubleFaultConfig::new(name)
+            ..FaultConfig::new(name)
         };
         match double_fault_test(&c) {
             Ok(d) => {

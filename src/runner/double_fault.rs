@@ -24,7 +24,9 @@
 //!
 //! Positions: a clean run of the workload over a recorder beneath the
 //! commit layer lists every write with a twin; the scenarios take them
-//! evenly, up to the number asked for. Verdicts as `runner::crash`'s.
+//! evenly, up to the number asked for. The configuration is a fault
+//! test's (`runner::fault::FaultConfig`: index, memory, pages, log and
+//! workload size; no preload). Verdicts as `runner::crash`'s.
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -33,6 +35,7 @@ use std::sync::{Arc, Mutex};
 use super::crash::{
     judge, panic_message, run_until_cut, workload, CrashConfig, CrashOp, CrashSummary, Verdict,
 };
+use super::fault::FaultConfig;
 use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
@@ -43,56 +46,24 @@ use crate::index::{registry, Index, IndexError, Params};
 /// Logical pages of the RAM disk (sparse: size costs nothing until written).
 const CAPACITY: u64 = 1 << 16;
 
-/// A double-fault test of one index.
-#[derive(Clone, Debug)]
-pub struct DoubleFaultConfig {
-    pub index: String,
-    /// Index parameters as `K=V`.
-    pub params: Vec<String>,
-    pub memory: usize,
-    /// Data operations of the workload before the crash (flushes on top).
-    pub ops: usize,
-    pub flush_every: usize,
-    pub seed: u64,
-    /// Most scenarios to run (positions are taken evenly when there are
-    /// more).
-    pub scenarios: u64,
-    pub page_size: usize,
-    /// The write-ahead log's bound (small, so that commits come often).
-    pub log_bytes: u64,
-}
-
-impl DoubleFaultConfig {
-    /// 600 operations with a flush every 40, 16 KiB of memory, 512-byte
-    /// pages, a log of 8 pages: checkpoints every few flushes, so both
-    /// kinds of twin occur.
-    pub fn new(index: &str) -> Self {
-        DoubleFaultConfig {
-            index: index.to_string(),
-            params: Vec::new(),
-            memory: 16 << 10,
-            ops: 600,
-            flush_every: 40,
-            seed: 42,
-            scenarios: 200,
-            page_size: 512,
-            log_bytes: 8 * 512,
-        }
+/// The crash workload a double-fault test of `c` runs (`c` is a fault
+/// test's configuration: the same index, memory, pages, log and workload
+/// size; a double fault starts from an empty store, so no preload).
+fn crash_config(c: &FaultConfig) -> Result<CrashConfig, String> {
+    if c.preload > 0 {
+        return Err("double faults start from an empty store: no preload".into());
     }
-
-    fn crash_config(&self) -> Result<CrashConfig, String> {
-        Ok(CrashConfig {
-            index: self.index.clone(),
-            params: self.params.clone(),
-            memory: self.memory,
-            device: DeviceSpec::parse("slc-small", &[]).map_err(|e| e.to_string())?,
-            ops: self.ops,
-            keys: (self.ops as u64).max(64) * 4,
-            flush_every: self.flush_every,
-            seed: self.seed,
-            bulk_load: 0,
-        })
-    }
+    Ok(CrashConfig {
+        index: c.index.clone(),
+        params: c.params.clone(),
+        memory: c.memory,
+        device: DeviceSpec::parse("slc-small", &[]).map_err(|e| e.to_string())?,
+        ops: c.ops,
+        keys: (c.ops as u64).max(64) * 4,
+        flush_every: c.flush_every,
+        seed: c.seed,
+        bulk_load: 0,
+    })
 }
 
 /// Which write has a twin.
@@ -184,13 +155,13 @@ fn twins(writes: &[(u64, Vec<u8>)]) -> Vec<(u64, u64, Twin)> {
 }
 
 /// Runs the test (module doc).
-pub fn double_fault_test(c: &DoubleFaultConfig) -> Result<DoubleFaultSummary, String> {
+pub fn double_fault_test(c: &FaultConfig) -> Result<DoubleFaultSummary, String> {
     if c.page_size < 128 || c.ops == 0 || c.flush_every == 0 {
         return Err(
             "double faults need pages of at least 128 bytes, operations and flushes".into(),
         );
     }
-    let cc = c.crash_config()?;
+    let cc = crash_config(c)?;
     let params = Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())?;
     let ops = workload(&cc);
     // The clean run, recorded.
@@ -258,7 +229,7 @@ fn scan(index: &mut dyn Index) -> Result<BTreeSet<(u64, u64)>, String> {
 
 /// One scenario (module doc, steps 1–4).
 fn scenario(
-    c: &DoubleFaultConfig,
+    c: &FaultConfig,
     params: &Params,
     ops: &[CrashOp],
     cut: u64,

@@ -22,25 +22,24 @@
 //!    the medium is mounted again: a full scan must give exactly the state
 //!    after the third flush.
 //!
-//! Positions: a clean run of the workload over a recorder beneath the
-//! commit layer lists every write with a twin; the scenarios take them
-//! evenly, up to the number asked for. The configuration is a fault
+//! Positions: a clean run of the workload over a recording counter (the
+//! fault runner's) beneath the commit layer lists every write with a
+//! twin; the scenarios take them evenly, up to the number asked for. The configuration is a fault
 //! test's (`runner::fault::FaultConfig`: index, memory, pages, log and
 //! workload size; no preload). Verdicts as `runner::crash`'s.
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
 use super::crash::{
     judge, panic_message, run_until_cut, workload, CrashConfig, CrashOp, CrashSummary, Verdict,
 };
-use super::fault::FaultConfig;
+use super::fault::{Counted, FaultConfig};
 use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
 use crate::device::Storage;
-use crate::device::{BlockDevice, DeviceInfo, DeviceSpec, DeviceStats, Result as DevResult, Wear};
+use crate::device::{BlockDevice, DeviceSpec};
 use crate::index::{registry, Index, IndexError, Params};
 
 /// Logical pages of the RAM disk (sparse: size costs nothing until written).
@@ -86,60 +85,6 @@ pub struct DoubleFaultSummary {
     pub commit_positions: u64,
 }
 
-/// The writes beneath the commit layer, in order: page and content.
-type Writes = Arc<Mutex<Vec<(u64, Vec<u8>)>>>;
-
-/// A device that records every write it passes on (the clean run).
-struct Recorder {
-    inner: SharedDevice,
-    writes: Writes,
-}
-
-impl BlockDevice for Recorder {
-    fn page_size(&self) -> usize {
-        self.inner.page_size()
-    }
-    fn capacity_pages(&self) -> u64 {
-        self.inner.capacity_pages()
-    }
-    fn extent_pages(&self) -> Option<u64> {
-        self.inner.extent_pages()
-    }
-    fn ensure_extent(&mut self, pages: u64) -> DevResult<()> {
-        self.inner.ensure_extent(pages)
-    }
-    fn trim_reclaims(&self) -> bool {
-        self.inner.trim_reclaims()
-    }
-    fn pages_per_block(&self) -> u32 {
-        self.inner.pages_per_block()
-    }
-    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> DevResult<()> {
-        self.inner.read(lba, offset, buf)
-    }
-    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> DevResult<()> {
-        if let Ok(mut w) = self.writes.lock() {
-            w.push((lba, data.to_vec()));
-        }
-        self.inner.write(lba, offset, data)
-    }
-    fn trim(&mut self, lba: u64) -> DevResult<()> {
-        self.inner.trim(lba)
-    }
-    fn sync(&mut self) -> DevResult<()> {
-        self.inner.sync()
-    }
-    fn stats(&self) -> DeviceStats {
-        self.inner.stats()
-    }
-    fn wear(&self) -> Option<Wear> {
-        self.inner.wear()
-    }
-    fn info(&self) -> DeviceInfo {
-        self.inner.info()
-    }
-}
-
 /// Writes (1-based positions) that have a twin, and the page each wrote.
 fn twins(writes: &[(u64, Vec<u8>)]) -> Vec<(u64, u64, Twin)> {
     let mut found = Vec::new();
@@ -165,12 +110,9 @@ pub fn double_fault_test(c: &FaultConfig) -> Result<DoubleFaultSummary, String> 
     let params = Params::parse(c.params.iter().map(String::as_str)).map_err(|e| e.to_string())?;
     let ops = workload(&cc);
     // The clean run, recorded.
-    let writes: Writes = Arc::default();
     let ram = SharedDevice::new(Box::new(RamDisk::new(c.page_size, CAPACITY)));
-    let recorder = Recorder {
-        inner: ram,
-        writes: writes.clone(),
-    };
+    let recorder = Counted::recording(ram);
+    let counts = recorder.counts.clone();
     let storage = mount(Box::new(recorder), c.log_bytes)?;
     let mut index =
         registry::create(&c.index, storage, c.memory, params.clone()).map_err(|e| e.to_string())?;
@@ -179,10 +121,12 @@ pub fn double_fault_test(c: &FaultConfig) -> Result<DoubleFaultSummary, String> 
             .map_err(|e| format!("the clean workload fails: {e}"))?;
     }
     drop(index);
-    let (recorded, total) = writes
+    let writes = counts
+        .recorded
         .lock()
-        .map(|w| (twins(&w), w.len() as u64))
+        .map(|mut r| r.take().unwrap_or_default())
         .unwrap_or_default();
+    let (recorded, total) = (twins(&writes), writes.len() as u64);
     let count = |kind| recorded.iter().filter(|t| t.2 == kind).count() as u64;
     let mut s = DoubleFaultSummary {
         log_positions: count(Twin::LogPrimary),

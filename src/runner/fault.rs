@@ -798,17 +798,23 @@ impl Context<'_> {
 
 /// Writes and syncs that reach a device (atomics: the counts are read
 /// after the device moved into the stack).
+/// Writes as (page, content), in order.
+pub(super) type Writes = Vec<(u64, Vec<u8>)>;
+
 #[derive(Default)]
-struct Counts {
+pub(super) struct Counts {
     writes: AtomicU64,
     syncs: AtomicU64,
+    /// Every write, page and content, in order, where asked for
+    /// ([`Counted::recording`]; the double-fault runner's clean run).
+    pub(super) recorded: std::sync::Mutex<Option<Writes>>,
 }
 
 /// A device that counts its writes and syncs, as [`FaultyDevice`] counts
 /// them.
-struct Counted {
+pub(super) struct Counted {
     inner: SharedDevice,
-    counts: Arc<Counts>,
+    pub(super) counts: Arc<Counts>,
 }
 
 impl Counted {
@@ -817,6 +823,15 @@ impl Counted {
             inner,
             counts: Arc::default(),
         }
+    }
+
+    /// A counter that also keeps every write's page and content.
+    pub(super) fn recording(inner: SharedDevice) -> Self {
+        let c = Self::new(inner);
+        if let Ok(mut r) = c.counts.recorded.lock() {
+            *r = Some(Vec::new());
+        }
+        c
     }
 }
 
@@ -853,6 +868,11 @@ impl BlockDevice for Counted {
     }
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> crate::device::Result<()> {
         self.counts.writes.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut r) = self.counts.recorded.lock() {
+            if let Some(writes) = r.as_mut() {
+                writes.push((lba, data.to_vec()));
+            }
+        }
         self.inner.write(lba, offset, data)
     }
     fn trim(&mut self, lba: u64) -> crate::device::Result<()> {

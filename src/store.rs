@@ -59,6 +59,7 @@ use std::path::{Path, PathBuf};
 pub use crate::device::shadow::DEFAULT_LOG_BYTES;
 use crate::device::{BlockDevice, DeviceError, DeviceSpec, DeviceStats, Shadow, Storage};
 use crate::index::{registry, Index, IndexError, Params};
+use crate::node::NodeError;
 
 /// What a key may hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -219,6 +220,12 @@ impl std::error::Error for StoreError {
 impl From<IndexError> for StoreError {
     fn from(e: IndexError) -> Self {
         StoreError::Index(e)
+    }
+}
+
+impl From<NodeError> for StoreError {
+    fn from(e: NodeError) -> Self {
+        StoreError::Index(e.into())
     }
 }
 

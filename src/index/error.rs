@@ -1,6 +1,7 @@
 use std::fmt;
 
 use crate::device::DeviceError;
+use crate::node::NodeError;
 
 /// Errors of the index layer.
 #[non_exhaustive]
@@ -108,6 +109,28 @@ impl From<DeviceError> for IndexError {
             // checksum) is the index's corruption too.
             DeviceError::Corrupt { page, detail } => IndexError::Corrupt { page, detail },
             e => IndexError::Device(e),
+        }
+    }
+}
+
+impl From<NodeError> for IndexError {
+    /// Variant for variant: the node layer's `Corrupt` is the index's.
+    fn from(e: NodeError) -> Self {
+        match e {
+            NodeError::Device(e) => IndexError::Device(e),
+            NodeError::Corrupt { page, detail } => IndexError::Corrupt { page, detail },
+            NodeError::KeyOutOfRange { key, max } => IndexError::KeyOutOfRange { key, max },
+            NodeError::ValueOutOfRange { value, max } => IndexError::ValueOutOfRange { value, max },
+            NodeError::Config(m) => IndexError::Config(m),
+            NodeError::Mismatch {
+                parameter,
+                image,
+                given,
+            } => IndexError::Mismatch {
+                parameter,
+                image,
+                given,
+            },
         }
     }
 }

@@ -22,7 +22,6 @@ pub mod bftl;
 pub mod btree;
 mod bulk;
 pub mod delta;
-mod entry;
 mod error;
 pub mod fdtree;
 pub mod guard;
@@ -37,32 +36,14 @@ mod run_cache;
 mod run_page;
 pub mod runtime;
 
-pub use entry::EntryFormat;
+pub use crate::node::{EntryFormat, IndexStats};
 pub use error::IndexError;
 pub use params::Params;
-
-use std::collections::BTreeMap;
-
-use serde::Serialize;
 
 use crate::device::Storage;
 
 /// Result of an index operation.
 pub type Result<T> = std::result::Result<T, IndexError>;
-
-/// Index-specific counters (compactions, merges, leaf-node size, buffer
-/// fill, ...), by name. Reported as `index_stats`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct IndexStats(pub BTreeMap<String, f64>);
-
-impl IndexStats {
-    pub fn set(&mut self, name: &str, value: f64) {
-        self.0.insert(name.to_string(), value);
-    }
-    pub fn get(&self, name: &str) -> Option<f64> {
-        self.0.get(name).copied()
-    }
-}
 
 /// One index over one storage.
 pub trait Index: Send {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
-use super::IndexError;
+use super::{EntryFormat, IndexError};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
@@ -46,6 +46,13 @@ impl Params {
     }
 
     /// Typed value of `key`, or `default` when absent.
+    /// The entry widths `key_bytes` / `value_bytes` (default 4 + 4).
+    pub fn entry_format(&mut self) -> Result<EntryFormat, IndexError> {
+        let k = self.get("key_bytes", 4u8)?;
+        let v = self.get("value_bytes", 4u8)?;
+        Ok(EntryFormat::new(k, v)?)
+    }
+
     pub fn get<T: FromStr>(&mut self, key: &str, default: T) -> Result<T, IndexError> {
         Ok(self.get_opt(key)?.unwrap_or(default))
     }

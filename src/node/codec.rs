@@ -23,7 +23,7 @@
 //! 3. `count` never exceeds the layout's capacity; a larger count read back
 //!    is `Corrupt`.
 
-use crate::index::{EntryFormat, IndexError};
+use crate::node::{EntryFormat, NodeError};
 
 use super::page::{self, PageKind, FRAME_HEADER};
 
@@ -147,19 +147,19 @@ pub struct NodeLayout {
 
 impl NodeLayout {
     /// The layout of nodes of `node_bytes` bytes.
-    pub fn with_node_bytes(format: EntryFormat, node_bytes: usize) -> Result<Self, IndexError> {
+    pub fn with_node_bytes(format: EntryFormat, node_bytes: usize) -> Result<Self, NodeError> {
         let e = format.entry_bytes();
         let overhead = FRAME_HEADER + NODE_HEADER;
         let leaf_capacity = node_bytes.saturating_sub(overhead) / e;
         let fanout = (node_bytes.saturating_sub(overhead) + e) / (CHILD_BYTES + e);
         if leaf_capacity < 3 || fanout < 3 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a node of {node_bytes} bytes holds {leaf_capacity} entries and {fanout} children; \
                  at least 3 of each are needed ({overhead} bytes of header, {e} per entry)"
             )));
         }
         if leaf_capacity > u16::MAX as usize || fanout > u16::MAX as usize {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a node of {node_bytes} bytes is too large"
             )));
         }
@@ -173,10 +173,10 @@ impl NodeLayout {
 
     /// This layout with leaves capped at `entries` (at least 3, at most
     /// what a leaf's bytes hold): a leaf splits when it would pass it.
-    pub fn with_leaf_entries(mut self, entries: usize) -> Result<Self, IndexError> {
+    pub fn with_leaf_entries(mut self, entries: usize) -> Result<Self, NodeError> {
         let fits = Self::with_node_bytes(self.format, self.node_bytes)?.leaf_capacity;
         if entries < 3 || entries > fits || entries > u8::MAX as usize {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "leaf_entries must be 3 to {}, got {entries}",
                 fits.min(u8::MAX as usize)
             )));
@@ -196,9 +196,9 @@ impl NodeLayout {
     }
 
     /// The smallest layout whose internal nodes hold `fanout` children.
-    pub fn with_fanout(format: EntryFormat, fanout: usize) -> Result<Self, IndexError> {
+    pub fn with_fanout(format: EntryFormat, fanout: usize) -> Result<Self, NodeError> {
         if fanout < 3 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "fanout must be at least 3, got {fanout}"
             )));
         }
@@ -264,8 +264,8 @@ impl NodeLayout {
         &self,
         image: &'a [u8],
         page: u64,
-    ) -> Result<(&'a [u8], u8, usize), IndexError> {
-        let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+    ) -> Result<(&'a [u8], u8, usize), NodeError> {
+        let corrupt = |detail: String| NodeError::Corrupt { page, detail };
         let payload = page::open(image, PageKind::TreeNode, page)?
             .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
         if payload.len() < NODE_HEADER {
@@ -290,7 +290,7 @@ impl NodeLayout {
 
     /// Checks the frame and header of an image read from `page` (as a
     /// decode would, short of the entry order): its level and count.
-    pub fn image_header(&self, image: &[u8], page: u64) -> Result<(u8, usize), IndexError> {
+    pub fn image_header(&self, image: &[u8], page: u64) -> Result<(u8, usize), NodeError> {
         self.image_payload(image, page)
             .map(|(_, level, count)| (level, count))
     }
@@ -450,10 +450,10 @@ impl NodeLayout {
         image: &[u8],
         page: u64,
         target: (u64, u64),
-    ) -> Result<(u8, NodeId), IndexError> {
+    ) -> Result<(u8, NodeId), NodeError> {
         let (payload, level, count) = self.image_payload(image, page)?;
         if level == 0 {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page,
                 detail: "a leaf above the leaf level".into(),
             });
@@ -477,10 +477,10 @@ impl NodeLayout {
         target: (u64, u64),
         hi: u64,
         f: &mut impl FnMut(u64, u64),
-    ) -> Result<(bool, NodeId), IndexError> {
+    ) -> Result<(bool, NodeId), NodeError> {
         let (payload, level, count) = self.image_payload(image, page)?;
         if level != 0 {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page,
                 detail: "an internal node at the leaf level".into(),
             });
@@ -506,7 +506,7 @@ impl NodeLayout {
         image: &[u8],
         page: u64,
         node: &mut Node,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         let payload = image.get(4..8).and_then(|l| {
             let len = u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize;
             image.get(FRAME_HEADER..FRAME_HEADER + len)
@@ -518,9 +518,9 @@ impl NodeLayout {
     }
 
     /// Decodes the image read from `page` into `node` (reusing its memory).
-    pub fn decode(&self, image: &[u8], page: u64, node: &mut Node) -> Result<(), IndexError> {
+    pub fn decode(&self, image: &[u8], page: u64, node: &mut Node) -> Result<(), NodeError> {
         let payload =
-            page::open(image, PageKind::TreeNode, page)?.ok_or_else(|| IndexError::Corrupt {
+            page::open(image, PageKind::TreeNode, page)?.ok_or_else(|| NodeError::Corrupt {
                 page,
                 detail: "a node pointer names an empty page".into(),
             })?;
@@ -534,8 +534,8 @@ impl NodeLayout {
         payload: &[u8],
         page: u64,
         node: &mut Node,
-    ) -> Result<(), IndexError> {
-        let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+    ) -> Result<(), NodeError> {
+        let corrupt = |detail: String| NodeError::Corrupt { page, detail };
         if payload.len() < NODE_HEADER {
             return Err(corrupt("node payload shorter than its header".into()));
         }
@@ -705,7 +705,7 @@ mod tests {
         buf[40] ^= 1;
         assert!(matches!(
             l.decode(&buf, 5, &mut back),
-            Err(IndexError::Corrupt { page: 5, .. })
+            Err(NodeError::Corrupt { page: 5, .. })
         ));
         assert!(
             l.decode(&[0u8; 512], 6, &mut back).is_err(),

@@ -20,7 +20,7 @@
 //! Invariant: replaying a node's records in page order from its last base
 //! gives its current content.
 
-use crate::index::{EntryFormat, IndexError};
+use crate::node::{EntryFormat, NodeError};
 
 use super::codec::{Node, NodeId, NodeLayout, NO_NODE};
 use super::page::{self, PageKind, FRAME_HEADER};
@@ -65,7 +65,7 @@ impl Delta {
         id: NodeId,
         node: &Node,
         change: NodeChange,
-    ) -> Result<Option<Delta>, IndexError> {
+    ) -> Result<Option<Delta>, NodeError> {
         let (insert, key, value) = match change {
             NodeChange::Insert(k, v) => (true, k, v),
             NodeChange::Delete(k, v) => (false, k, v),
@@ -80,7 +80,7 @@ impl Delta {
             let pos =
                 node.entries
                     .binary_search(&(key, value))
-                    .map_err(|_| IndexError::Corrupt {
+                    .map_err(|_| NodeError::Corrupt {
                         page: 0,
                         detail: format!("node {id}: the inserted separator is not in the node"),
                     })?;
@@ -98,8 +98,8 @@ impl Delta {
 
     /// Applies the delta to `node`; a delta that does not fit the node
     /// (read from `page`) is `Corrupt`.
-    pub fn apply(&self, node: &mut Node, layout: NodeLayout, page: u64) -> Result<(), IndexError> {
-        let corrupt = |detail: &str| IndexError::Corrupt {
+    pub fn apply(&self, node: &mut Node, layout: NodeLayout, page: u64) -> Result<(), NodeError> {
+        let corrupt = |detail: &str| NodeError::Corrupt {
             page,
             detail: format!("delta ({}, {}): {detail}", self.key, self.value),
         };
@@ -190,12 +190,12 @@ pub fn seal_page(page: &mut [u8], used: usize) {
 
 /// A record page read back: its sequence number and the bytes up to the end
 /// of its records; `None` for an empty (erased or trimmed) page.
-pub fn open_page(frame: &[u8], page_no: u64) -> Result<Option<(u64, &[u8])>, IndexError> {
+pub fn open_page(frame: &[u8], page_no: u64) -> Result<Option<(u64, &[u8])>, NodeError> {
     let Some(payload) = page::open(frame, PageKind::NodeRecords, page_no)? else {
         return Ok(None);
     };
     if payload.len() < PAGE_HEADER {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page: page_no,
             detail: "record page shorter than its header".into(),
         });
@@ -214,11 +214,11 @@ pub fn for_each_record(
     page: &[u8],
     layout: NodeLayout,
     page_no: u64,
-    mut f: impl FnMut(NodeId, Record<'_>) -> Result<(), IndexError>,
-) -> Result<(), IndexError> {
+    mut f: impl FnMut(NodeId, Record<'_>) -> Result<(), NodeError>,
+) -> Result<(), NodeError> {
     let format = layout.format;
     let (kb, e) = (format.key_bytes as usize, format.entry_bytes());
-    let corrupt = |detail: String| IndexError::Corrupt {
+    let corrupt = |detail: String| NodeError::Corrupt {
         page: page_no,
         detail,
     };

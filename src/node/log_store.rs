@@ -74,7 +74,7 @@
 use std::collections::HashMap;
 
 use crate::device::{Flash, Storage};
-use crate::index::IndexError;
+use crate::node::NodeError;
 
 use super::codec::{Node, NodeId, NodeLayout};
 use super::store::{IdAllocator, NodeChange, NodeStore, TreeMeta};
@@ -129,24 +129,24 @@ pub struct LogNodeStore {
 impl LogNodeStore {
     /// A store on a raw chip; `log_blocks` per half (0: as many as fit, or
     /// as many as the image on the chip has).
-    pub fn new(storage: Storage, layout: NodeLayout, log_blocks: u64) -> Result<Self, IndexError> {
+    pub fn new(storage: Storage, layout: NodeLayout, log_blocks: u64) -> Result<Self, NodeError> {
         let geometry =
             match &storage {
                 Storage::Raw(f) => f.geometry(),
-                Storage::Pages(_) => return Err(IndexError::Config(
+                Storage::Pages(_) => return Err(NodeError::Config(
                     "the node log manages erase blocks itself and needs a raw chip (raw:PROFILE)"
                         .into(),
                 )),
             };
         let page_size = geometry.page_size as usize;
         if layout.node_bytes > u16::MAX as usize {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a {}-byte node is too large for the node log",
                 layout.node_bytes
             )));
         }
         if page_size < SUPERBLOCK_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "page size {page_size} is too small for the superblock"
             )));
         }
@@ -179,11 +179,11 @@ impl LogNodeStore {
     }
 
     /// Blocks per half on a chip of `blocks` (0: as many as fit).
-    fn check_log_blocks(blocks: u64, log_blocks: u64) -> Result<u64, IndexError> {
+    fn check_log_blocks(blocks: u64, log_blocks: u64) -> Result<u64, NodeError> {
         let most = blocks.saturating_sub(FIRST_BLOCK) / 2;
         let log_blocks = if log_blocks == 0 { most } else { log_blocks };
         if log_blocks == 0 || log_blocks > most {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "the node log needs {FIRST_BLOCK} blocks for superblocks and 2 x {} for its \
                  halves; the chip has {blocks}",
                 log_blocks.max(1)
@@ -221,7 +221,7 @@ impl LogNodeStore {
 
     /// Programs the assembled head page (just the bytes it holds) and
     /// moves the head to the next page.
-    fn program_head(&mut self) -> Result<(), IndexError> {
+    fn program_head(&mut self) -> Result<(), NodeError> {
         if self.head_used == 0 {
             return Ok(());
         }
@@ -245,7 +245,7 @@ impl LogNodeStore {
     /// Starts a new page when a record of `need` bytes that fits a page
     /// would straddle one (so such a node costs one read, as in the paper),
     /// or when not even its id fits.
-    fn pad(&mut self, need: usize) -> Result<(), IndexError> {
+    fn pad(&mut self, need: usize) -> Result<(), NodeError> {
         let left = self.page_size - self.head_used;
         if self.head_used > 0 && (left < RECORD_ID || (need <= self.page_size && left < need)) {
             self.program_head()?;
@@ -256,13 +256,13 @@ impl LogNodeStore {
     /// Makes the head ready for a record of `need` bytes (see `pad`); the
     /// whole record must fit the active half, or the log switches halves
     /// (never while `copying`).
-    fn make_room(&mut self, need: usize, copying: bool) -> Result<(), IndexError> {
+    fn make_room(&mut self, need: usize, copying: bool) -> Result<(), NodeError> {
         self.pad(need)?;
         if self.room() >= need {
             return Ok(());
         }
         let full = |what: &str| {
-            IndexError::Device(crate::device::DeviceError::Full {
+            NodeError::Device(crate::device::DeviceError::Full {
                 detail: format!("the valid nodes {what} one half of the node log"),
             })
         };
@@ -298,7 +298,7 @@ impl LogNodeStore {
     /// Appends node `id`: from `image` when `copying` (a switch of halves,
     /// which never switches again), else from `out_image`. The image may
     /// run on into the next pages; the id never straddles a page.
-    fn append(&mut self, id: NodeId, copying: bool) -> Result<(), IndexError> {
+    fn append(&mut self, id: NodeId, copying: bool) -> Result<(), NodeError> {
         let nb = self.layout.node_bytes;
         self.make_room(RECORD_ID + nb, copying)?;
         if !copying {
@@ -351,10 +351,10 @@ impl LogNodeStore {
 
     /// Reads node `id`'s current image into `self.image`; returns the page
     /// it starts on.
-    fn load_image(&mut self, id: NodeId) -> Result<u64, IndexError> {
+    fn load_image(&mut self, id: NodeId) -> Result<u64, NodeError> {
         let loc = self.table.get(id as usize).copied().unwrap_or(NOWHERE);
         if loc == NOWHERE {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: 0,
                 detail: format!("node {id} is not in the node table"),
             });
@@ -363,7 +363,7 @@ impl LogNodeStore {
     }
 
     /// Reads the image at `loc` into `self.image`; returns its first page.
-    fn load_image_at(&mut self, loc: u64) -> Result<u64, IndexError> {
+    fn load_image_at(&mut self, loc: u64) -> Result<u64, NodeError> {
         let (first, mut offset) = (loc >> 16, (loc & 0xFFFF) as usize);
         let nb = self.layout.node_bytes;
         let mut image = std::mem::take(&mut self.image);
@@ -391,7 +391,7 @@ impl LogNodeStore {
     /// Copies `(id, place)` records into the active half; a node whose
     /// table entry is elsewhere keeps it (a durable version is copied for
     /// the flushed state only).
-    fn copy_records(&mut self, records: &[(NodeId, u64)]) -> Result<(), IndexError> {
+    fn copy_records(&mut self, records: &[(NodeId, u64)]) -> Result<(), NodeError> {
         for &(id, loc) in records {
             let current = self.table.get(id as usize).copied().unwrap_or(NOWHERE);
             self.load_image_at(loc)?;
@@ -406,7 +406,7 @@ impl LogNodeStore {
 
     /// Erases a half, last block first, so that a half whose first page
     /// reads erased is erased all through (erases are atomic).
-    fn erase_half(&mut self, half: u8) -> Result<(), IndexError> {
+    fn erase_half(&mut self, half: u8) -> Result<(), NodeError> {
         let first = FIRST_BLOCK + half as u64 * self.log_blocks;
         for b in (0..self.log_blocks).rev() {
             self.chip().erase(first + b)?;
@@ -417,7 +417,7 @@ impl LogNodeStore {
     /// Copies every valid node to the other half, then erases this one:
     /// the durable state first and a superblock naming its new place, then
     /// what changed since the flush (see the module doc).
-    fn switch_halves(&mut self) -> Result<(), IndexError> {
+    fn switch_halves(&mut self) -> Result<(), NodeError> {
         let old = self.active;
         let old_start = self.half_start(old);
         let half = self.half_pages();
@@ -454,7 +454,7 @@ impl LogNodeStore {
     /// Appends a superblock of `meta` naming the active half and its head
     /// (everything before the head must be on flash): from now on that is
     /// the durable state.
-    fn write_superblock(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn write_superblock(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         let (page, erase) = self.superblocks.take_page();
         if let Some(unit) = erase {
             self.chip().erase(unit as u64)?;
@@ -475,7 +475,7 @@ impl LogNodeStore {
     }
 
     /// Rebuilds the node table by scanning the active half (invariant 2).
-    fn rebuild_table(&mut self) -> Result<(), IndexError> {
+    fn rebuild_table(&mut self) -> Result<(), NodeError> {
         self.table.clear();
         let record = RECORD_ID + self.layout.node_bytes;
         let start = self.half_start(self.active);
@@ -513,14 +513,14 @@ impl LogNodeStore {
 
     /// Whether `page` reads erased (all 0xFF): a program always starts a
     /// page with a record's id, which a torn program keeps.
-    fn reads_erased(&mut self, page: u64, buf: &mut [u8]) -> Result<bool, IndexError> {
+    fn reads_erased(&mut self, page: u64, buf: &mut [u8]) -> Result<bool, NodeError> {
         self.chip().read(page, 0, buf)?;
         Ok(buf.iter().all(|&b| b == 0xFF))
     }
 
     /// Whether a crash left nothing the log would program again: no page
     /// after the durable head, and the other half erased.
-    fn is_clean(&mut self, buf: &mut [u8]) -> Result<bool, IndexError> {
+    fn is_clean(&mut self, buf: &mut [u8]) -> Result<bool, NodeError> {
         if self.head_page < self.half_pages() && !self.reads_erased(self.head_abs(), buf)? {
             return Ok(false);
         }
@@ -533,7 +533,7 @@ impl LogNodeStore {
     /// always a prefix of it (writes run forward from its first page and
     /// erases backward from its last block), so the first block from
     /// `from` on whose first page reads erased ends them.
-    fn erase_programmed(&mut self, half: u8, from: u64, buf: &mut [u8]) -> Result<(), IndexError> {
+    fn erase_programmed(&mut self, half: u8, from: u64, buf: &mut [u8]) -> Result<(), NodeError> {
         let start = self.half_start(half);
         let mut end = from;
         while end < self.log_blocks
@@ -551,7 +551,7 @@ impl LogNodeStore {
     /// Moves the durable state (the table just rebuilt) into the other
     /// half after erasing it, names it in a superblock and erases the old
     /// half: the log is then as a flush leaves it.
-    fn recover(&mut self, meta: &TreeMeta, buf: &mut [u8]) -> Result<(), IndexError> {
+    fn recover(&mut self, meta: &TreeMeta, buf: &mut [u8]) -> Result<(), NodeError> {
         let old = self.active;
         self.erase_programmed(1 - old, 0, buf)?;
         let durable_blocks = self.head_page.div_ceil(self.pages_per_block);
@@ -575,12 +575,12 @@ impl NodeStore for LogNodeStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         let page = self.load_image(id)?;
         self.layout.decode(&self.image, page, node)
     }
 
-    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         let page = self.load_image(id)?;
         Ok(Some((&self.image, page)))
     }
@@ -590,12 +590,12 @@ impl NodeStore for LogNodeStore {
         id: NodeId,
         node: &Node,
         _change: NodeChange,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         self.layout.encode(node, &mut self.out_image);
         self.append(id, false)
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         self.ids.allocate(|_| Ok(()))
     }
 
@@ -614,7 +614,7 @@ impl NodeStore for LogNodeStore {
         fresh_room >= n as u64 && self.ids.can_allocate(n, fresh_room)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         self.keep_durable(id);
         if let Some(loc) = self.table.get_mut(id as usize) {
             *loc = NOWHERE;
@@ -636,11 +636,11 @@ impl NodeStore for LogNodeStore {
         self.ids.next_id
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let (ppb, page_size) = (self.pages_per_block, self.page_size);
         let chip = self.chip();
         let (log, newest) = SuperblockLog::scan(ppb, page_size, STATE_BYTES, |p, buf| {
-            chip.read(p, 0, buf).map_err(IndexError::from)
+            chip.read(p, 0, buf).map_err(NodeError::from)
         })?;
         let Some(newest) = newest else {
             return Ok(None);
@@ -653,7 +653,7 @@ impl NodeStore for LogNodeStore {
         let log_blocks = u64::from_le_bytes(s[9..17].try_into().expect("8 bytes"));
         if log_blocks != self.log_blocks {
             if self.log_blocks_given {
-                return Err(IndexError::Mismatch {
+                return Err(NodeError::Mismatch {
                     parameter: "log_blocks".into(),
                     image: log_blocks.to_string(),
                     given: self.log_blocks.to_string(),
@@ -664,13 +664,13 @@ impl NodeStore for LogNodeStore {
                 Storage::Pages(_) => 0,
             };
             self.log_blocks =
-                Self::check_log_blocks(blocks, log_blocks).map_err(|_| IndexError::Corrupt {
+                Self::check_log_blocks(blocks, log_blocks).map_err(|_| NodeError::Corrupt {
                     page: newest.page,
                     detail: format!("superblock: {log_blocks} log blocks do not fit the chip"),
                 })?;
         }
         if active > 1 || head > self.half_pages() {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: newest.page,
                 detail: "node log state out of range".into(),
             });
@@ -691,13 +691,13 @@ impl NodeStore for LogNodeStore {
         Ok(Some(meta))
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         // The superblock names the head: everything before it must be on flash.
         self.program_head()?;
         self.write_superblock(meta)
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         Ok(())
     }
 
@@ -736,7 +736,7 @@ impl NodeStore for LogNodeStore {
         self.storage
     }
 
-    fn report(&self, stats: &mut crate::index::IndexStats) {
+    fn report(&self, stats: &mut crate::node::IndexStats) {
         stats.set("node_table_bytes", self.node_table_bytes() as f64);
         stats.set("node_log_switches", self.switches as f64);
         stats.set("node_log_head_page", self.head_page as f64);

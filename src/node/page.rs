@@ -1,6 +1,6 @@
 //! The shared checksummed page frame. Every page (or sub-page node image)
 //! an index writes starts with this 16-byte header, so that a corrupted
-//! page read by any index yields [`IndexError::Corrupt`], never a wrong
+//! page read by any index yields [`NodeError::Corrupt`], never a wrong
 //! answer.
 //!
 //! | bytes | field |
@@ -22,7 +22,7 @@
 //!    empty is allowed (a superblock slot may be empty, a node a pointer
 //!    names may not).
 
-use crate::index::IndexError;
+use crate::node::NodeError;
 
 /// Header bytes before the payload.
 pub const FRAME_HEADER: usize = 16;
@@ -102,11 +102,11 @@ fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
 }
 
 /// Checks a frame read back from `page`; `Ok(None)` when it is empty.
-pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>, IndexError> {
+pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>, NodeError> {
     match open_any(frame, page)? {
         None => Ok(None),
         Some((k, payload)) if k == expected => Ok(Some(payload)),
-        Some(_) => Err(IndexError::Corrupt {
+        Some(_) => Err(NodeError::Corrupt {
             page,
             detail: format!("page kind {} where {:?} was expected", frame[2], expected),
         }),
@@ -115,8 +115,8 @@ pub fn open(frame: &[u8], expected: PageKind, page: u64) -> Result<Option<&[u8]>
 
 /// Checks a frame of any kind read back from `page`: its kind and payload,
 /// `Ok(None)` when it is empty.
-pub fn open_any(frame: &[u8], page: u64) -> Result<Option<(PageKind, &[u8])>, IndexError> {
-    let corrupt = |detail: String| IndexError::Corrupt { page, detail };
+pub fn open_any(frame: &[u8], page: u64) -> Result<Option<(PageKind, &[u8])>, NodeError> {
+    let corrupt = |detail: String| NodeError::Corrupt { page, detail };
     if frame.len() < FRAME_HEADER {
         return Err(corrupt(format!(
             "frame of {} bytes is shorter than its header",
@@ -173,7 +173,7 @@ mod tests {
             assert!(
                 matches!(
                     open(&g, PageKind::TreeNode, 3),
-                    Err(IndexError::Corrupt { page: 3, .. })
+                    Err(NodeError::Corrupt { page: 3, .. })
                 ),
                 "byte {i}"
             );

@@ -25,7 +25,7 @@
 //!    is free), which costs one read per node and is charged to the open.
 
 use crate::device::{BlockDevice, DeviceError, Storage};
-use crate::index::{EntryFormat, IndexError};
+use crate::node::{EntryFormat, NodeError};
 
 use super::codec::{Node, NodeId, NodeLayout, NO_NODE};
 use super::page::{self, PageKind, FRAME_HEADER};
@@ -113,12 +113,12 @@ impl TreeMeta {
         frame: &[u8],
         page: u64,
         state_len: usize,
-    ) -> Result<Option<(TreeMeta, &[u8])>, IndexError> {
+    ) -> Result<Option<(TreeMeta, &[u8])>, NodeError> {
         let Some(p) = page::open(frame, PageKind::Superblock, page)? else {
             return Ok(None);
         };
         if p.len() < META_BYTES + state_len {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page,
                 detail: "superblock too short for the store's state".into(),
             });
@@ -129,7 +129,7 @@ impl TreeMeta {
 
     /// The node layout the image was written with: its node size and, when
     /// recorded, its leaf cap.
-    pub(crate) fn layout(&self) -> Result<NodeLayout, IndexError> {
+    pub(crate) fn layout(&self) -> Result<NodeLayout, NodeError> {
         let layout = NodeLayout::with_node_bytes(self.format, self.node_bytes as usize)?;
         match self.leaf_entries {
             0 => Ok(layout),
@@ -137,8 +137,8 @@ impl TreeMeta {
         }
     }
 
-    pub(crate) fn decode(p: &[u8]) -> Result<TreeMeta, IndexError> {
-        let corrupt = |detail: &str| IndexError::Corrupt {
+    pub(crate) fn decode(p: &[u8]) -> Result<TreeMeta, NodeError> {
+        let corrupt = |detail: &str| NodeError::Corrupt {
             page: 0,
             detail: format!("superblock: {detail}"),
         };
@@ -179,11 +179,11 @@ pub trait NodeStore: Send {
     /// The node layout this store reads and writes.
     fn layout(&self) -> NodeLayout;
     /// Reads node `id` into `node` (reusing its memory).
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError>;
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError>;
     /// Reads node `id`'s encoded image, checked by its frame only, with the
     /// page it came from, for searches that need not decode it; `None` when
     /// the store keeps nodes in another form (BFTL's index units).
-    fn read_image(&mut self, _id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+    fn read_image(&mut self, _id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         Ok(None)
     }
     /// Reads node `id`'s encoded image into `buf` (resized to the node's
@@ -195,12 +195,11 @@ pub trait NodeStore: Send {
         &mut self,
         _id: NodeId,
         _buf: &mut Vec<u8>,
-    ) -> Result<Option<u64>, IndexError> {
+    ) -> Result<Option<u64>, NodeError> {
         Ok(None)
     }
     /// Writes node `id`; `change` says what changed since its last write.
-    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange)
-        -> Result<(), IndexError>;
+    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError>;
     /// Whether the store keeps each [`NodeChange`] as its own record (a
     /// delta log) rather than rewriting the node: a tree then sends it one
     /// change a write, never several folded into a `Rewrite` (an update in
@@ -216,25 +215,25 @@ pub trait NodeStore: Send {
         _id: NodeId,
         _image: &[u8],
         _change: NodeChange,
-    ) -> Result<bool, IndexError> {
+    ) -> Result<bool, NodeError> {
         Ok(false)
     }
     /// A fresh node id.
-    fn allocate(&mut self) -> Result<NodeId, IndexError>;
+    fn allocate(&mut self) -> Result<NodeId, NodeError>;
     /// Whether `n` more nodes can be allocated (no I/O).
     fn can_allocate(&self, n: usize) -> bool;
     /// Gives node `id` back.
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError>;
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError>;
     /// Sets allocation state found on open (invariant 2).
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>);
     /// The next id [`allocate`](Self::allocate) would hand out fresh.
     fn next_id(&self) -> NodeId;
     /// Reads the metadata record; `None` when the storage holds none.
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError>;
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError>;
     /// Writes the metadata record.
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError>;
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError>;
     /// Makes every write durable.
-    fn sync(&mut self) -> Result<(), IndexError>;
+    fn sync(&mut self) -> Result<(), NodeError>;
     /// RAM the store holds (free list, tables), at flash widths.
     fn memory_bytes(&self) -> usize;
     /// RAM the store needs whatever the tree's size (a write buffer), which
@@ -266,7 +265,7 @@ pub trait NodeStore: Send {
     }
     fn into_storage(self: Box<Self>) -> Storage;
     /// Adds the store's own counters to the index's stats.
-    fn report(&self, _stats: &mut crate::index::IndexStats) {}
+    fn report(&self, _stats: &mut crate::node::IndexStats) {}
     /// Facts for the report (see [`crate::index::Index::notes`]).
     fn notes(&self) -> Vec<String> {
         Vec::new()
@@ -276,7 +275,7 @@ pub trait NodeStore: Send {
     fn begin_batch(&mut self) {}
     /// The index finished applying a batch of changes (BFTL commits its
     /// delta pool here); in-place stores have nothing to do.
-    fn end_batch(&mut self) -> Result<(), IndexError> {
+    fn end_batch(&mut self) -> Result<(), NodeError> {
         Ok(())
     }
 }
@@ -289,8 +288,8 @@ pub(crate) fn unreachable_ids(
     next_id: NodeId,
     root: NodeId,
     height: u8,
-    mut children: impl FnMut(NodeId, u8, &mut Vec<NodeId>) -> Result<(), IndexError>,
-) -> Result<Vec<NodeId>, IndexError> {
+    mut children: impl FnMut(NodeId, u8, &mut Vec<NodeId>) -> Result<(), NodeError>,
+) -> Result<Vec<NodeId>, NodeError> {
     let next = next_id as usize;
     let mut reachable = vec![false; next];
     let mut stack = vec![(root, height.saturating_sub(1))];
@@ -298,12 +297,12 @@ pub(crate) fn unreachable_ids(
     while let Some((id, level)) = stack.pop() {
         let slot = reachable
             .get_mut(id as usize)
-            .ok_or_else(|| IndexError::Corrupt {
+            .ok_or_else(|| NodeError::Corrupt {
                 page: 0,
                 detail: format!("node id {id} beyond next id {next}"),
             })?;
         if *slot {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: 0,
                 detail: format!("node {id} is reachable twice"),
             });
@@ -341,14 +340,14 @@ impl IdAllocator {
     /// A freed id, else a fresh one if `fresh_ok(id)` accepts it.
     pub(crate) fn allocate(
         &mut self,
-        fresh_ok: impl FnOnce(NodeId) -> Result<(), IndexError>,
-    ) -> Result<NodeId, IndexError> {
+        fresh_ok: impl FnOnce(NodeId) -> Result<(), NodeError>,
+    ) -> Result<NodeId, NodeError> {
         if let Some(id) = self.free.pop() {
             return Ok(id);
         }
         let id = self.next_id;
         if id == NO_NODE {
-            return Err(IndexError::Device(DeviceError::Full {
+            return Err(NodeError::Device(DeviceError::Full {
                 detail: "every node id is in use".into(),
             }));
         }
@@ -393,11 +392,11 @@ impl PageNodeStore {
 
     /// A store of nodes of `layout` on `storage`, which must be a
     /// logical-page device.
-    pub fn new(storage: Storage, layout: NodeLayout) -> Result<Self, IndexError> {
+    pub fn new(storage: Storage, layout: NodeLayout) -> Result<Self, NodeError> {
         let (page_size, capacity_pages) = match &storage {
             Storage::Pages(d) => (d.page_size(), d.capacity_pages()),
             Storage::Raw(_) => {
-                return Err(IndexError::Config(
+                return Err(NodeError::Config(
                     "this index writes nodes in place and needs a logical-page device \
                      (an FTL profile or file:PATH), not raw:"
                         .into(),
@@ -405,7 +404,7 @@ impl PageNodeStore {
             }
         };
         if page_size < FRAME_HEADER + META_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "page size {page_size} is too small for the superblock"
             )));
         }
@@ -435,7 +434,7 @@ impl PageNodeStore {
     }
 
     /// Reads node `id`'s image into `self.image`; returns its first LBA.
-    fn load_image(&mut self, id: NodeId) -> Result<u64, IndexError> {
+    fn load_image(&mut self, id: NodeId) -> Result<u64, NodeError> {
         let mut image = std::mem::take(&mut self.image);
         let result = self.load_into(id, &mut image);
         self.image = image;
@@ -444,9 +443,9 @@ impl PageNodeStore {
 
     /// Reads node `id`'s image into `image` (at least `node_pages` pages
     /// long when a node spans pages); returns its first LBA.
-    fn load_into(&mut self, id: NodeId, image: &mut [u8]) -> Result<u64, IndexError> {
+    fn load_into(&mut self, id: NodeId, image: &mut [u8]) -> Result<u64, NodeError> {
         if id >= self.ids.next_id {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: self.lba(id),
                 detail: format!(
                     "node id {id} was never allocated (next id {})",
@@ -468,7 +467,7 @@ impl PageNodeStore {
     }
 
     /// Writes `self.image` (node `id`'s image, zero-padded to whole pages).
-    fn store_image(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn store_image(&mut self, id: NodeId) -> Result<(), NodeError> {
         let lba = self.lba(id);
         let ps = self.page_size;
         let image = std::mem::take(&mut self.image);
@@ -491,7 +490,7 @@ impl NodeStore for PageNodeStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         if let Some(n) = self.hot.get(id) {
             node.clone_from(n);
             return Ok(());
@@ -503,7 +502,7 @@ impl NodeStore for PageNodeStore {
         Ok(())
     }
 
-    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         if self.hot.get(id).is_some() {
             // Kept decoded: the tree reads it through `read_node`.
             return Ok(None);
@@ -512,11 +511,7 @@ impl NodeStore for PageNodeStore {
         Ok(Some((&self.image[..self.layout.node_bytes], lba)))
     }
 
-    fn read_image_into(
-        &mut self,
-        id: NodeId,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<u64>, IndexError> {
+    fn read_image_into(&mut self, id: NodeId, buf: &mut Vec<u8>) -> Result<Option<u64>, NodeError> {
         if self.hot.levels() > 0 || self.node_pages > 1 {
             // `read_node` keeps the top levels decoded as it reads them;
             // nodes spanning pages are read page by page there.
@@ -531,7 +526,7 @@ impl NodeStore for PageNodeStore {
         id: NodeId,
         node: &Node,
         _change: NodeChange,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         self.hot.remember(id, node);
         let mut image = std::mem::take(&mut self.image);
         self.layout.encode(node, &mut image);
@@ -545,7 +540,7 @@ impl NodeStore for PageNodeStore {
         id: NodeId,
         image: &[u8],
         _change: NodeChange,
-    ) -> Result<bool, IndexError> {
+    ) -> Result<bool, NodeError> {
         let nb = self.layout.node_bytes;
         if self.hot.levels() > 0 || image.len() != nb {
             // The top levels keep decoded copies of what is written.
@@ -564,12 +559,12 @@ impl NodeStore for PageNodeStore {
         Ok(true)
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         let (capacity, node_pages) = (self.capacity_pages, self.node_pages);
         self.ids.allocate(|id| {
             let end = 1 + (id as u64 + 1) * node_pages;
             if end > capacity {
-                return Err(IndexError::Device(DeviceError::Full {
+                return Err(NodeError::Device(DeviceError::Full {
                     detail: format!(
                         "node {id} would need logical pages up to {end}; the device has {capacity}"
                     ),
@@ -587,7 +582,7 @@ impl NodeStore for PageNodeStore {
         self.ids.can_allocate(n, fresh_room)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         self.hot.forget(id);
         let lba = self.lba(id);
         for i in 0..self.node_pages {
@@ -605,7 +600,7 @@ impl NodeStore for PageNodeStore {
         self.ids.next_id
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let mut buf = vec![0u8; self.page_size];
         self.dev().read(0, 0, &mut buf)?;
         match page::open(&buf, PageKind::Superblock, 0)? {
@@ -614,7 +609,7 @@ impl NodeStore for PageNodeStore {
         }
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         let mut buf = vec![0u8; self.page_size];
         meta.encode(&mut buf[FRAME_HEADER..]);
         page::seal(&mut buf, PageKind::Superblock, META_BYTES);
@@ -622,11 +617,11 @@ impl NodeStore for PageNodeStore {
         Ok(())
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         Ok(self.dev().sync()?)
     }
 
-    fn report(&self, stats: &mut crate::index::IndexStats) {
+    fn report(&self, stats: &mut crate::node::IndexStats) {
         if self.hot.levels() > 0 {
             stats.set("cached_levels", self.hot.levels() as f64);
             stats.set("cached_nodes", self.hot.len() as f64);

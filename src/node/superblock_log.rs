@@ -25,7 +25,7 @@
 //! torn one. Both are skipped, and open takes the previous superblock (the
 //! state of the flush before); `docs/FORMAT.md` says so.
 
-use crate::index::IndexError;
+use crate::node::NodeError;
 
 use super::page::FRAME_HEADER;
 use super::store::{TreeMeta, META_BYTES};
@@ -113,8 +113,8 @@ impl SuperblockLog {
         unit_pages: u64,
         page_size: usize,
         state_len: usize,
-        mut read: impl FnMut(u64, &mut [u8]) -> Result<(), IndexError>,
-    ) -> Result<(SuperblockLog, Option<Newest>), IndexError> {
+        mut read: impl FnMut(u64, &mut [u8]) -> Result<(), NodeError>,
+    ) -> Result<(SuperblockLog, Option<Newest>), NodeError> {
         let mut best: Option<(Newest, u64, u32)> = None;
         let mut last_written = [None; SUPERBLOCK_UNITS as usize];
         let mut top = 0;
@@ -159,7 +159,7 @@ impl SuperblockLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::EntryFormat;
+    use crate::node::EntryFormat;
 
     fn meta(generation: u64) -> TreeMeta {
         TreeMeta {

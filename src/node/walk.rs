@@ -4,11 +4,11 @@
 //! `next` back to an earlier leaf, a child to its own ancestor. Every such
 //! walk is bounded by a figure the index knows without trusting the page
 //! (the node ids it ever allocated, the height in its superblock), and a
-//! walk past that bound is [`IndexError::Corrupt`], never a hang.
+//! walk past that bound is [`NodeError::Corrupt`], never a hang.
 //!
 //! Neither helper allocates: they sit on the search and update paths.
 
-use crate::index::IndexError;
+use crate::node::NodeError;
 
 use super::codec::{Node, NodeId};
 
@@ -34,10 +34,10 @@ impl ChainBound {
 
     /// Counts a visit of node `id` (at `page`); `Corrupt` once the chain is
     /// longer than the limit, which only a loop can make it.
-    pub fn step(&mut self, id: NodeId, page: u64) -> Result<(), IndexError> {
+    pub fn step(&mut self, id: NodeId, page: u64) -> Result<(), NodeError> {
         self.seen += 1;
         if self.seen > self.limit {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page,
                 detail: format!(
                     "{} longer than the {} nodes the index ever allocated: a loop (at node {id})",
@@ -53,9 +53,9 @@ impl ChainBound {
 /// parent's level (or the superblock's height) implies. Levels strictly
 /// decrease on the way down, so a descent that checks them ends within the
 /// tree's height even when a child pointer names an ancestor.
-pub fn expect_level(node: &Node, id: NodeId, page: u64, level: u8) -> Result<(), IndexError> {
+pub fn expect_level(node: &Node, id: NodeId, page: u64, level: u8) -> Result<(), NodeError> {
     if node.level != level {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page,
             detail: format!(
                 "node {id} has level {} where the descent expects {level}",

@@ -34,7 +34,7 @@
 use std::collections::HashMap;
 
 use crate::device::Storage;
-use crate::index::{IndexError, IndexStats};
+use crate::node::{IndexStats, NodeError};
 
 use super::codec::{Node, NodeId, NodeLayout};
 use super::store::{NodeChange, NodeStore, TreeMeta};
@@ -63,9 +63,9 @@ pub struct WriteBuffer {
 
 impl WriteBuffer {
     /// A buffer of `capacity` (≥ 1) nodes in front of `inner`.
-    pub fn new(inner: Box<dyn NodeStore>, capacity: usize) -> Result<Self, IndexError> {
+    pub fn new(inner: Box<dyn NodeStore>, capacity: usize) -> Result<Self, NodeError> {
         if capacity == 0 {
-            return Err(IndexError::Config(
+            return Err(NodeError::Config(
                 "write_buffer must hold at least 1 node".into(),
             ));
         }
@@ -102,7 +102,7 @@ impl WriteBuffer {
 
     /// Puts `id`'s sealed image (filled by `fill`) into the buffer (Alg. 2)
     /// and flushes the buffer when it is full.
-    fn put(&mut self, id: NodeId, fill: impl FnOnce(&mut Vec<u8>)) -> Result<(), IndexError> {
+    fn put(&mut self, id: NodeId, fill: impl FnOnce(&mut Vec<u8>)) -> Result<(), NodeError> {
         if let Some(&i) = self.slot_of.get(&id) {
             self.write_hits += 1;
             fill(&mut self.wbd[i]);
@@ -122,7 +122,7 @@ impl WriteBuffer {
     /// Writes every buffered node to the store beneath, in slot order
     /// (Alg. 2, lines 16–21); on an error the nodes not yet written stay
     /// buffered (invariant 3).
-    pub fn flush_buffer(&mut self) -> Result<(), IndexError> {
+    pub fn flush_buffer(&mut self) -> Result<(), NodeError> {
         if self.wba.is_empty() {
             return Ok(());
         }
@@ -168,7 +168,7 @@ impl NodeStore for WriteBuffer {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         let layout = self.layout;
         match self.buffered(id) {
             // Sealed here from a decoded node or an image the tree checked.
@@ -177,7 +177,7 @@ impl NodeStore for WriteBuffer {
         }
     }
 
-    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         if self.slot_of.contains_key(&id) {
             let image = self.buffered(id);
             return Ok(image.map(|i| (i, 0)));
@@ -185,11 +185,7 @@ impl NodeStore for WriteBuffer {
         self.inner.read_image(id)
     }
 
-    fn read_image_into(
-        &mut self,
-        id: NodeId,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<u64>, IndexError> {
+    fn read_image_into(&mut self, id: NodeId, buf: &mut Vec<u8>) -> Result<Option<u64>, NodeError> {
         if let Some(image) = self.buffered(id) {
             buf.clear();
             buf.extend_from_slice(image);
@@ -203,7 +199,7 @@ impl NodeStore for WriteBuffer {
         id: NodeId,
         node: &Node,
         _change: NodeChange,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         let layout = self.layout;
         self.put(id, |image| {
             image.resize(layout.node_bytes, 0);
@@ -216,7 +212,7 @@ impl NodeStore for WriteBuffer {
         id: NodeId,
         image: &[u8],
         _change: NodeChange,
-    ) -> Result<bool, IndexError> {
+    ) -> Result<bool, NodeError> {
         if image.len() != self.layout.node_bytes {
             return Ok(false);
         }
@@ -227,7 +223,7 @@ impl NodeStore for WriteBuffer {
         Ok(true)
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         self.inner.allocate()
     }
 
@@ -235,7 +231,7 @@ impl NodeStore for WriteBuffer {
         self.inner.can_allocate(n)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         if let Some(i) = self.slot_of.remove(&id) {
             self.wba.remove(i);
             self.spare.push(self.wbd.remove(i));
@@ -254,17 +250,17 @@ impl NodeStore for WriteBuffer {
         self.inner.next_id()
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         self.inner.load_meta()
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         // The superblock may name only nodes the device holds.
         self.flush_buffer()?;
         self.inner.store_meta(meta)
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         self.flush_buffer()?;
         self.inner.sync()
     }
@@ -308,7 +304,7 @@ impl NodeStore for WriteBuffer {
         self.inner.begin_batch()
     }
 
-    fn end_batch(&mut self) -> Result<(), IndexError> {
+    fn end_batch(&mut self) -> Result<(), NodeError> {
         self.inner.end_batch()
     }
 }

@@ -59,10 +59,11 @@
 //!    does not zero, older records lose on sequence number anyway).
 
 use crate::device::{BlockDevice, DeviceError, Storage};
-use crate::index::{IndexError, IndexStats};
+use crate::index::IndexError;
 use crate::node::codec::{NodeId, NodeLayout};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::{IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeStore, TreeMeta};
 
 /// The node id and sequence number before a record's node payload.
@@ -147,7 +148,7 @@ impl SequentialStore {
         storage: Storage,
         layout: NodeLayout,
         opts: SubfileOptions,
-    ) -> Result<Self, IndexError> {
+    ) -> Result<Self, NodeError> {
         let page_size = storage.page_size();
         let record_pages = Self::record_bytes(&layout).div_ceil(page_size) as u64;
         let subfile_records = opts.subfile_bytes / (record_pages * page_size as u64);
@@ -160,11 +161,11 @@ impl SequentialStore {
         opts: SubfileOptions,
         record_pages: u64,
         subfile_records: u64,
-    ) -> Result<Self, IndexError> {
+    ) -> Result<Self, NodeError> {
         let capacity = match &storage {
             Storage::Pages(d) => d.capacity_pages(),
             Storage::Raw(_) => {
-                return Err(IndexError::Config(
+                return Err(NodeError::Config(
                     "asbtree appends nodes to a file of logical pages: use an FTL or SSD \
                      profile or file:PATH, not raw:"
                         .into(),
@@ -173,18 +174,18 @@ impl SequentialStore {
         };
         let page_size = storage.page_size();
         if page_size < FRAME_HEADER + META_BYTES + STATE_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "page size {page_size} is too small for the superblock"
             )));
         }
         if !(opts.threshold > 0.0 && opts.threshold < 1.0) {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "threshold must be a share between 0 and 1 (the paper's T = 0.05), got {}",
                 opts.threshold
             )));
         }
         if subfile_records < 2 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "subfile_bytes {} holds fewer than 2 node records of {} bytes",
                 opts.subfile_bytes,
                 record_pages * page_size as u64
@@ -193,7 +194,7 @@ impl SequentialStore {
         let subfile_pages = subfile_records * record_pages;
         let slots = capacity.saturating_sub(1) / subfile_pages;
         if slots < 3 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "the device holds {slots} subfiles of {} bytes; the AS B-tree needs at least 3 \
                  (an active one, a full one and one in reserve): give a smaller subfile_bytes",
                 subfile_pages * page_size as u64
@@ -320,7 +321,7 @@ impl SequentialStore {
     }
 
     /// Reads the record at `lba` into `buf`.
-    fn read_record(&mut self, lba: u64, buf: &mut [u8]) -> Result<(), IndexError> {
+    fn read_record(&mut self, lba: u64, buf: &mut [u8]) -> Result<(), NodeError> {
         let ps = self.page_size;
         for i in 0..self.record_pages as usize {
             self.dev()
@@ -331,12 +332,12 @@ impl SequentialStore {
 
     /// The (id, sequence number, node payload) of a record read from
     /// `lba`; `None` when the record is empty.
-    fn open_record(buf: &[u8], lba: u64) -> Result<Option<Record<'_>>, IndexError> {
+    fn open_record(buf: &[u8], lba: u64) -> Result<Option<Record<'_>>, NodeError> {
         let Some(payload) = page::open(buf, PageKind::SequentialNode, lba)? else {
             return Ok(None);
         };
         if payload.len() < RECORD_HEADER {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: lba,
                 detail: "node record shorter than its header".into(),
             });
@@ -349,7 +350,7 @@ impl SequentialStore {
 
     /// Rebuilds the mapping table and the subfiles' counts from every
     /// record below the high water mark (§3.3).
-    fn scan(&mut self, next_id: NodeId) -> Result<(), IndexError> {
+    fn scan(&mut self, next_id: NodeId) -> Result<(), NodeError> {
         let mut best: Vec<(u64, u64)> = vec![(0, NO_LBA); next_id as usize];
         let mut newest: Option<(u64, usize)> = None;
         let mut buf = std::mem::take(&mut self.buf);
@@ -368,7 +369,7 @@ impl SequentialStore {
                         break;
                     }
                     let Some(b) = best.get_mut(id as usize) else {
-                        return Err(IndexError::Corrupt {
+                        return Err(NodeError::Corrupt {
                             page: lba,
                             detail: format!(
                                 "record of node {id}, beyond the next id {next_id}, \
@@ -406,7 +407,7 @@ impl SequentialStore {
     /// Makes room for one record in the active subfile: opens the lowest
     /// free slot, or, when only the reserve is left, opens it and reclaims
     /// the emptiest full subfile into it.
-    fn ensure_active_room(&mut self) -> Result<(), IndexError> {
+    fn ensure_active_room(&mut self) -> Result<(), NodeError> {
         if let Some(a) = self.active {
             if self.subfiles[a].written < self.subfile_records {
                 return Ok(());
@@ -444,8 +445,8 @@ impl SequentialStore {
         self.recycle(victim)
     }
 
-    fn full(&self) -> IndexError {
-        IndexError::Device(DeviceError::Full {
+    fn full(&self) -> NodeError {
+        NodeError::Device(DeviceError::Full {
             detail: format!(
                 "every one of the {} subfiles of {} bytes holds only valid nodes",
                 self.max_slots,
@@ -491,7 +492,7 @@ impl SequentialStore {
     /// Appends the record sealed from `buf` (payload from
     /// `FRAME_HEADER + RECORD_HEADER` on, `node_len` bytes) as node `id`'s
     /// newest (Alg. 1).
-    fn append(&mut self, id: NodeId, buf: &mut [u8], node_len: usize) -> Result<(), IndexError> {
+    fn append(&mut self, id: NodeId, buf: &mut [u8], node_len: usize) -> Result<(), NodeError> {
         self.ensure_active_room()?;
         // Invariant: `ensure_active_room` succeeded, so a slot is active.
         let slot = self
@@ -532,7 +533,7 @@ impl SequentialStore {
 
     /// Moves every valid node of `slot` to the end of the newest subfile,
     /// then deletes (trims) the subfile (§3.4).
-    fn recycle(&mut self, slot: usize) -> Result<(), IndexError> {
+    fn recycle(&mut self, slot: usize) -> Result<(), NodeError> {
         let outer = self.recycling.replace(slot);
         let result = self.move_valid(slot);
         self.recycling = outer;
@@ -547,7 +548,7 @@ impl SequentialStore {
         Ok(())
     }
 
-    fn move_valid(&mut self, slot: usize) -> Result<(), IndexError> {
+    fn move_valid(&mut self, slot: usize) -> Result<(), NodeError> {
         let (lo, hi) = (self.record_lba(slot, 0), self.record_lba(slot + 1, 0));
         let mut buf = std::mem::take(&mut self.move_buf);
         if buf.is_empty() {
@@ -564,7 +565,7 @@ impl SequentialStore {
                 let len = match Self::open_record(&buf, lba)? {
                     Some((rid, _, node)) if rid as usize == id => node.len(),
                     _ => {
-                        return Err(IndexError::Corrupt {
+                        return Err(NodeError::Corrupt {
                             page: lba,
                             detail: format!("the mapping table's record of node {id} is not its"),
                         })
@@ -582,7 +583,7 @@ impl SequentialStore {
     }
 
     /// Recycles the subfiles queued below T.
-    fn run_recycles(&mut self) -> Result<(), IndexError> {
+    fn run_recycles(&mut self) -> Result<(), NodeError> {
         while let Some(slot) = self.recycle_queue.pop() {
             // Queued earlier: recycled or reused since, it may no longer be
             // below T.
@@ -595,9 +596,9 @@ impl SequentialStore {
 
     /// Seals node payload already at `buf[FRAME_HEADER + RECORD_HEADER..]`
     /// as node `id`'s record and appends it, then recycles what fell below T.
-    fn write_prepared(&mut self, id: NodeId, node_len: usize) -> Result<(), IndexError> {
+    fn write_prepared(&mut self, id: NodeId, node_len: usize) -> Result<(), NodeError> {
         if id >= self.ids.next_id {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "node {id} was never allocated (next id {})",
                 self.ids.next_id
             )));
@@ -620,11 +621,11 @@ impl NodeStore for SequentialStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         let lba = match self.address_mapping_table.get(id as usize) {
             Some(&l) if l != NO_LBA && id < self.ids.next_id => l,
             _ => {
-                return Err(IndexError::Corrupt {
+                return Err(NodeError::Corrupt {
                     page: 0,
                     detail: format!("node {id} has no record in the address mapping table"),
                 })
@@ -637,13 +638,13 @@ impl NodeStore for SequentialStore {
                     Some((rid, seq, payload)) if rid == id && seq < self.seq => {
                         self.layout.decode_payload(payload, lba, node)
                     }
-                    Some((rid, seq, _)) => Err(IndexError::Corrupt {
+                    Some((rid, seq, _)) => Err(NodeError::Corrupt {
                         page: lba,
                         detail: format!(
                             "record of node {rid} (sequence {seq}) where node {id}'s was mapped"
                         ),
                     }),
-                    None => Err(IndexError::Corrupt {
+                    None => Err(NodeError::Corrupt {
                         page: lba,
                         detail: format!("node {id}'s record is empty"),
                     }),
@@ -657,7 +658,7 @@ impl NodeStore for SequentialStore {
         id: NodeId,
         node: &Node,
         _change: NodeChange,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         let at = FRAME_HEADER + RECORD_HEADER;
         let len = self.layout.encode_payload(
             node,
@@ -671,7 +672,7 @@ impl NodeStore for SequentialStore {
         id: NodeId,
         image: &[u8],
         _change: NodeChange,
-    ) -> Result<bool, IndexError> {
+    ) -> Result<bool, NodeError> {
         if image.len() < FRAME_HEADER {
             return Ok(false);
         }
@@ -685,7 +686,7 @@ impl NodeStore for SequentialStore {
         Ok(true)
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         if !self.can_allocate(1) {
             return Err(self.full());
         }
@@ -703,7 +704,7 @@ impl NodeStore for SequentialStore {
         self.ids.can_allocate(n, room)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         if let Some(lba) = self.address_mapping_table.get_mut(id as usize) {
             let old = std::mem::replace(lba, NO_LBA);
             if old != NO_LBA {
@@ -735,13 +736,13 @@ impl NodeStore for SequentialStore {
         self.ids.next_id
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let mut buf = vec![0u8; self.page_size];
         self.dev().read(0, 0, &mut buf)?;
         Ok(TreeMeta::open_superblock(&buf, 0, STATE_BYTES)?.map(|(meta, _)| meta))
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         let mut state = [0u8; STATE_BYTES];
         state[0..8].copy_from_slice(&self.seq.to_le_bytes());
         state[8..16].copy_from_slice(&self.subfile_pages.to_le_bytes());
@@ -753,7 +754,7 @@ impl NodeStore for SequentialStore {
         Ok(())
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         Ok(self.dev().sync()?)
     }
 

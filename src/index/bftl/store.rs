@@ -49,10 +49,10 @@
 use std::collections::BTreeMap;
 
 use crate::device::{BlockDevice, DeviceError, Storage};
-use crate::index::{EntryFormat, IndexError, IndexStats};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::top_levels::TopLevels;
+use crate::node::{EntryFormat, IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
 mod read;
@@ -128,33 +128,33 @@ impl BftlStore {
         cached_levels: u8,
         self_tuning: bool,
         view_budget: usize,
-    ) -> Result<Self, IndexError> {
+    ) -> Result<Self, NodeError> {
         let sector_size =
             match &storage {
                 Storage::Pages(d) => d.page_size(),
-                Storage::Raw(_) => return Err(IndexError::Config(
+                Storage::Raw(_) => return Err(NodeError::Config(
                     "BFTL sits on an FTL's logical sectors: use a profile or file:PATH, not raw:"
                         .into(),
                 )),
             };
         let lambda = lambda(layout.format, sector_size);
         if lambda == 0 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a {sector_size}-byte sector holds no index unit"
             )));
         }
         if compaction_c == 0 {
-            return Err(IndexError::Config("compaction_c must be at least 1".into()));
+            return Err(NodeError::Config("compaction_c must be at least 1".into()));
         }
         if sector_size < FRAME_HEADER + META_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "sector size {sector_size} is too small for the superblock"
             )));
         }
         let modes = self_tuning
             .then(|| SelfTuning::new(storage.info().cost, sector_size, lambda, compaction_c));
         if self_tuning && layout.node_bytes + NODE_PAGE_HEADER > sector_size {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a FlashDB node of {} bytes and its {NODE_PAGE_HEADER}-byte header do not fit a {sector_size}-byte sector",
                 layout.node_bytes
             )));
@@ -262,7 +262,7 @@ impl BftlStore {
 
     /// FlashDB: writes `node` whole as node `id`'s page, which starts its
     /// list afresh (the older sectors of the list become stale).
-    fn write_node_page(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+    fn write_node_page(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
         let lba = self.alloc_lba()?;
         let mut buf = std::mem::take(&mut self.buf);
         buf.fill(0);
@@ -289,7 +289,7 @@ impl BftlStore {
         Ok(())
     }
 
-    fn alloc_lba(&mut self) -> Result<u64, IndexError> {
+    fn alloc_lba(&mut self) -> Result<u64, NodeError> {
         if let Some(l) = self.free_lbas.pop() {
             return Ok(l);
         }
@@ -298,7 +298,7 @@ impl BftlStore {
             Storage::Raw(_) => 0,
         };
         if self.next_lba >= cap {
-            return Err(IndexError::Device(DeviceError::Full {
+            return Err(NodeError::Device(DeviceError::Full {
                 detail: format!("BFTL has used all {cap} sectors"),
             }));
         }
@@ -306,7 +306,7 @@ impl BftlStore {
         Ok(self.next_lba - 1)
     }
 
-    fn release_lba(&mut self, lba: u64) -> Result<(), IndexError> {
+    fn release_lba(&mut self, lba: u64) -> Result<(), NodeError> {
         let gone = match self.refs.get_mut(&lba) {
             Some(r) => {
                 *r -= 1;
@@ -324,7 +324,7 @@ impl BftlStore {
 
     /// Writes `sector` (units) to a new LBA and lists it for every node
     /// it holds.
-    fn write_sector(&mut self, units: &[Unit]) -> Result<u64, IndexError> {
+    fn write_sector(&mut self, units: &[Unit]) -> Result<u64, NodeError> {
         let lba = self.alloc_lba()?;
         let ub = unit_bytes(self.format);
         let mut buf = std::mem::take(&mut self.buf);
@@ -407,7 +407,7 @@ impl BftlStore {
     /// FIRST-FIT into sectors of Λ units (a set larger than Λ fills whole
     /// sectors first), write them, then compact every node whose list grew
     /// past C (§3.4).
-    pub fn commit(&mut self) -> Result<(), IndexError> {
+    pub fn commit(&mut self) -> Result<(), NodeError> {
         if self.pool.is_empty() {
             return Ok(());
         }
@@ -480,7 +480,7 @@ impl BftlStore {
         &mut self,
         touched: &[(NodeId, usize, bool)],
         page_node: &mut Node,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         for &(id, units, whole) in touched {
             if whole {
                 // Invariant: `whole` is set only for nodes with a view.
@@ -544,7 +544,7 @@ impl BftlStore {
     /// units were collected to build it, and the commit just wrote what the
     /// batch changed): the compaction writes that view without reading the
     /// sectors again.
-    fn compact(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn compact(&mut self, id: NodeId) -> Result<(), NodeError> {
         let mut node = Node::default();
         match self.view(id) {
             Some(n) => node.clone_from(n),
@@ -555,7 +555,7 @@ impl BftlStore {
 
     /// Rewrites node `id`, whose committed state is `node`, into the
     /// fewest sectors and releases its old list.
-    fn compact_with(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+    fn compact_with(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
         if self.modes.is_some() {
             self.compactions += 1;
             return self.write_node_page(id, node);
@@ -580,7 +580,7 @@ impl BftlStore {
 
     /// Node `id`'s logical view from its committed sectors and `pool`'s
     /// pending units (for a node whose batch view was dropped).
-    fn rebuild(&mut self, id: NodeId, pool: &[Unit], node: &mut Node) -> Result<(), IndexError> {
+    fn rebuild(&mut self, id: NodeId, pool: &[Unit], node: &mut Node) -> Result<(), NodeError> {
         let reset = pool.iter().any(|u| u.node == id && u.op.resets());
         if !reset && self.ntt.get(id as usize).is_some_and(|l| !l.is_empty()) {
             self.read_committed(id, node)?;
@@ -601,7 +601,7 @@ impl NodeStore for BftlStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         if let Some(n) = self.hot.get(id) {
             node.clone_from(n);
             return Ok(());
@@ -635,7 +635,7 @@ impl NodeStore for BftlStore {
             }
         }
         if !committed && !pending {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: 0,
                 detail: format!("node {id} has no index units"),
             });
@@ -651,12 +651,7 @@ impl NodeStore for BftlStore {
         Ok(())
     }
 
-    fn write_node(
-        &mut self,
-        id: NodeId,
-        node: &Node,
-        change: NodeChange,
-    ) -> Result<(), IndexError> {
+    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
         self.hot.remember(id, node);
         self.keep_view(id, node);
         match change {
@@ -665,7 +660,7 @@ impl NodeStore for BftlStore {
                     NO_NODE
                 } else {
                     let pos = node.entries.binary_search(&(key, value)).map_err(|_| {
-                        IndexError::Corrupt {
+                        NodeError::Corrupt {
                             page: 0,
                             detail: format!("node {id}: inserted separator not found"),
                         }
@@ -702,10 +697,10 @@ impl NodeStore for BftlStore {
         Ok(())
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         self.ids.allocate(|id| {
             if id > ID_MASK {
-                return Err(IndexError::Device(DeviceError::Full {
+                return Err(NodeError::Device(DeviceError::Full {
                     detail: "BFTL's 30-bit node identifiers are exhausted".into(),
                 }));
             }
@@ -727,7 +722,7 @@ impl NodeStore for BftlStore {
                 .can_allocate(n, (ID_MASK - self.ids.next_id) as u64)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         self.hot.forget(id);
         if let Some(m) = &mut self.modes {
             m.forget(id);
@@ -767,7 +762,7 @@ impl NodeStore for BftlStore {
     /// Reads the superblock and rebuilds the node translation table by
     /// scanning every sector (§3.4: "re-built by scanning the flash
     /// memory"), in sector-sequence order.
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let mut buf = vec![0u8; self.sector_size];
         self.dev().read(0, 0, &mut buf)?;
         let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
@@ -776,7 +771,7 @@ impl NodeStore for BftlStore {
         let meta = TreeMeta::decode(&payload[..META_BYTES.min(payload.len())])?;
         let mut tail = [0u8; 8];
         tail.copy_from_slice(payload.get(META_BYTES..META_BYTES + 8).ok_or_else(|| {
-            IndexError::Corrupt {
+            NodeError::Corrupt {
                 page: 0,
                 detail: "BFTL superblock too short".into(),
             }
@@ -789,7 +784,7 @@ impl NodeStore for BftlStore {
             Storage::Raw(_) => 0,
         };
         if used > capacity {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: 0,
                 detail: format!("BFTL superblock: {used} sectors in use on a device of {capacity}"),
             });
@@ -854,7 +849,7 @@ impl NodeStore for BftlStore {
         Ok(Some(meta))
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         self.commit()?;
         let mut buf = vec![0u8; self.sector_size];
         meta.encode(&mut buf[FRAME_HEADER..]);
@@ -865,7 +860,7 @@ impl NodeStore for BftlStore {
         Ok(())
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         Ok(self.dev().sync()?)
     }
 
@@ -920,7 +915,7 @@ impl NodeStore for BftlStore {
         self.views.begin();
     }
 
-    fn end_batch(&mut self) -> Result<(), IndexError> {
+    fn end_batch(&mut self) -> Result<(), NodeError> {
         let r = self.commit();
         self.views.end();
         r

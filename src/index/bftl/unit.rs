@@ -3,8 +3,8 @@
 //! write a node whole, and the commit policy's FIRST-FIT packing (§3.3).
 //! The sector layout is drawn in [`super::store`] and `docs/FORMAT.md`.
 
-use crate::index::{EntryFormat, IndexError};
 use crate::node::page::FRAME_HEADER;
+use crate::node::{EntryFormat, NodeError};
 use crate::node::{Node, NodeId, NO_NODE};
 
 /// Bytes of a sector's header after the page frame.
@@ -76,7 +76,7 @@ pub(super) fn decode_into(
     page: u64,
     seq: u32,
     out: &mut Vec<(Unit, u32)>,
-) -> Result<(), IndexError> {
+) -> Result<(), NodeError> {
     let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
     let at = kb + vb;
     let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
@@ -89,7 +89,7 @@ pub(super) fn decode_into(
     };
     let parent = u32_at(at);
     if op == Op::ResetInsert && parent > u8::MAX as u32 {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page,
             detail: format!("reset-insert unit with level {parent}"),
         });
@@ -119,8 +119,8 @@ pub(super) fn replay(
     id: NodeId,
     units: impl Iterator<Item = Unit> + Clone,
     page: u64,
-) -> Result<(), IndexError> {
-    let corrupt = |detail: &str| IndexError::Corrupt {
+) -> Result<(), NodeError> {
+    let corrupt = |detail: &str| NodeError::Corrupt {
         page,
         detail: format!("node {id}: {detail}"),
     };

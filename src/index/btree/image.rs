@@ -76,7 +76,7 @@ impl BTree {
             Ok(None) => return Ok(ByImage::Unavailable),
             Err(e) => {
                 self.cache.count_miss();
-                return Err(e);
+                return Err(e.into());
             }
         };
         self.cache.count_miss();
@@ -124,7 +124,7 @@ impl BTree {
             Ok(()) => Ok(node),
             Err(e) => {
                 self.recycle(node);
-                Err(e)
+                Err(e.into())
             }
         }
     }

@@ -129,7 +129,7 @@ impl BTree {
     /// Tells the node store a batch of changes is complete (BFTL commits
     /// its index units then).
     pub fn end_batch(&mut self) -> Result<()> {
-        self.store.end_batch()
+        Ok(self.store.end_batch()?)
     }
 
     /// The node layout in use.
@@ -175,7 +175,7 @@ impl BTree {
             Ok(()) => Ok(node),
             Err(e) => {
                 self.recycle(node);
-                Err(e)
+                Err(e.into())
             }
         }
     }
@@ -206,7 +206,7 @@ impl BTree {
             // the copy is dropped and the store's version stays the truth.
             if let Err(e) = self.store.write_node(id, &node, change) {
                 self.recycle(node);
-                return Err(e);
+                return Err(e.into());
             }
             let mut evicted = std::mem::take(&mut self.evicted);
             self.cache.after_update_hit(id, node, &mut evicted);
@@ -222,7 +222,7 @@ impl BTree {
         if self.cache.writes_through_on_miss() {
             if let Err(e) = self.store.write_node(id, &node, change) {
                 self.recycle(node);
-                return Err(e);
+                return Err(e.into());
             }
         }
         let mut evicted = std::mem::take(&mut self.evicted);
@@ -244,7 +244,7 @@ impl BTree {
             }
             self.recycle(e.node);
         }
-        result
+        Ok(result?)
     }
 
     /// Passes `result` on with `node`; on error puts `node` back first
@@ -271,7 +271,7 @@ impl BTree {
         if let Some(n) = self.cache.discard(id) {
             self.recycle(n);
         }
-        self.store.free(id)
+        Ok(self.store.free(id)?)
     }
 
     // ---- insert ----------------------------------------------------------
@@ -308,7 +308,7 @@ impl BTree {
         // Levels bound the recursion even if a child names an ancestor.
         if let Err(e) = expect_level(node, id, id as u64, level) {
             self.unpin(pin)?;
-            return Err(e);
+            return Err(e.into());
         }
         let slot = node.child_slot(entry);
         let child = node.children[slot];
@@ -342,7 +342,7 @@ impl BTree {
         // Levels bound the recursion even if a child names an ancestor.
         if let Err(e) = expect_level(&node, id, id as u64, level) {
             self.release(id, node, cached, dirty)?;
-            return Err(e);
+            return Err(e.into());
         }
         if node.is_leaf() {
             let pos = match node.entries.binary_search(&entry) {
@@ -362,7 +362,7 @@ impl BTree {
                 Err(e) => {
                     node.entries.remove(pos);
                     self.release(id, node, cached, dirty)?;
-                    return Err(e);
+                    return Err(e.into());
                 }
             };
             let mut right = self.blank(0);
@@ -472,7 +472,7 @@ impl BTree {
         let (mut node, cached, dirty) = self.fetch(id)?;
         if let Err(e) = expect_level(&node, id, id as u64, level) {
             self.release(id, node, cached, dirty)?;
-            return Err(e);
+            return Err(e.into());
         }
         if node.is_leaf() {
             let Ok(pos) = node.entries.binary_search(&entry) else {
@@ -848,7 +848,7 @@ impl Index for BTree {
         self.meta.next_id = self.store.next_id();
         self.meta.generation += 1;
         self.store.store_meta(&self.meta)?;
-        self.store.sync()
+        Ok(self.store.sync()?)
     }
 
     fn memory_bytes(&self) -> usize {

@@ -33,7 +33,7 @@ impl BTreeOptions {
     /// Reads `node_bytes`, `node_pages`, `fanout`, `cache`, `key_bytes`,
     /// `value_bytes`; the caller calls `params.finish`.
     pub fn from_params(params: &mut Params) -> Result<Self> {
-        let format = EntryFormat::from_params(params)?;
+        let format = params.entry_format()?;
         let cache = params
             .get("cache", "mlru".to_string())?
             .parse::<CachePolicy>()
@@ -70,14 +70,14 @@ impl BTreeOptions {
     /// that pick their own default node size apply it too).
     pub fn capped(&self, layout: NodeLayout) -> Result<NodeLayout> {
         match self.leaf_entries {
-            Some(n) => layout.with_leaf_entries(n),
+            Some(n) => Ok(layout.with_leaf_entries(n)?),
             None => Ok(layout),
         }
     }
 
     fn uncapped_layout(&self, page_size: usize) -> Result<NodeLayout> {
         if let Some(f) = self.fanout {
-            return NodeLayout::with_fanout(self.format, f);
+            return Ok(NodeLayout::with_fanout(self.format, f)?);
         }
         let bytes = match (self.node_bytes, self.node_pages) {
             (Some(_), Some(_)) => {
@@ -92,7 +92,7 @@ impl BTreeOptions {
             }
             (None, None) => page_size,
         };
-        NodeLayout::with_node_bytes(self.format, bytes)
+        Ok(NodeLayout::with_node_bytes(self.format, bytes)?)
     }
 
     /// Whether the caller asked for a node size at all.
@@ -365,7 +365,7 @@ impl BTree {
             |id, level, children| {
                 store.read_node(id, &mut node)?;
                 if node.level != level {
-                    return Err(IndexError::Corrupt {
+                    return Err(crate::node::NodeError::Corrupt {
                         page: 0,
                         detail: format!(
                             "node {id} has level {} where {level} was expected",

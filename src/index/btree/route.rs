@@ -67,7 +67,7 @@ impl BTree {
     fn fetch_internal(&mut self, id: NodeId, level: u8) -> Result<(Node, bool, bool)> {
         let (node, cached, dirty) = self.fetch(id)?;
         let wrong = match expect_level(&node, id, id as u64, level) {
-            Err(e) => Some(e),
+            Err(e) => Some(e.into()),
             Ok(()) if node.is_leaf() => Some(leaf_above_leaf_level(id)),
             Ok(()) => None,
         };

@@ -44,7 +44,7 @@ impl BTree {
         while level > 0 {
             let (node, cached, dirty) = self.fetch(id)?;
             let wrong = match expect_level(&node, id, id as u64, level) {
-                Err(e) => Some(e),
+                Err(e) => Some(e.into()),
                 Ok(()) if node.is_leaf() => Some(leaf_above_leaf_level(id)),
                 Ok(()) => None,
             };
@@ -64,7 +64,7 @@ impl BTree {
         }
         let (mut node, cached, dirty) = self.fetch(id)?;
         let wrong = match expect_level(&node, id, id as u64, 0) {
-            Err(e) => Some(e),
+            Err(e) => Some(e.into()),
             Ok(()) if !node.is_leaf() => Some(IndexError::Corrupt {
                 page: id as u64,
                 detail: format!("node {id} at the leaf level has children"),

@@ -54,10 +54,10 @@
 //!    there is in `head_nodes`.
 
 use crate::device::{BlockDevice, CostModel, DeviceError, Storage};
-use crate::index::{IndexError, IndexStats};
 use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
 use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
+use crate::node::{IndexStats, NodeError};
 
 use super::{decode_state, encode_state, STATE_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
@@ -150,11 +150,11 @@ impl DeltaChainStore {
         layout: NodeLayout,
         max_deltas: usize,
         policy: Consolidation,
-    ) -> Result<Self, IndexError> {
+    ) -> Result<Self, NodeError> {
         let (page_size, capacity) =
             match &storage {
                 Storage::Pages(d) => (d.page_size(), d.capacity_pages()),
-                Storage::Raw(_) => return Err(IndexError::Config(
+                Storage::Raw(_) => return Err(NodeError::Config(
                     "the delta schemes write a log of logical pages and need an FTL profile or \
                      file:PATH, not raw: (IPL runs on raw chips)"
                         .into(),
@@ -162,19 +162,19 @@ impl DeltaChainStore {
             };
         let most = page_size.saturating_sub(FIRST_RECORD + delta::RECORD_HEADER);
         if layout.node_bytes > most || page_size > u16::MAX as usize {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a {}-byte node does not fit a {page_size}-byte page with its record header; \
                  the delta schemes need node_bytes <= {most}",
                 layout.node_bytes
             )));
         }
         if page_size < FRAME_HEADER + META_BYTES + STATE_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "page size {page_size} is too small for the superblock"
             )));
         }
         if max_deltas == 0 || max_deltas > 64 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "max_deltas must be 1..=64, got {max_deltas}"
             )));
         }
@@ -244,12 +244,12 @@ impl DeltaChainStore {
         self.free_pages.len() as u64 + (self.capacity - self.high_water) as u64
     }
 
-    fn take_page(&mut self) -> Result<u32, IndexError> {
+    fn take_page(&mut self) -> Result<u32, NodeError> {
         if let Some(p) = self.free_pages.pop() {
             return Ok(p);
         }
         if self.high_water >= self.capacity {
-            return Err(IndexError::Device(DeviceError::Full {
+            return Err(NodeError::Device(DeviceError::Full {
                 detail: format!(
                     "every one of the {} logical pages holds live node records",
                     self.capacity
@@ -261,7 +261,7 @@ impl DeltaChainStore {
     }
 
     /// Drops one reference to page `p` (invariant 1).
-    fn unref(&mut self, p: u32) -> Result<(), IndexError> {
+    fn unref(&mut self, p: u32) -> Result<(), NodeError> {
         if p == HEAD || p == NOWHERE {
             return Ok(());
         }
@@ -275,7 +275,7 @@ impl DeltaChainStore {
     }
 
     /// Forgets node `id`'s chain, releasing its pages.
-    fn drop_chain(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn drop_chain(&mut self, id: NodeId) -> Result<(), NodeError> {
         let Some(c) = self.chains.get_mut(id as usize) else {
             return Ok(());
         };
@@ -294,7 +294,7 @@ impl DeltaChainStore {
     }
 
     /// Writes the head page and renames `HEAD` in the chains of its nodes.
-    fn program_head(&mut self) -> Result<(), IndexError> {
+    fn program_head(&mut self) -> Result<(), NodeError> {
         if self.head_used == FIRST_RECORD {
             return Ok(());
         }
@@ -344,7 +344,7 @@ impl DeltaChainStore {
     }
 
     /// Makes room for `need` bytes in the head page.
-    fn head_room(&mut self, need: usize) -> Result<(), IndexError> {
+    fn head_room(&mut self, need: usize) -> Result<(), NodeError> {
         if !self.head_fits(need) {
             self.program_head()?;
         }
@@ -357,7 +357,7 @@ impl DeltaChainStore {
     }
 
     /// Writes `node` as node `id`'s new base (consolidating its chain).
-    fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+    fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
         let bytes = delta::base_record_bytes(self.layout);
         if self.chains.get(id as usize).is_some_and(|c| c.base == HEAD) {
             // Still in RAM: re-encode in place.
@@ -389,7 +389,7 @@ impl DeltaChainStore {
 
     /// Adds `d` to node `id`'s chain, or consolidates the chain when a new
     /// delta page would pass `max_deltas`.
-    fn write_delta(&mut self, id: NodeId, node: &Node, d: Delta) -> Result<(), IndexError> {
+    fn write_delta(&mut self, id: NodeId, node: &Node, d: Delta) -> Result<(), NodeError> {
         let bytes = delta::delta_record_bytes(self.layout.format);
         let base = self.chains.get(id as usize).map_or(NOWHERE, |c| c.base);
         if base == NOWHERE || base == HEAD {
@@ -430,10 +430,10 @@ impl DeltaChainStore {
         page_no: u64,
         from: usize,
         node: &mut Node,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         delta::for_each_record(page, layout, page_no, |rid, r| match r {
             Record::Delta(d) if rid == id => d.apply(node, layout, page_no),
-            Record::Base { at, .. } if rid == id && at > from => Err(IndexError::Corrupt {
+            Record::Base { at, .. } if rid == id && at > from => Err(NodeError::Corrupt {
                 page: page_no,
                 detail: format!("node {id}: a base record inside its delta page"),
             }),
@@ -442,11 +442,11 @@ impl DeltaChainStore {
     }
 
     /// Reads node `id`'s base image into `self.image`; returns its page.
-    fn load_base(&mut self, id: NodeId) -> Result<u64, IndexError> {
+    fn load_base(&mut self, id: NodeId) -> Result<u64, NodeError> {
         let (base, at) = match self.chains.get(id as usize) {
             Some(c) if c.base != NOWHERE => (c.base, c.base_at as usize + delta::RECORD_HEADER),
             _ => {
-                return Err(IndexError::Corrupt {
+                return Err(NodeError::Corrupt {
                     page: 0,
                     detail: format!("node {id} is not in the node table"),
                 })
@@ -475,7 +475,7 @@ impl NodeStore for DeltaChainStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         let page_no = self.load_base(id)?;
         self.layout.decode(&self.image, page_no, node)?;
         self.counters.chain_reads += 1;
@@ -493,7 +493,7 @@ impl NodeStore for DeltaChainStore {
                     self.counters.delta_page_reads += 1;
                     result = match delta::open_page(&buf, p as u64) {
                         Ok(Some((_, body))) => Self::replay(layout, id, body, p as u64, 0, node),
-                        Ok(None) => Err(IndexError::Corrupt {
+                        Ok(None) => Err(NodeError::Corrupt {
                             page: p as u64,
                             detail: format!("node {id}: its delta page is empty"),
                         }),
@@ -529,7 +529,7 @@ impl NodeStore for DeltaChainStore {
         Ok(())
     }
 
-    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, IndexError> {
+    fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         if self
             .chains
             .get(id as usize)
@@ -542,19 +542,14 @@ impl NodeStore for DeltaChainStore {
         Ok(Some((&self.image, page_no)))
     }
 
-    fn write_node(
-        &mut self,
-        id: NodeId,
-        node: &Node,
-        change: NodeChange,
-    ) -> Result<(), IndexError> {
+    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
         match Delta::from_change(id, node, change)? {
             Some(d) => self.write_delta(id, node, d),
             None => self.write_base(id, node),
         }
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         self.ids.allocate(|_| Ok(()))
     }
 
@@ -564,7 +559,7 @@ impl NodeStore for DeltaChainStore {
         self.free_page_count() > 2 * n as u64 + 2 && self.ids.can_allocate(n, u32::MAX as u64)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         self.drop_chain(id)?;
         self.ids.free.push(id);
         Ok(())
@@ -594,7 +589,7 @@ impl NodeStore for DeltaChainStore {
         self.ids.next_id
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let mut buf = std::mem::take(&mut self.page_buf);
         let r = self.dev().read(0, 0, &mut buf);
         self.page_buf = buf;
@@ -605,7 +600,7 @@ impl NodeStore for DeltaChainStore {
         let (high_water, seq) = decode_state(state);
         super::check_node_size(&meta, self.layout)?;
         if high_water == 0 || high_water > self.capacity {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: 0,
                 detail: format!("high-water page {high_water} out of range"),
             });
@@ -618,7 +613,7 @@ impl NodeStore for DeltaChainStore {
         Ok(Some(meta))
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         // The superblock names the high-water page: the head must be on
         // flash first.
         self.program_head()?;
@@ -628,7 +623,7 @@ impl NodeStore for DeltaChainStore {
         Ok(())
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         Ok(self.dev().sync()?)
     }
 
@@ -685,7 +680,7 @@ impl DeltaChainStore {
     /// Rebuilds the node table from pages `1 .. high_water` in sequence
     /// order: a node's chain is its last base and the pages after it that
     /// hold its deltas.
-    fn rebuild(&mut self, next_id: NodeId) -> Result<(), IndexError> {
+    fn rebuild(&mut self, next_id: NodeId) -> Result<(), NodeError> {
         self.chains.clear();
         self.refs = vec![0; self.high_water as usize];
         let mut order = Vec::new();
@@ -726,7 +721,7 @@ impl DeltaChainStore {
             let chains = &mut self.chains;
             result = delta::for_each_record(body, layout, p as u64, |id, r| {
                 if id >= next_id {
-                    return Err(IndexError::Corrupt {
+                    return Err(NodeError::Corrupt {
                         page: p as u64,
                         detail: format!("record of node {id} beyond next id {next_id}"),
                     });

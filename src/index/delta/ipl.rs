@@ -113,10 +113,10 @@ mod recovery;
 use std::collections::HashMap;
 
 use crate::device::{DeviceError, Storage};
-use crate::index::{IndexError, IndexStats};
 use crate::node::delta::{self, Delta, FIRST_RECORD};
 use crate::node::store::IdAllocator;
 use crate::node::superblock_log::{superblock_bytes, SuperblockLog, SUPERBLOCK_UNITS};
+use crate::node::{IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
 use super::STATE_BYTES;
@@ -248,8 +248,8 @@ pub struct IplStore {
     counters: Counters,
 }
 
-fn full(detail: &str) -> IndexError {
-    IndexError::Device(DeviceError::Full {
+fn full(detail: &str) -> NodeError {
+    NodeError::Device(DeviceError::Full {
         detail: detail.into(),
     })
 }
@@ -261,7 +261,7 @@ impl IplStore {
         layout: NodeLayout,
         config: IplConfig,
         memory: usize,
-    ) -> Result<Self, IndexError> {
+    ) -> Result<Self, NodeError> {
         let page_size = storage.page_size();
         let (device_unit, capacity, raw) = match &storage {
             Storage::Raw(f) => {
@@ -279,12 +279,12 @@ impl IplStore {
         let lpb = config.log_pages_per_block.unwrap_or(half);
         let unit_pages = npb + lpb;
         if npb == 0 || lpb == 0 || lpb > u16::MAX as u64 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "IPL needs node and log pages in every erase unit, got {npb} + {lpb}"
             )));
         }
         if raw && unit_pages != device_unit {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "on a raw chip IPL's erase unit is a block of {device_unit} pages; \
                  node_pages_per_block + log_pages_per_block = {unit_pages}"
             )));
@@ -293,7 +293,7 @@ impl IplStore {
             (FIRST_RECORD + delta::base_record_bytes(layout)).div_ceil(page_size) as u64;
         let slots = npb / node_pages;
         if slots == 0 || slots > u16::MAX as u64 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a {}-byte node needs {node_pages} pages; {npb} node pages per block hold none",
                 layout.node_bytes
             )));
@@ -301,20 +301,20 @@ impl IplStore {
         let log_capacity =
             page_size.saturating_sub(FIRST_RECORD) / delta::delta_record_bytes(layout.format);
         if log_capacity == 0 || page_size < SUPERBLOCK_BYTES {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "a {page_size}-byte page holds no log sector or superblock"
             )));
         }
         let units = (capacity / unit_pages).min(NOWHERE as u64 - 1) as u32;
         if units < FIRST_UNIT + 3 {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "IPL needs at least 6 erase units of {unit_pages} pages (three for superblocks, \
                  a reserve, two for nodes); the device has {units}"
             )));
         }
         let max_buffers = config.log_buffers.unwrap_or(memory / 4 / page_size).max(1);
         if !(1..=64).contains(&config.max_deltas) {
-            return Err(IndexError::Config(format!(
+            return Err(NodeError::Config(format!(
                 "max_deltas must be 1..=64, got {}",
                 config.max_deltas
             )));
@@ -357,7 +357,7 @@ impl IplStore {
 
     // ---- the unit space ----------------------------------------------------
 
-    fn read_page(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<(), IndexError> {
+    fn read_page(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<(), NodeError> {
         match &mut self.storage {
             Storage::Raw(f) => f.read(page, offset, buf)?,
             Storage::Pages(d) => d.read(page, offset, buf)?,
@@ -367,7 +367,7 @@ impl IplStore {
 
     /// Programs `data` at the start of `page`; over logical pages the page
     /// is written whole (so the FTL never reads to merge).
-    fn program(&mut self, page: u64, data: &[u8]) -> Result<(), IndexError> {
+    fn program(&mut self, page: u64, data: &[u8]) -> Result<(), NodeError> {
         match &mut self.storage {
             Storage::Raw(f) => f.program(page, 0, data)?,
             Storage::Pages(d) => {
@@ -384,7 +384,7 @@ impl IplStore {
         Ok(())
     }
 
-    fn erase(&mut self, unit: u32) -> Result<(), IndexError> {
+    fn erase(&mut self, unit: u32) -> Result<(), NodeError> {
         let first = unit as u64 * self.unit_pages;
         match &mut self.storage {
             Storage::Raw(f) => f.erase(unit as u64)?,
@@ -423,7 +423,7 @@ impl IplStore {
     /// A free unit: the last one freed, else the lowest never used (the
     /// order a full free list of every unit would give). A fresh unit at
     /// or beyond `reserved` is first reserved by a superblock (invariant 2).
-    fn pop_free_unit(&mut self) -> Result<Option<u32>, IndexError> {
+    fn pop_free_unit(&mut self) -> Result<Option<u32>, NodeError> {
         if let Some(u) = self.free_units.pop() {
             return Ok(Some(u));
         }
@@ -473,7 +473,7 @@ impl IplStore {
         id: NodeId,
         node: &Node,
         keep: Option<u64>,
-    ) -> Result<u16, IndexError> {
+    ) -> Result<u16, NodeError> {
         let slot = self.units[unit as usize].next_slot;
         // Used from now on, programmed or not (invariant 1).
         self.units[unit as usize].next_slot += 1;
@@ -512,7 +512,7 @@ impl IplStore {
     /// A unit with a fresh slot: `prefer`'s, the allocation unit's, a free
     /// unit (keeping one in reserve), or one reclaimed by merging the unit
     /// with the most garbage.
-    fn unit_with_room(&mut self, prefer: u32) -> Result<u32, IndexError> {
+    fn unit_with_room(&mut self, prefer: u32) -> Result<u32, NodeError> {
         if self.has_room(prefer) {
             return Ok(prefer);
         }
@@ -594,7 +594,7 @@ impl IplStore {
     }
 
     /// Writes `node` whole into a fresh slot.
-    fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), IndexError> {
+    fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
         let prefer = self.places.get(id as usize).map_or(NOWHERE, |p| p.unit);
         // A reclaiming merge may move the node: only after it is its
         // durable place known, and its old place given up.
@@ -610,7 +610,7 @@ impl IplStore {
     /// fresh unit (invariant 3 guarantees one), then every durable version
     /// kept there; erases `unit`, or closes it if a durable version found
     /// no slot. Returns the new unit.
-    fn merge(&mut self, unit: u32) -> Result<u32, IndexError> {
+    fn merge(&mut self, unit: u32) -> Result<u32, NodeError> {
         let free = self.free_unit_count();
         if free == 0 {
             return Err(full("no erased unit is left for an IPL merge"));
@@ -688,7 +688,7 @@ impl IplStore {
 
     /// Moves node `id`'s current version into `target`: a clean node keeps
     /// its number (the copy is its durable version too).
-    fn move_current(&mut self, id: NodeId, target: u32, node: &mut Node) -> Result<(), IndexError> {
+    fn move_current(&mut self, id: NodeId, target: u32, node: &mut Node) -> Result<(), NodeError> {
         let clean = self.is_clean(id);
         let seq = self.read_current(id, node)?;
         let slot = self.program_slot(target, id, node, clean.then_some(seq))?;
@@ -701,7 +701,7 @@ impl IplStore {
 
     /// Writes log buffer `b` to a log sector of its node's unit, merging the
     /// unit first when its log area or the node's sector list is full.
-    fn flush_buffer(&mut self, b: usize) -> Result<(), IndexError> {
+    fn flush_buffer(&mut self, b: usize) -> Result<(), NodeError> {
         let id = self.buffers[b].id;
         let (unit, logs) = match self.places.get(id as usize) {
             Some(p) if p.unit != NOWHERE => (p.unit, p.logs.len()),
@@ -737,7 +737,7 @@ impl IplStore {
     }
 
     /// Adds `d` to node `id`'s log buffer.
-    fn log_delta(&mut self, id: NodeId, d: Delta) -> Result<(), IndexError> {
+    fn log_delta(&mut self, id: NodeId, d: Delta) -> Result<(), NodeError> {
         self.tick += 1;
         let b = match self.buffers.iter().position(|b| b.id == id) {
             Some(b) => b,
@@ -770,7 +770,7 @@ impl IplStore {
         Ok(())
     }
 
-    fn flush_all_buffers(&mut self) -> Result<(), IndexError> {
+    fn flush_all_buffers(&mut self) -> Result<(), NodeError> {
         while !self.buffers.is_empty() {
             self.flush_buffer(self.buffers.len() - 1)?;
         }
@@ -788,16 +788,11 @@ impl NodeStore for IplStore {
         self.layout
     }
 
-    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    fn read_node(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         self.read_current(id, node).map(|_| ())
     }
 
-    fn write_node(
-        &mut self,
-        id: NodeId,
-        node: &Node,
-        change: NodeChange,
-    ) -> Result<(), IndexError> {
+    fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
         self.recover()?;
         let placed = self
             .places
@@ -812,7 +807,7 @@ impl NodeStore for IplStore {
         }
     }
 
-    fn allocate(&mut self) -> Result<NodeId, IndexError> {
+    fn allocate(&mut self) -> Result<NodeId, NodeError> {
         self.ids.allocate(|_| Ok(()))
     }
 
@@ -825,7 +820,7 @@ impl NodeStore for IplStore {
             && self.ids.can_allocate(n, u32::MAX as u64)
     }
 
-    fn free(&mut self, id: NodeId) -> Result<(), IndexError> {
+    fn free(&mut self, id: NodeId) -> Result<(), NodeError> {
         self.diverge(id);
         self.forget(id);
         self.ids.free.push(id);
@@ -844,11 +839,11 @@ impl NodeStore for IplStore {
         self.ids.next_id
     }
 
-    fn load_meta(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         self.open_durable()
     }
 
-    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), IndexError> {
+    fn store_meta(&mut self, meta: &TreeMeta) -> Result<(), NodeError> {
         self.recover()?;
         // The superblock comes after every buffered delta is on flash.
         self.flush_all_buffers()?;
@@ -867,7 +862,7 @@ impl NodeStore for IplStore {
         self.erase_closed()
     }
 
-    fn sync(&mut self) -> Result<(), IndexError> {
+    fn sync(&mut self) -> Result<(), NodeError> {
         match &mut self.storage {
             Storage::Pages(d) => d.sync()?,
             Storage::Raw(_) => {}

@@ -71,9 +71,12 @@ pub(crate) fn decode_state(state: &[u8]) -> (u32, u64) {
 
 /// A superblock written with another node size is refused before the
 /// records are read with the wrong one.
-pub(crate) fn check_node_size(meta: &TreeMeta, layout: NodeLayout) -> Result<()> {
+pub(crate) fn check_node_size(
+    meta: &TreeMeta,
+    layout: NodeLayout,
+) -> std::result::Result<(), crate::node::NodeError> {
     if meta.node_bytes as usize != layout.node_bytes {
-        return Err(crate::index::reopen::mismatch(
+        return Err(crate::node::NodeError::mismatch(
             "node_bytes",
             meta.node_bytes,
             layout.node_bytes,

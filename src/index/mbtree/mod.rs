@@ -102,7 +102,7 @@ pub struct MbOptions {
 
 impl MbOptions {
     pub fn from_params(params: &mut Params) -> Result<Self> {
-        let format = EntryFormat::from_params(params)?;
+        let format = params.entry_format()?;
         let o = MbOptions {
             format,
             lru_share: params.get("lru_share", 0.4f64)?,
@@ -283,7 +283,7 @@ impl MbTree {
         let id = self.ids.allocate(|id| {
             let end = 1 + (id as u64 + 1) * region;
             if end > capacity {
-                return Err(IndexError::Device(DeviceError::Full {
+                return Err(crate::node::NodeError::Device(DeviceError::Full {
                     detail: format!(
                         "node {id} would need logical pages up to {end}; the device has {capacity}"
                     ),
@@ -333,7 +333,7 @@ impl MbTree {
         let mut node = Node::default();
         let r = r
             .map_err(IndexError::from)
-            .and_then(|()| self.layout.decode(&buf, lba, &mut node));
+            .and_then(|()| Ok(self.layout.decode(&buf, lba, &mut node)?));
         self.page_buf = buf;
         r?;
         Ok(node)
@@ -540,7 +540,7 @@ impl MbTree {
             let (node, cached, dirty) = self.fetch(id)?;
             if let Err(e) = expect_level(&node, id, self.base(id), level) {
                 self.release(id, node, cached, dirty)?;
-                return Err(e);
+                return Err(e.into());
             }
             // Every entry with key `lo` is at or after (lo, 0).
             let child = node.children[node.child_slot(target)];

@@ -97,7 +97,7 @@ impl MbTree {
                 dev.read(lba, 0, &mut page)?;
                 layout.decode(&page, lba, &mut node)?;
                 if node.level != level {
-                    return Err(IndexError::Corrupt {
+                    return Err(crate::node::NodeError::Corrupt {
                         page: lba,
                         detail: format!(
                             "node {id} has level {} where {level} was expected",

@@ -21,7 +21,7 @@ impl MbTree {
             let fetched = self.fetch(id).and_then(|(node, cached, dirty)| {
                 match expect_level(&node, id, self.base(id), level) {
                     Ok(()) => Ok((node, cached, dirty)),
-                    Err(e) => self.release(id, node, cached, dirty).and(Err(e)),
+                    Err(e) => self.release(id, node, cached, dirty).and(Err(e.into())),
                 }
             });
             let (node, cached, dirty) = match fetched {

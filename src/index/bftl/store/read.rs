@@ -4,8 +4,8 @@
 //! in [`super`].
 
 use crate::device::Storage;
-use crate::index::{EntryFormat, IndexError};
 use crate::node::page::{self, PageKind};
+use crate::node::{EntryFormat, NodeError};
 use crate::node::{Node, NodeId, NodeLayout};
 
 use super::unit::{self, unit_bytes, Unit, HEADER, ID_MASK};
@@ -29,7 +29,7 @@ impl BftlStore {
         only: Option<NodeId>,
         out: &mut Vec<(Unit, u32)>,
         page_node: &mut Node,
-    ) -> Result<Option<(u32, NodeId)>, IndexError> {
+    ) -> Result<Option<(u32, NodeId)>, NodeError> {
         // The device's own copy where it lends one (a simulated disk in
         // RAM), else a copy in the reused buffer.
         let dev = match &mut self.storage {
@@ -43,14 +43,14 @@ impl BftlStore {
         let mut buf = std::mem::take(&mut self.buf);
         let r = self.dev().read(lba, 0, &mut buf);
         let result = r
-            .map_err(IndexError::from)
+            .map_err(NodeError::from)
             .and_then(|_| parse_sector(self.format, &self.layout, &buf, lba, only, out, page_node));
         self.buf = buf;
         result
     }
 
     /// The committed state of node `id` (its list's sectors, replayed).
-    pub(super) fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), IndexError> {
+    pub(super) fn read_committed(&mut self, id: NodeId, node: &mut Node) -> Result<(), NodeError> {
         // The list and the units in reused buffers: a node read is the
         // hottest path of a BFTL run.
         let mut list = std::mem::take(&mut self.list_scratch);
@@ -71,8 +71,8 @@ impl BftlStore {
         list: &[u64],
         units: &mut Vec<(Unit, u32)>,
         node: &mut Node,
-    ) -> Result<(), IndexError> {
-        let first = *list.first().ok_or_else(|| IndexError::Corrupt {
+    ) -> Result<(), NodeError> {
+        let first = *list.first().ok_or_else(|| NodeError::Corrupt {
             page: 0,
             detail: format!("node {id} has no index units"),
         })?;
@@ -87,7 +87,7 @@ impl BftlStore {
             if let Some((_, owner)) = self.read_sector(lba, Some(id), units, node)? {
                 // A node page starts its node's list (invariant 4).
                 if owner != id || i != 0 {
-                    return Err(IndexError::Corrupt {
+                    return Err(NodeError::Corrupt {
                         page: lba,
                         detail: format!(
                             "node page of node {owner} at position {i} of node {id}'s list"
@@ -111,14 +111,14 @@ fn parse_sector(
     only: Option<NodeId>,
     out: &mut Vec<(Unit, u32)>,
     page_node: &mut Node,
-) -> Result<Option<(u32, NodeId)>, IndexError> {
-    let (kind, payload) = page::open_any(buf, lba)?.ok_or_else(|| IndexError::Corrupt {
+) -> Result<Option<(u32, NodeId)>, NodeError> {
+    let (kind, payload) = page::open_any(buf, lba)?.ok_or_else(|| NodeError::Corrupt {
         page: lba,
         detail: "the node translation table names an empty sector".into(),
     })?;
     if kind == PageKind::NodePage {
         if payload.len() < NODE_PAGE_HEADER {
-            return Err(IndexError::Corrupt {
+            return Err(NodeError::Corrupt {
                 page: lba,
                 detail: "node page shorter than its header".into(),
             });
@@ -129,13 +129,13 @@ fn parse_sector(
         return Ok(Some((seq, id)));
     }
     if kind != PageKind::IndexUnits {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page: lba,
             detail: format!("page kind {kind:?} where index units were expected"),
         });
     }
     if payload.len() < HEADER {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page: lba,
             detail: "index-unit sector shorter than its header".into(),
         });
@@ -144,7 +144,7 @@ fn parse_sector(
     let count = u16::from_le_bytes([payload[8], payload[9]]) as usize;
     let ub = unit_bytes(format);
     if HEADER + count * ub > payload.len() {
-        return Err(IndexError::Corrupt {
+        return Err(NodeError::Corrupt {
             page: lba,
             detail: format!("{count} index units do not fit the sector"),
         });

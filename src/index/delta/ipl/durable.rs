@@ -4,7 +4,7 @@
 //! merged unit, giving them up when the device is full, and merging the
 //! units open found tainted.
 
-use crate::index::IndexError;
+use crate::node::NodeError;
 use crate::node::{Node, NodeId, TreeMeta};
 
 use super::super::encode_state;
@@ -23,7 +23,7 @@ impl IplStore {
         meta: &TreeMeta,
         bound: u64,
         reserved: u32,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         // Units 1 and 2 take turns once unit 0 is full (unit 0 keeps the
         // first superblock, where every open probes the layout).
         let (page, erase) = self.superblocks.take_page();
@@ -85,7 +85,7 @@ impl IplStore {
     /// flash (open then fails as `Corrupt`, rather than open a mix), and
     /// keeps no durable version apart until the next flush. Whether that
     /// gave any slot back.
-    pub(super) fn give_up_durable(&mut self) -> Result<bool, IndexError> {
+    pub(super) fn give_up_durable(&mut self) -> Result<bool, NodeError> {
         if !self.saved.values().any(Option::is_some) {
             return Ok(false);
         }
@@ -106,7 +106,7 @@ impl IplStore {
     }
 
     /// Merges the units open found tainted, before anything is written.
-    pub(super) fn recover(&mut self) -> Result<(), IndexError> {
+    pub(super) fn recover(&mut self) -> Result<(), NodeError> {
         while let Some(&u) = self.tainted.last() {
             let s = &self.units[u as usize];
             if s.live.is_empty() && s.kept.is_empty() {
@@ -127,7 +127,7 @@ impl IplStore {
     }
 
     /// Erases the closed units that hold nothing any more.
-    pub(super) fn erase_closed(&mut self) -> Result<(), IndexError> {
+    pub(super) fn erase_closed(&mut self) -> Result<(), NodeError> {
         for u in FIRST_UNIT..self.units.len() as u32 {
             let s = &self.units[u as usize];
             // A tainted unit is `recover`'s to erase.
@@ -166,7 +166,7 @@ impl IplStore {
         from: u32,
         target: u32,
         node: &mut Node,
-    ) -> Result<bool, IndexError> {
+    ) -> Result<bool, NodeError> {
         let dest = if self.has_room(target) {
             target
         } else if let Some(u) =

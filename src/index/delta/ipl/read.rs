@@ -2,8 +2,8 @@
 //! deltas of its log sectors and of its log buffer, each page checked by
 //! its frame and each record by its owner.
 
-use crate::index::IndexError;
 use crate::node::delta::{self, Record};
+use crate::node::NodeError;
 use crate::node::{Node, NodeId};
 
 use super::{IplStore, NOWHERE};
@@ -11,11 +11,11 @@ use super::{IplStore, NOWHERE};
 impl IplStore {
     /// Reads node `id`'s current version: its slot, its log sectors, its
     /// log buffer; returns the number of its newest record on flash.
-    pub(super) fn read_current(&mut self, id: NodeId, node: &mut Node) -> Result<u64, IndexError> {
+    pub(super) fn read_current(&mut self, id: NodeId, node: &mut Node) -> Result<u64, NodeError> {
         let (unit, slot) = match self.places.get(id as usize) {
             Some(p) if p.unit != NOWHERE => (p.unit, p.slot),
             _ => {
-                return Err(IndexError::Corrupt {
+                return Err(NodeError::Corrupt {
                     page: 0,
                     detail: format!("node {id} is not in the node table"),
                 })
@@ -42,7 +42,7 @@ impl IplStore {
         slot: u16,
         logs: &[u16],
         node: &mut Node,
-    ) -> Result<u64, IndexError> {
+    ) -> Result<u64, NodeError> {
         let first = self.slot_page(unit, slot);
         let used = self.slot_bytes();
         let ps = self.page_size;
@@ -58,7 +58,7 @@ impl IplStore {
         let layout = self.layout;
         let result = result.and_then(|()| {
             let (seq, body) =
-                delta::open_page(&buf[..used], first)?.ok_or_else(|| IndexError::Corrupt {
+                delta::open_page(&buf[..used], first)?.ok_or_else(|| NodeError::Corrupt {
                     page: first,
                     detail: format!("node {id}: its slot is empty"),
                 })?;
@@ -68,7 +68,7 @@ impl IplStore {
                     found = true;
                     layout.decode(image, first, node)
                 }
-                _ => Err(IndexError::Corrupt {
+                _ => Err(NodeError::Corrupt {
                     page: first,
                     detail: format!("node {id}: its slot holds another record"),
                 }),
@@ -76,7 +76,7 @@ impl IplStore {
             if found {
                 Ok(seq)
             } else {
-                Err(IndexError::Corrupt {
+                Err(NodeError::Corrupt {
                     page: first,
                     detail: format!("node {id}: no base in its slot"),
                 })
@@ -89,13 +89,13 @@ impl IplStore {
             let mut page = std::mem::take(&mut self.page_buf);
             let result = self.read_page(p, 0, &mut page).and_then(|()| {
                 let (seq, body) =
-                    delta::open_page(&page, p)?.ok_or_else(|| IndexError::Corrupt {
+                    delta::open_page(&page, p)?.ok_or_else(|| NodeError::Corrupt {
                         page: p,
                         detail: format!("node {id}: its log sector is empty"),
                     })?;
                 delta::for_each_record(body, layout, p, |rid, r| match r {
                     Record::Delta(d) if rid == id => d.apply(node, layout, p),
-                    _ => Err(IndexError::Corrupt {
+                    _ => Err(NodeError::Corrupt {
                         page: p,
                         detail: format!("node {id}: its log sector holds another record"),
                     }),

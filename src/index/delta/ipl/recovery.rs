@@ -16,9 +16,9 @@
 //!   `next_id`.
 
 use crate::device::Storage;
-use crate::index::IndexError;
 use crate::node::delta::{self, Record};
 use crate::node::store::IdAllocator;
+use crate::node::NodeError;
 use crate::node::{NodeId, NodeLayout, TreeMeta};
 
 use super::super::{check_node_size, decode_state};
@@ -59,7 +59,7 @@ impl Area {
     /// Whether the entry at `page` holds something; `Corrupt` when it
     /// follows a torn entry (a torn program is the last one written) or,
     /// where that is damage, a hole.
-    fn admit(&mut self, page: u64, seen: &Seen) -> Result<bool, IndexError> {
+    fn admit(&mut self, page: u64, seen: &Seen) -> Result<bool, NodeError> {
         if let Seen::Empty = seen {
             self.hole.get_or_insert(page);
             return Ok(false);
@@ -88,8 +88,8 @@ struct Found {
     page: u64,
 }
 
-fn corrupt(page: u64, detail: String) -> IndexError {
-    IndexError::Corrupt { page, detail }
+fn corrupt(page: u64, detail: String) -> NodeError {
+    NodeError::Corrupt { page, detail }
 }
 
 /// Classifies a record page read from `page`: a slot (`base`) or a log
@@ -101,7 +101,7 @@ fn classify(
     layout: NodeLayout,
     base: bool,
     raw: bool,
-) -> Result<Seen, IndexError> {
+) -> Result<Seen, NodeError> {
     let (seq, body) = match delta::open_page(frame, page) {
         Ok(None) => return Ok(Seen::Empty),
         // A torn program on a raw chip leaves the end of what it programmed
@@ -148,7 +148,7 @@ impl IplStore {
         next_id: NodeId,
         bases: &[(NodeId, u64, u32, u16)],
         mut logs: Vec<(NodeId, u32, u64, u16)>,
-    ) -> Result<(), IndexError> {
+    ) -> Result<(), NodeError> {
         logs.sort_unstable();
         // (version, base seq, unit, slot) of each node's chosen base.
         let mut best: Vec<(u64, u64, u32, u16)> = vec![(0, 0, NOWHERE, 0); next_id as usize];
@@ -195,7 +195,7 @@ impl IplStore {
 
     /// `load_meta`: the newest superblock's state, or `None` when there is
     /// no valid superblock.
-    pub(super) fn open_durable(&mut self) -> Result<Option<TreeMeta>, IndexError> {
+    pub(super) fn open_durable(&mut self) -> Result<Option<TreeMeta>, NodeError> {
         let Some(found) = self.find_superblock()? else {
             return Ok(None);
         };
@@ -225,7 +225,7 @@ impl IplStore {
     }
 
     /// Scans the superblock units; sets where the next superblock goes.
-    fn find_superblock(&mut self) -> Result<Option<Found>, IndexError> {
+    fn find_superblock(&mut self) -> Result<Option<Found>, NodeError> {
         let (unit_pages, page_size) = (self.unit_pages, self.page_size);
         let (log, newest) = SuperblockLog::scan(unit_pages, page_size, STATE_BYTES, |p, buf| {
             self.read_page(p, 0, buf)
@@ -242,7 +242,7 @@ impl IplStore {
         }))
     }
 
-    fn see_slot(&mut self, unit: u32, slot: u16, bound: u64) -> Result<Seen, IndexError> {
+    fn see_slot(&mut self, unit: u32, slot: u16, bound: u64) -> Result<Seen, NodeError> {
         let first = self.slot_page(unit, slot);
         let used = self.slot_bytes();
         let ps = self.page_size;
@@ -261,7 +261,7 @@ impl IplStore {
         seen
     }
 
-    fn see_log(&mut self, page: u64, bound: u64) -> Result<Seen, IndexError> {
+    fn see_log(&mut self, page: u64, bound: u64) -> Result<Seen, NodeError> {
         let mut buf = std::mem::take(&mut self.page_buf);
         let (layout, raw) = (self.layout, self.is_raw());
         let seen = self
@@ -273,7 +273,7 @@ impl IplStore {
 
     /// Rebuilds the node table of the state bounded by `bound` from the
     /// units `FIRST_UNIT .. reserved`, and lists the tainted units.
-    fn rebuild(&mut self, next_id: NodeId, bound: u64) -> Result<(), IndexError> {
+    fn rebuild(&mut self, next_id: NodeId, bound: u64) -> Result<(), NodeError> {
         // (id, seq, unit, slot) of every base below the bound.
         let mut bases: Vec<(NodeId, u64, u32, u16)> = Vec::new();
         // (id, unit, seq, log) of every log sector below the bound.

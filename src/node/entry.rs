@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::IndexError;
+use super::NodeError;
 
 /// Widths of an entry's key and value on flash, in bytes (each 2, 4 or 8).
 ///
@@ -24,10 +24,10 @@ impl Default for EntryFormat {
 
 impl EntryFormat {
     /// A format with the given widths; each must be 2, 4 or 8.
-    pub fn new(key_bytes: u8, value_bytes: u8) -> Result<Self, IndexError> {
+    pub fn new(key_bytes: u8, value_bytes: u8) -> Result<Self, NodeError> {
         for (name, w) in [("key_bytes", key_bytes), ("value_bytes", value_bytes)] {
             if w != 2 && w != 4 && w != 8 {
-                return Err(IndexError::Config(format!(
+                return Err(NodeError::Config(format!(
                     "{name} must be 2, 4 or 8, got {w}"
                 )));
             }
@@ -52,10 +52,10 @@ impl EntryFormat {
     }
 
     /// Checks that both fit their widths.
-    pub fn check(&self, key: u64, value: u64) -> Result<(), IndexError> {
+    pub fn check(&self, key: u64, value: u64) -> Result<(), NodeError> {
         self.check_key(key)?;
         if value > self.max_value() {
-            return Err(IndexError::ValueOutOfRange {
+            return Err(NodeError::ValueOutOfRange {
                 value,
                 max: self.max_value(),
             });
@@ -63,9 +63,9 @@ impl EntryFormat {
         Ok(())
     }
 
-    pub fn check_key(&self, key: u64) -> Result<(), IndexError> {
+    pub fn check_key(&self, key: u64) -> Result<(), NodeError> {
         if key > self.max_key() {
-            return Err(IndexError::KeyOutOfRange {
+            return Err(NodeError::KeyOutOfRange {
                 key,
                 max: self.max_key(),
             });
@@ -134,15 +134,6 @@ fn get_uint(bytes: &[u8], width: u8) -> u64 {
     }
 }
 
-impl EntryFormat {
-    /// Reads `key_bytes` / `value_bytes` (default 4 + 4) from parameters.
-    pub fn from_params(params: &mut super::Params) -> Result<Self, IndexError> {
-        let k = params.get("key_bytes", 4u8)?;
-        let v = params.get("value_bytes", 4u8)?;
-        EntryFormat::new(k, v)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,11 +145,11 @@ mod tests {
         assert!(f.check(u32::MAX as u64, 7).is_ok());
         assert!(matches!(
             f.check(u32::MAX as u64 + 1, 7),
-            Err(IndexError::KeyOutOfRange { .. })
+            Err(NodeError::KeyOutOfRange { .. })
         ));
         assert!(matches!(
             f.check(1, 1 << 32),
-            Err(IndexError::ValueOutOfRange { .. })
+            Err(NodeError::ValueOutOfRange { .. })
         ));
         let mut b = [0u8; 8];
         f.put_key(&mut b, 0xDEAD_BEEF);

@@ -5,8 +5,9 @@
 //! Run: `cargo run --release --example simulate`
 
 use flashix::device::DeviceSpec;
-use flashix::index::{registry, Params};
+use flashix::index::Params;
 use flashix::runner::{run_workload, IndexDescription, RunOptions};
+use flashix::store::create_index;
 use flashix::workload::preset;
 
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -16,7 +17,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     for name in ["btree", "mbtree"] {
         // A page-mapping FTL over a simulated SLC chip (`flashix devices`).
         let storage = DeviceSpec::parse("slc-small", &[])?.build()?;
-        let mut index = registry::create(name, storage, 64 << 10, Params::new())?;
+        let mut index = create_index(name, storage, 64 << 10, Params::new())?;
         let options = RunOptions {
             verify: true, // every answer checked against an oracle
             quiet: true,

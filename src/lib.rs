@@ -46,13 +46,14 @@
 //!
 //! ```
 //! use flashix::device::DeviceSpec;
-//! use flashix::index::{registry, Params};
+//! use flashix::index::Params;
+//! use flashix::store::{create_index, open_index};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A page-mapping FTL over a simulated SLC chip; "file:/path" is a real file.
 //! let storage = DeviceSpec::parse("slc-small", &[])?.build()?;
 //! // A B+-tree in 64 KiB of memory; `flashix list` names every index.
-//! let mut index = registry::create("btree", storage, 64 << 10, Params::new())?;
+//! let mut index = create_index("btree", storage, 64 << 10, Params::new())?;
 //! for key in 0..1_000 {
 //!     index.insert(key, key * 10)?;
 //! }
@@ -65,7 +66,7 @@
 //! println!("{} pages written", index.storage().stats().physical_writes);
 //!
 //! let storage = index.into_storage();
-//! let mut index = registry::open("btree", storage, 64 << 10, Params::new())?;
+//! let mut index = open_index("btree", storage, 64 << 10, Params::new())?;
 //! index.get(999, &mut values)?;
 //! assert_eq!(values, [9990]);
 //! # Ok(())

@@ -2,7 +2,8 @@
 //! (CONVENTIONS: pin counts so that a change that adds I/O fails loudly).
 
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 
 fn ftl() -> Storage {
     DeviceSpec::parse("slc-small", &[])
@@ -14,7 +15,7 @@ fn ftl() -> Storage {
 #[test]
 fn an_uncached_search_reads_one_page_per_level() {
     let params = Params::parse(["cache=none"]).unwrap();
-    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    let mut t = create_index("btree", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 3, i).unwrap();
     }
@@ -31,7 +32,7 @@ fn an_uncached_search_reads_one_page_per_level() {
 #[test]
 fn an_uncached_insert_without_split_reads_the_path_and_writes_the_leaf() {
     let params = Params::parse(["cache=none"]).unwrap();
-    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    let mut t = create_index("btree", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 3, i).unwrap();
     }
@@ -62,7 +63,7 @@ fn cached_top_levels_cost_no_reads_and_leaves_hold_their_cap() {
         "leaf_entries=20",
     ])
     .unwrap();
-    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    let mut t = create_index("btree", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 3, i).unwrap();
     }
@@ -90,7 +91,7 @@ fn cached_top_levels_cost_no_reads_and_leaves_hold_their_cap() {
 #[test]
 fn an_uncached_update_in_one_leaf_reads_the_path_once_and_writes_the_leaf_once() {
     let params = Params::parse(["cache=none"]).unwrap();
-    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    let mut t = create_index("btree", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 3, i).unwrap();
     }
@@ -115,7 +116,7 @@ fn an_uncached_update_in_one_leaf_reads_the_path_once_and_writes_the_leaf_once()
 #[test]
 fn updates_of_a_key_spread_over_leaves_match_a_model() {
     let params = Params::parse(["cache=none", "fanout=8"]).unwrap();
-    let mut t = registry::create("btree", ftl(), 4096, params).unwrap();
+    let mut t = create_index("btree", ftl(), 4096, params).unwrap();
     let mut model = std::collections::BTreeSet::new();
     for v in 0..400u64 {
         t.insert(7, v * 2).unwrap();

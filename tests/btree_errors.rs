@@ -4,7 +4,8 @@
 use flashix::device::fault::{FaultPlan, FaultyDevice};
 use flashix::device::ram::RamDisk;
 use flashix::device::{DeviceError, DeviceSpec, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 
 fn ram() -> Storage {
     Storage::Pages(Box::new(RamDisk::new(512, 1 << 16)))
@@ -16,9 +17,7 @@ fn p(pairs: &[&str]) -> Params {
 
 #[test]
 fn budget_below_two_nodes_is_refused() {
-    let e = registry::create("btree", ram(), 1000, p(&[]))
-        .err()
-        .unwrap();
+    let e = create_index("btree", ram(), 1000, p(&[])).err().unwrap();
     assert!(
         matches!(
             e,
@@ -35,7 +34,7 @@ fn budget_below_two_nodes_is_refused() {
 
 #[test]
 fn out_of_range_keys_change_nothing() {
-    let mut t = registry::create("btree", ram(), 4096, p(&[])).unwrap();
+    let mut t = create_index("btree", ram(), 4096, p(&[])).unwrap();
     t.insert(5, 5).unwrap();
     assert!(matches!(
         t.insert(1 << 32, 1),
@@ -61,8 +60,7 @@ fn out_of_range_keys_change_nothing() {
 #[test]
 fn two_byte_widths_refuse_what_does_not_fit() {
     for index in ["btree", "latree"] {
-        let mut t =
-            registry::create(index, ram(), 8192, p(&["key_bytes=2", "value_bytes=2"])).unwrap();
+        let mut t = create_index(index, ram(), 8192, p(&["key_bytes=2", "value_bytes=2"])).unwrap();
         t.insert(65_535, 65_535).unwrap();
         assert!(matches!(
             t.insert(65_536, 1),
@@ -77,7 +75,7 @@ fn two_byte_widths_refuse_what_does_not_fit() {
         t.range(0, u64::MAX, &mut out).unwrap();
         assert_eq!(out, vec![(65_535, 65_535)], "{index}");
     }
-    let e = registry::create("btree", ram(), 4096, p(&["key_bytes=3"]))
+    let e = create_index("btree", ram(), 4096, p(&["key_bytes=3"]))
         .err()
         .unwrap()
         .to_string();
@@ -86,12 +84,12 @@ fn two_byte_widths_refuse_what_does_not_fit() {
 
 #[test]
 fn unknown_parameters_and_raw_chips_are_refused() {
-    let e = registry::create("btree", ram(), 4096, p(&["fanot=8"]))
+    let e = create_index("btree", ram(), 4096, p(&["fanot=8"]))
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("fanot") && e.contains("fanout"), "{e}");
-    let e = registry::create("btree", ram(), 4096, p(&["cache=fifo"]))
+    let e = create_index("btree", ram(), 4096, p(&["cache=fifo"]))
         .err()
         .unwrap()
         .to_string();
@@ -101,23 +99,23 @@ fn unknown_parameters_and_raw_chips_are_refused() {
         .unwrap()
         .build()
         .unwrap();
-    let e = registry::create("btree", raw, 4096, p(&["node_bytes=70000"]))
+    let e = create_index("btree", raw, 4096, p(&["node_bytes=70000"]))
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("too large for the node log"), "{e}");
-    assert!(registry::create("nope", ram(), 4096, p(&[]))
+    assert!(create_index("nope", ram(), 4096, p(&[]))
         .err()
         .unwrap()
         .to_string()
         .contains("btree"));
-    let e = registry::open("btree", ram(), 4096, p(&[])).err().unwrap();
+    let e = open_index("btree", ram(), 4096, p(&[])).err().unwrap();
     assert!(matches!(e, IndexError::NoIndex(_)), "{e}");
 }
 
 #[test]
 fn a_corrupted_node_page_is_reported_not_misread() {
-    let mut t = registry::create("btree", ram(), 1024, p(&["cache=none"])).unwrap();
+    let mut t = create_index("btree", ram(), 1024, p(&["cache=none"])).unwrap();
     for i in 0..200 {
         t.insert(i, i).unwrap();
     }
@@ -129,7 +127,7 @@ fn a_corrupted_node_page_is_reported_not_misread() {
     let mut b = [0u8; 1];
     dev.read(1, 40, &mut b).unwrap();
     dev.write(1, 40, &[b[0] ^ 0x04]).unwrap();
-    let mut t = registry::open("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
+    let mut t = open_index("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
     let mut out = Vec::new();
     let e = t.range(0, 1000, &mut out).unwrap_err();
     assert!(matches!(e, IndexError::Corrupt { page: 1, .. }), "{e}");
@@ -142,7 +140,7 @@ fn a_bit_flipped_on_read_is_corrupt() {
         ..FaultPlan::default()
     };
     let dev = FaultyDevice::new(RamDisk::new(512, 1 << 16), plan);
-    let mut t = registry::create(
+    let mut t = create_index(
         "btree",
         Storage::Pages(Box::new(dev)),
         1024,
@@ -174,7 +172,7 @@ fn a_full_device_is_an_error_and_loses_nothing() {
         .unwrap()
         .build()
         .unwrap();
-    let mut t = registry::create("btree", storage, 2048, p(&["cache=none"])).unwrap();
+    let mut t = create_index("btree", storage, 2048, p(&["cache=none"])).unwrap();
     let mut inserted = 0u64;
     let mut flushed = 0u64;
     let err = loop {
@@ -200,7 +198,7 @@ fn a_full_device_is_an_error_and_loses_nothing() {
     }
     assert!(flushed > 0);
     let storage = t.into_storage();
-    let mut t = registry::open("btree", storage, 2048, p(&["cache=none"])).unwrap();
+    let mut t = open_index("btree", storage, 2048, p(&["cache=none"])).unwrap();
     t.range(0, u64::MAX, &mut out).unwrap();
     assert!(out.len() as u64 >= flushed, "{} of {flushed}", out.len());
 }
@@ -208,7 +206,7 @@ fn a_full_device_is_an_error_and_loses_nothing() {
 #[test]
 fn a_well_sealed_node_with_an_impossible_header_is_corrupt() {
     use flashix::node::page::{self, PageKind, FRAME_HEADER};
-    let mut t = registry::create("btree", ram(), 1024, p(&["cache=none"])).unwrap();
+    let mut t = create_index("btree", ram(), 1024, p(&["cache=none"])).unwrap();
     for i in 0..500 {
         t.insert(i, i).unwrap();
     }
@@ -237,13 +235,13 @@ fn a_well_sealed_node_with_an_impossible_header_is_corrupt() {
     assert!(leaves > 2);
     // Opening walks internal nodes only; the searches then meet the leaves,
     // read as undecoded images (cache=none).
-    let mut t = registry::open("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
+    let mut t = open_index("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
     let mut out = Vec::new();
     assert!(matches!(
         t.get(250, &mut out),
         Err(IndexError::Corrupt { .. })
     ));
-    // Poisoned from then on (`index::guard`), naming the damage; reopened,
+    // Poisoned from then on (`store::guard`), naming the damage; reopened,
     // a scan meets it again.
     let mut entries = Vec::new();
     match t.range(0, 499, &mut entries) {
@@ -253,7 +251,7 @@ fn a_well_sealed_node_with_an_impossible_header_is_corrupt() {
     let Storage::Pages(dev) = t.into_storage() else {
         unreachable!()
     };
-    let mut t = registry::open("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
+    let mut t = open_index("btree", Storage::Pages(dev), 1024, p(&["cache=none"])).unwrap();
     assert!(matches!(
         t.range(0, 499, &mut entries),
         Err(IndexError::Corrupt { .. })

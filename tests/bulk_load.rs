@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 
 use common::{check_loaded, check_loaded_on_file, ftl, ops, ram, ModelOp};
 use flashix::device::DeviceSpec;
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
 /// A set of up to `max` pairs over `keys` keys (so keys repeat).
@@ -96,7 +97,7 @@ fn a_deep_load_survives_reopen() {
 }
 
 fn fresh(name: &str) -> Box<dyn flashix::index::Index> {
-    registry::create(name, ftl(), 1 << 16, Params::default()).unwrap()
+    create_index(name, ftl(), 1 << 16, Params::default()).unwrap()
 }
 
 #[test]
@@ -116,7 +117,7 @@ fn entries_out_of_order_are_refused_and_leave_the_index_empty() {
         index.insert(7, 7).unwrap();
         index.flush().unwrap();
         let storage = index.into_storage();
-        let mut index = registry::open(name, storage, 1 << 16, Params::default()).unwrap();
+        let mut index = open_index(name, storage, 1 << 16, Params::default()).unwrap();
         let mut values = Vec::new();
         index.get(7, &mut values).unwrap();
         assert_eq!(values, vec![7], "{name}");
@@ -183,7 +184,7 @@ fn crashes_during_and_after_a_bulk_load_keep_the_contract() {
 
 /// A load larger than the device fails with the device's own error (not
 /// a complaint about the input); the index is then poisoned
-/// (`index::guard`): nothing half-loaded is answered.
+/// (`store::guard`): nothing half-loaded is answered.
 #[test]
 fn a_load_that_fills_the_device_says_so() {
     for name in ["btree", "bftl", "fdtree", "lsm"] {
@@ -191,7 +192,7 @@ fn a_load_that_fills_the_device_says_so() {
             .unwrap()
             .build()
             .unwrap();
-        let mut index = registry::create(name, small, 1 << 14, Params::default()).unwrap();
+        let mut index = create_index(name, small, 1 << 14, Params::default()).unwrap();
         let mut entries = (0..200_000u64).map(|k| (k, 0));
         let err = index.bulk_load(&mut entries).unwrap_err();
         assert!(matches!(err, IndexError::Device(_)), "{name}: {err}");

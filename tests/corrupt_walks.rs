@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use flashix::device::ram::RamDisk;
 use flashix::device::{BlockDevice, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
 use flashix::node::page::{self, PageKind, FRAME_HEADER};
+use flashix::store::{create_index, open_index};
 
 const PAGE: usize = 512;
 const NO_NODE: u32 = u32::MAX;
@@ -95,7 +96,7 @@ fn expect_loop_corrupt(r: flashix::index::Result<()>) -> Result<(), String> {
 fn btree_loop(cache: &'static str) {
     within_a_minute(move || {
         let storage = Storage::Pages(Box::new(RamDisk::new(PAGE, 1 << 16)));
-        let mut t = registry::create("btree", storage, 4096, p(&[cache])).unwrap();
+        let mut t = create_index("btree", storage, 4096, p(&[cache])).unwrap();
         for i in 0..500 {
             t.insert(i, i).unwrap();
         }
@@ -112,7 +113,7 @@ fn btree_loop(cache: &'static str) {
             4,
         );
         close_the_chain(dev.as_mut(), &found, PageKind::TreeNode, 4);
-        let mut t = registry::open("btree", Storage::Pages(dev), 4096, p(&[cache])).unwrap();
+        let mut t = open_index("btree", Storage::Pages(dev), 4096, p(&[cache])).unwrap();
         let mut out = Vec::new();
         expect_loop_corrupt(t.range(0, u64::MAX, &mut out))
     });
@@ -132,7 +133,7 @@ fn a_btree_leaf_loop_is_corrupt_through_the_cache() {
 fn an_mbtree_leaf_loop_is_corrupt() {
     within_a_minute(|| {
         let storage = Storage::Pages(Box::new(RamDisk::new(PAGE, 1 << 20)));
-        let mut t = registry::create("mbtree", storage, 600, p(&[])).unwrap();
+        let mut t = create_index("mbtree", storage, 600, p(&[])).unwrap();
         for i in 0..2000 {
             t.insert(i, i).unwrap();
         }
@@ -151,7 +152,7 @@ fn an_mbtree_leaf_loop_is_corrupt() {
             8,
         );
         close_the_chain(dev.as_mut(), &found, PageKind::LeafHeader, 8);
-        let mut t = registry::open("mbtree", Storage::Pages(dev), 600, p(&[])).unwrap();
+        let mut t = open_index("mbtree", Storage::Pages(dev), 600, p(&[])).unwrap();
         let mut out = Vec::new();
         expect_loop_corrupt(t.range(0, u64::MAX, &mut out))
     });
@@ -164,7 +165,7 @@ fn a_basic_delta_leaf_loop_is_corrupt() {
     use flashix::node::NodeLayout;
     within_a_minute(|| {
         let storage = Storage::Pages(Box::new(RamDisk::new(PAGE, 1 << 16)));
-        let mut t = registry::create("basic-delta", storage, 8192, p(&[])).unwrap();
+        let mut t = create_index("basic-delta", storage, 8192, p(&[])).unwrap();
         for i in 0..500 {
             t.insert(i, i).unwrap();
         }
@@ -212,7 +213,7 @@ fn a_basic_delta_leaf_loop_is_corrupt() {
         page::seal(image, PageKind::TreeNode, len);
         seal_page(&mut buf, used);
         dev.write(lba, 0, &buf).unwrap();
-        let mut t = registry::open("basic-delta", Storage::Pages(dev), 8192, p(&[])).unwrap();
+        let mut t = open_index("basic-delta", Storage::Pages(dev), 8192, p(&[])).unwrap();
         let mut out = Vec::new();
         expect_loop_corrupt(t.range(0, u64::MAX, &mut out))
     });

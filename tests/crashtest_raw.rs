@@ -11,8 +11,9 @@ use std::collections::BTreeSet;
 
 use flashix::device::fault::{FaultPlan, FaultyFlash, SharedChip};
 use flashix::device::{DeviceError, DeviceSpec, Nand, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
 use flashix::runner::crash::{crash_test, judge, workload, CrashConfig, CrashOp, Verdict};
+use flashix::store::{create_index, open_index};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -47,8 +48,7 @@ fn config(
 fn uncut_stats(c: &CrashConfig) -> flashix::index::IndexStats {
     let nand = Nand::new(&c.device.name, c.device.geometry, c.device.cost).unwrap();
     let params = Params::parse(c.params.iter().map(String::as_str)).unwrap();
-    let mut index =
-        registry::create(&c.index, Storage::Raw(Box::new(nand)), c.memory, params).unwrap();
+    let mut index = create_index(&c.index, Storage::Raw(Box::new(nand)), c.memory, params).unwrap();
     for op in workload(c) {
         op.run_on(index.as_mut()).unwrap();
     }
@@ -217,9 +217,9 @@ fn power_cuts_in_a_row(index: &str, set: &[&str], device_sets: &[(&str, &str)]) 
             };
             let storage = Storage::Raw(Box::new(FaultyFlash::new(chip.clone(), plan)));
             let made = if session == 0 {
-                registry::create(index, storage, memory, params())
+                create_index(index, storage, memory, params())
             } else {
-                registry::open(index, storage, memory, params())
+                open_index(index, storage, memory, params())
             };
             let mut durable = state.clone();
             let mut live = state.clone();
@@ -252,7 +252,7 @@ fn power_cuts_in_a_row(index: &str, set: &[&str], device_sets: &[(&str, &str)]) 
                 }
             }
             let storage = Storage::Raw(Box::new(chip.clone()));
-            let mut index = match registry::open(index, storage, memory, params()) {
+            let mut index = match open_index(index, storage, memory, params()) {
                 Ok(index) => index,
                 Err(e) => {
                     assert!(!flushed, "chain {chain} session {session}: reopen: {e}");

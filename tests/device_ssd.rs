@@ -5,7 +5,8 @@
 
 use flashix::device::ssd::Pattern;
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 
 fn sets(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
@@ -19,7 +20,7 @@ fn indexes_run_on_every_ssd_profile_and_answer() {
     for profile in ["x25e", "samsung-ssd32", "intel-extreme"] {
         for index in ["btree", "bftl", "flashdb", "mbtree", "basic-delta"] {
             let spec = DeviceSpec::parse(profile, &sets(&[("page_size", "2048")])).unwrap();
-            let mut t = registry::create(index, spec.build().unwrap(), 1 << 16, Params::new())
+            let mut t = create_index(index, spec.build().unwrap(), 1 << 16, Params::new())
                 .unwrap_or_else(|e| panic!("{index} on {profile}: {e}"));
             for i in 0..3000u64 {
                 t.insert(i * 7919 % 100_003, i).unwrap();

@@ -108,7 +108,7 @@ fn damaged_pages_are_never_a_wrong_answer() {
 }
 
 /// The same power cuts and damage with the commit layer's write-ahead log
-/// on (as on a file; `index::logged`), its bound small enough that every
+/// on (as on a file; `store::logged`), its bound small enough that every
 /// few flushes checkpoint: cuts meet log appends, checkpoints and the
 /// release of an old log alike, and damage meets log pages (each of which
 /// has a second copy: a damaged one must cost nothing).

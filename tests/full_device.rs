@@ -1,6 +1,6 @@
 //! Every index on a device that fills (`docs/FORMAT.md` rule 6): the call
 //! that finds no room is a clear `Full` error; from then on every call is
-//! refused with `Poisoned` naming it (`index::guard`), since an operation
+//! refused with `Poisoned` naming it (`store::guard`), since an operation
 //! the device stopped half-way may have left the index half-changed; and
 //! the device mounted again opens at the last successful flush. (The
 //! Buffered-B+ tree and the buffer tree, in their other settings:
@@ -13,6 +13,7 @@ use common::{
 };
 use flashix::device::DeviceError;
 use flashix::index::{registry, Index, IndexError, Params};
+use flashix::store::create_index;
 
 fn fill(name: &str, dev: &str, mut t: Box<dyn Index>) -> Result<(), String> {
     let (err, accepted) = fill_until_full(t.as_mut());
@@ -30,10 +31,10 @@ fn every_index_refuses_every_call_once_the_device_is_full() {
     let none = || Params::parse(std::iter::empty::<&str>()).unwrap();
     let mut failures = Vec::new();
     for info in registry::list() {
-        let t = registry::create(info.name, small_ftl(16), 16 << 10, none())
+        let t = create_index(info.name, small_ftl(16), 16 << 10, none())
             .unwrap_or_else(|e| panic!("{}: {e}", info.name));
         failures.extend(fill(info.name, "the FTL", t).err());
-        if let Ok(t) = registry::create(info.name, raw(64), 16 << 10, none()) {
+        if let Ok(t) = create_index(info.name, raw(64), 16 << 10, none()) {
             failures.extend(fill(info.name, "a raw chip", t).err());
         }
     }

@@ -10,14 +10,15 @@ use common::{
     fill_until_full, raw, refuses_everything_after_full, reopens_at_last_flush_when_full, small_ftl,
 };
 use flashix::device::{DeviceError, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::create_index;
 
 fn p(set: &[&str]) -> Params {
     Params::parse(set.iter().copied()).unwrap()
 }
 
 fn fill(name: &str, set: &[&str], storage: Storage, memory: usize) {
-    let mut t = registry::create(name, storage, memory, p(set)).unwrap();
+    let mut t = create_index(name, storage, memory, p(set)).unwrap();
     let (err, _) = fill_until_full(t.as_mut());
     assert!(
         matches!(err, IndexError::Device(DeviceError::Full { .. })),

@@ -2,7 +2,7 @@
 //! `flashix::runner::fault` (its module doc has the scenarios and the
 //! verdicts) over every index, on a small workload from an empty device and
 //! on indexes of over 1,000 pages preloaded in bulk. Before the guard
-//! (`index::guard`) and the commit layer's fixes, 1,405 of 12,000 small
+//! (`store::guard`) and the commit layer's fixes, 1,405 of 12,000 small
 //! scenarios failed: a write error inside an operation left the index wrong
 //! in RAM and a later successful flush saved it, and a retried commit did
 //! not write what the failed one had not.

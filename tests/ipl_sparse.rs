@@ -4,8 +4,9 @@
 use flashix::device::ram::RamDisk;
 use flashix::device::Storage;
 use flashix::index::delta::{IplConfig, IplStore};
-use flashix::index::{registry, EntryFormat, Params};
+use flashix::index::{EntryFormat, Params};
 use flashix::node::{Node, NodeChange, NodeLayout, NodeStore};
+use flashix::store::{create_index, open_index};
 
 /// A RAM disk of 2^32 pages: sparse, so only written pages cost memory.
 fn huge() -> Storage {
@@ -43,13 +44,13 @@ fn unit_state_grows_with_the_units_used() {
 
 #[test]
 fn a_few_operations_through_the_registry_on_a_huge_device() {
-    let mut t = registry::create("ipl", huge(), 1 << 16, Params::new()).unwrap();
+    let mut t = create_index("ipl", huge(), 1 << 16, Params::new()).unwrap();
     for i in 0..4u64 {
         t.insert(i, i).unwrap();
     }
     t.flush().unwrap();
     assert!(t.memory_bytes() <= 1 << 16, "{}", t.memory_bytes());
-    let mut t = registry::open("ipl", t.into_storage(), 1 << 16, Params::new()).unwrap();
+    let mut t = open_index("ipl", t.into_storage(), 1 << 16, Params::new()).unwrap();
     let mut out = Vec::new();
     t.range(0, 10, &mut out).unwrap();
     assert_eq!(out, vec![(0, 0), (1, 1), (2, 2), (3, 3)]);
@@ -58,12 +59,12 @@ fn a_few_operations_through_the_registry_on_a_huge_device() {
 #[test]
 fn wide_entries_work_at_the_default_node_size() {
     let set = Params::parse(["key_bytes=8", "value_bytes=8"]).unwrap();
-    let mut t = registry::create("ipl", huge(), 1 << 16, set).unwrap();
+    let mut t = create_index("ipl", huge(), 1 << 16, set).unwrap();
     for i in 0..200u64 {
         t.insert(i << 40, i).unwrap();
     }
     t.flush().unwrap();
-    let mut t = registry::open("ipl", t.into_storage(), 1 << 16, Params::new()).unwrap();
+    let mut t = open_index("ipl", t.into_storage(), 1 << 16, Params::new()).unwrap();
     let mut out = Vec::new();
     t.range(0, u64::MAX, &mut out).unwrap();
     assert_eq!(out.len(), 200);

@@ -4,7 +4,7 @@
 //! A counting global allocator tracks the live heap of this test binary.
 //! Each index is built on a file device, whose RAM does not grow with the
 //! pages written (a fixed page buffer; the pages live in the file), so the
-//! live heap growth from just before `registry::create` is the index's own:
+//! live heap growth from just before `create_index` is the index's own:
 //! its struct, caches, buffers, tables, maps, spills, directories. A mixed
 //! workload (inserts, deletes, searches and, where the index defers them,
 //! delayed lookups) drives every structure to its peak; the peak of the
@@ -33,7 +33,8 @@ use std::sync::Mutex;
 
 use flashix::device::file::FileDevice;
 use flashix::device::Storage;
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 
 struct Counting;
 
@@ -121,7 +122,7 @@ fn drive(name: &str, set: &[&str], memory: usize, ops: u64, keys: u64) -> Peaks 
     // `out`, `answers` and `inserted` stay within the capacity reserved
     // here, so nothing of the driver is in `live() - base`.
     let base = live();
-    let mut index = registry::create(name, storage, memory, params).expect("the index builds");
+    let mut index = create_index(name, storage, memory, params).expect("the index builds");
     let defers = index.defers_lookups();
     let mut peaks = Peaks {
         counted: index.memory_bytes(),

@@ -23,7 +23,8 @@ use std::sync::Mutex;
 
 use flashix::device::file::FileDevice;
 use flashix::device::Storage;
-use flashix::index::{registry, Index, Params};
+use flashix::index::{Index, Params};
+use flashix::store::create_index;
 
 struct Counting;
 
@@ -73,7 +74,7 @@ fn measure(name: &str, set: &[&str], memory: usize, page_size: usize, keys: &[u6
     let params = Params::parse(set.iter().copied()).expect("well-formed parameters");
     let base = LIVE.load(Ordering::Relaxed);
     let mut index: Box<dyn Index> =
-        registry::create(name, storage, memory, params).expect("the index builds");
+        create_index(name, storage, memory, params).expect("the index builds");
     let mut counted_peak = index.memory_bytes();
     let mut held_peak = LIVE.load(Ordering::Relaxed).saturating_sub(base);
     for &k in keys {

@@ -12,7 +12,8 @@ mod common;
 use common::{check, check_on_file, churn, ftl, ops, ram};
 use flashix::device::ram::RamDisk;
 use flashix::device::{DeviceError, DeviceSpec, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
 const SMALL: &[&str] = &["fanout=4", "subfile_bytes=2048", "threshold=0.5"];
@@ -113,7 +114,7 @@ fn p(pairs: &[&str]) -> Params {
 fn a_full_device_is_a_clear_error_and_loses_nothing() {
     // Distinct keys grow the tree until no subfile holds an invalid node.
     let set = with(SMALL, &["write_buffer=2"]);
-    let mut t = registry::create("asbtree", tiny(), 4096, p(&set)).unwrap();
+    let mut t = create_index("asbtree", tiny(), 4096, p(&set)).unwrap();
     let mut inserted = Vec::new();
     let err = loop {
         let k = inserted.len() as u64;
@@ -128,7 +129,7 @@ fn a_full_device_is_a_clear_error_and_loses_nothing() {
         "{err}"
     );
     assert!(inserted.len() > 100, "{}", inserted.len());
-    // From then on every call is refused (`index::guard`); reopened over
+    // From then on every call is refused (`store::guard`); reopened over
     // the commit layer, a full AS B-tree holds its last flush
     // (`tests/full_device.rs`).
     common::refuses_everything_after_full(t.as_mut()).unwrap();
@@ -137,7 +138,7 @@ fn a_full_device_is_a_clear_error_and_loses_nothing() {
 #[test]
 fn impossible_configurations_are_refused() {
     let refuse = |set: &[&str], needle: &str| {
-        let e = registry::create("asbtree", ram(), 1 << 20, p(set))
+        let e = create_index("asbtree", ram(), 1 << 20, p(set))
             .err()
             .unwrap_or_else(|| panic!("{set:?} was accepted"));
         assert!(e.to_string().contains(needle), "{set:?}: {e}");
@@ -152,28 +153,26 @@ fn impossible_configurations_are_refused() {
         .unwrap()
         .build()
         .unwrap();
-    let e = registry::create("asbtree", raw, 1 << 20, p(&[]))
-        .err()
-        .unwrap();
+    let e = create_index("asbtree", raw, 1 << 20, p(&[])).err().unwrap();
     assert!(e.to_string().contains("raw:"), "{e}");
 }
 
 #[test]
 fn reopen_checks_the_subfile_size_and_node_size() {
-    let mut t = registry::create("asbtree", ram(), 1 << 16, p(SMALL)).unwrap();
+    let mut t = create_index("asbtree", ram(), 1 << 16, p(SMALL)).unwrap();
     for k in 0..200 {
         t.insert(k, k).unwrap();
     }
     t.flush().unwrap();
     let storage = t.into_storage();
-    let e = registry::open("asbtree", storage, 1 << 16, p(&["subfile_bytes=4096"]))
+    let e = open_index("asbtree", storage, 1 << 16, p(&["subfile_bytes=4096"]))
         .err()
         .unwrap();
     assert!(matches!(e, IndexError::Mismatch { .. }), "{e}");
-    let mut t = registry::create("asbtree", ram(), 1 << 16, p(SMALL)).unwrap();
+    let mut t = create_index("asbtree", ram(), 1 << 16, p(SMALL)).unwrap();
     t.insert(1, 1).unwrap();
     t.flush().unwrap();
-    let e = registry::open("asbtree", t.into_storage(), 1 << 16, p(&["fanout=8"]))
+    let e = open_index("asbtree", t.into_storage(), 1 << 16, p(&["fanout=8"]))
         .err()
         .unwrap();
     assert!(matches!(e, IndexError::Mismatch { .. }), "{e}");
@@ -183,7 +182,7 @@ fn reopen_checks_the_subfile_size_and_node_size() {
 /// the page writes of the second 3,000, their write time (µs) and the
 /// index stats.
 fn x25e_inserts(index: &str, set: &[&str]) -> (u64, f64, std::collections::BTreeMap<String, f64>) {
-    let mut t = registry::create(index, x25e(), 1 << 20, p(set)).unwrap();
+    let mut t = create_index(index, x25e(), 1 << 20, p(set)).unwrap();
     let mut x = 12345u64;
     let mut next = || {
         x ^= x << 13;
@@ -230,7 +229,7 @@ fn the_sequential_writer_turns_random_writes_sequential() {
 fn the_validation_manager_keeps_the_file_small() {
     let run = |nvm: &str| {
         let set = with(SMALL, &["write_buffer=4", "threshold=0.25", nvm]);
-        let mut t = registry::create("asbtree", ram(), 1 << 16, p(&set)).unwrap();
+        let mut t = create_index("asbtree", ram(), 1 << 16, p(&set)).unwrap();
         for i in 0..6000u64 {
             t.insert(i * 7919 % 1000, i).unwrap();
         }
@@ -252,7 +251,7 @@ fn reclaiming_when_short_keeps_every_entry() {
     // subfiles many times; without the Node Validation Manager no subfile
     // is recycled by its share, so all space comes from reclaiming.
     let set = with(SMALL, &["write_buffer=2", "nvm=false"]);
-    let mut t = registry::create("asbtree", tiny(), 4096, p(&set)).unwrap();
+    let mut t = create_index("asbtree", tiny(), 4096, p(&set)).unwrap();
     for i in 0..3000u64 {
         let k = i % 20;
         if i >= 20 {
@@ -267,7 +266,7 @@ fn reclaiming_when_short_keeps_every_entry() {
         stats["subfiles_recycled"],
         stats["subfiles_reclaimed_when_full"]
     );
-    let t = registry::open("asbtree", t.into_storage(), 4096, p(&set)).unwrap();
+    let t = open_index("asbtree", t.into_storage(), 4096, p(&set)).unwrap();
     let mut t = t;
     let mut all = Vec::new();
     t.range(0, u64::MAX, &mut all).unwrap();
@@ -287,7 +286,7 @@ fn reclaiming_when_short_keeps_every_entry() {
 #[test]
 fn a_stated_node_size_is_the_whole_record() {
     let set = ["node_bytes=8192", "write_buffer=4", "cache=none"];
-    let mut t = registry::create("asbtree", x25e(), 1 << 20, p(&set)).unwrap();
+    let mut t = create_index("asbtree", x25e(), 1 << 20, p(&set)).unwrap();
     for k in 0..20_000u64 {
         t.insert(k.wrapping_mul(2_654_435_761) % 1_000_000, k)
             .unwrap();
@@ -311,12 +310,12 @@ fn a_stated_node_size_is_the_whole_record() {
     );
     for again in [&["node_bytes=8192"][..], &["node_pages=2"], &[]] {
         let storage = t.into_storage();
-        t = registry::open("asbtree", storage, 1 << 20, p(again)).unwrap();
+        t = open_index("asbtree", storage, 1 << 20, p(again)).unwrap();
         out.clear();
         t.get(key, &mut out).unwrap();
         assert!(out.contains(&7), "reopened with {again:?}: {out:?}");
     }
-    let e = registry::open(
+    let e = open_index(
         "asbtree",
         t.into_storage(),
         1 << 20,

@@ -6,7 +6,8 @@
 mod common;
 
 use common::{check, check_on_file, ftl, ops, ram};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 use proptest::prelude::*;
 
 proptest! {
@@ -66,7 +67,7 @@ fn many_inserts_and_deletes_with_reopen() {
 #[test]
 fn lambda_is_20_with_512_byte_sectors_and_batches_pack_sectors() {
     let params = Params::parse(["fanout=21"]).unwrap();
-    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    let mut t = create_index("bftl", ftl(), 8192, params).unwrap();
     assert_eq!(t.stats().get("lambda"), Some(20.0));
     // 60 ascending inserts into one leaf: one batch, 60 index units, so at
     // most ⌈(60 + split units) / 20⌉ sectors rather than 60 node writes.
@@ -84,7 +85,7 @@ fn lambda_is_20_with_512_byte_sectors_and_batches_pack_sectors() {
 #[test]
 fn compaction_bounds_the_lists() {
     let params = Params::parse(["fanout=21", "reservation_buffer=10", "compaction_c=3"]).unwrap();
-    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    let mut t = create_index("bftl", ftl(), 8192, params).unwrap();
     for i in 0..4000u64 {
         t.insert(i * 7919 % 100_003, i).unwrap();
     }
@@ -106,7 +107,7 @@ fn no_sector_list_is_longer_than_c_after_any_operation() {
             "reservation_buffer=7".to_string(),
             format!("compaction_c={c}"),
         ];
-        let mut t = registry::create(
+        let mut t = create_index(
             "bftl",
             ram(),
             8192,
@@ -133,9 +134,9 @@ fn no_sector_list_is_longer_than_c_after_any_operation() {
 #[test]
 fn a_node_cache_must_be_write_through() {
     for cache in ["cache=lru", "cache=mlru"] {
-        assert!(registry::create("bftl", ram(), 8192, Params::parse([cache]).unwrap()).is_err());
+        assert!(create_index("bftl", ram(), 8192, Params::parse([cache]).unwrap()).is_err());
     }
-    assert!(registry::create(
+    assert!(create_index(
         "bftl",
         ram(),
         8192,
@@ -153,7 +154,7 @@ fn flashdb_switches_modes_with_the_workload() {
         || Params::parse(["fanout=21", "reservation_buffer=20", "cached_levels=0"]).unwrap();
     let mut reads = Vec::new();
     for name in ["bftl", "flashdb"] {
-        let mut t = registry::create(name, ftl(), 1 << 20, params()).unwrap();
+        let mut t = create_index(name, ftl(), 1 << 20, params()).unwrap();
         for i in 0..6000u64 {
             t.insert(i * 7919 % 100_003, i).unwrap();
         }
@@ -194,7 +195,7 @@ fn flashdb_switches_modes_with_the_workload() {
 #[test]
 fn blind_deletes_read_nothing_and_keep_the_content() {
     let params = Params::parse(["fanout=21", "reservation_buffer=10", "deletes=blind"]).unwrap();
-    let mut t = registry::create("bftl", ftl(), 8192, params).unwrap();
+    let mut t = create_index("bftl", ftl(), 8192, params).unwrap();
     for i in 0..2_000u64 {
         t.insert(i * 7 % 2_003, i).unwrap();
     }
@@ -217,12 +218,12 @@ fn blind_deletes_read_nothing_and_keep_the_content() {
     }
     // The checked default looks the pair up and answers exactly.
     let params = Params::parse(["fanout=21", "reservation_buffer=10"]).unwrap();
-    let mut c = registry::create("bftl", ftl(), 8192, params).unwrap();
+    let mut c = create_index("bftl", ftl(), 8192, params).unwrap();
     c.insert(1, 1).unwrap();
     assert!(!c.delete(1, 2).unwrap());
     assert!(c.delete(1, 1).unwrap());
     assert!(Params::parse(["deletes=maybe"])
-        .map(|p| registry::create("bftl", ftl(), 8192, p).is_err())
+        .map(|p| create_index("bftl", ftl(), 8192, p).is_err())
         .unwrap());
 }
 

@@ -10,7 +10,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{check, check_on_file, ftl, ops, ram, raw, ModelOp};
 use flashix::device::Storage;
-use flashix::index::{registry, Index, Params};
+use flashix::index::{Index, Params};
+use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
 fn p(set: &[&str]) -> Params {
@@ -74,7 +75,7 @@ fn check_delayed(
 ) -> Result<(), TestCaseError> {
     let fail = |e: flashix::index::IndexError| TestCaseError::fail(e.to_string());
     let mut index: Box<dyn Index> =
-        registry::create("buffer-tree", storage(), memory, p(set)).map_err(fail)?;
+        create_index("buffer-tree", storage(), memory, p(set)).map_err(fail)?;
     prop_assert!(index.defers_lookups());
     let mut model: BTreeSet<(u64, u64)> = BTreeSet::new();
     let mut waiting: HashMap<u64, (usize, Vec<u64>)> = HashMap::new();
@@ -135,7 +136,7 @@ fn check_delayed(
                 );
                 if matches!(op, ModelOp::Reopen) {
                     let s = index.into_storage();
-                    index = registry::open("buffer-tree", s, memory, p(set)).map_err(fail)?;
+                    index = open_index("buffer-tree", s, memory, p(set)).map_err(fail)?;
                 }
             }
         }
@@ -157,7 +158,7 @@ fn check_delayed(
 #[test]
 fn delayed_lookups_read_far_less_than_immediate_ones() {
     let reads = |lookup: &str| {
-        let mut t = registry::create("buffer-tree", raw(2048), 64 << 10, p(&[lookup])).unwrap();
+        let mut t = create_index("buffer-tree", raw(2048), 64 << 10, p(&[lookup])).unwrap();
         let mut got = Vec::new();
         for i in 0..20_000u64 {
             t.insert(i * 7919 % 10_000, i).unwrap();
@@ -181,7 +182,7 @@ fn delayed_lookups_read_far_less_than_immediate_ones() {
 
 #[test]
 fn the_buffered_b_plus_tree_has_no_delayed_lookups() {
-    let mut t = registry::create("latree", ram(), 16384, p(&[])).unwrap();
+    let mut t = create_index("latree", ram(), 16384, p(&[])).unwrap();
     assert!(!t.defers_lookups());
     assert!(t.get_later(1).is_err());
     for bad in [
@@ -190,7 +191,7 @@ fn the_buffered_b_plus_tree_has_no_delayed_lookups() {
         &["lookup=soon"],
     ] {
         assert!(
-            registry::create("buffer-tree", ram(), 16384, p(bad)).is_err(),
+            create_index("buffer-tree", ram(), 16384, p(bad)).is_err(),
             "{bad:?}"
         );
     }

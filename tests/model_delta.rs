@@ -6,7 +6,8 @@
 mod common;
 
 use common::{check, check_on_file, ftl, ops, ram, raw};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
 const SCHEMES: [&str; 3] = ["basic-delta", "consolidation", "ipl"];
@@ -78,7 +79,7 @@ fn stat(t: &dyn flashix::index::Index, name: &str) -> f64 {
 #[test]
 fn basic_delta_never_keeps_more_than_max_deltas_pages_per_node() {
     let params = Params::parse(["fanout=16", "max_deltas=2"]).unwrap();
-    let mut t = registry::create("basic-delta", ftl(), 4096, params).unwrap();
+    let mut t = create_index("basic-delta", ftl(), 4096, params).unwrap();
     for i in 0..5000u64 {
         t.insert(i * 7919 % 10_007, i).unwrap();
         if i % 50 == 0 {
@@ -107,7 +108,7 @@ fn consolidation_switches_modes_with_the_read_write_mix() {
     // same keys makes reading them cost more than the deltas saved, so the
     // counter consolidates them and later reads touch one page a node.
     let params = || Params::parse(["fanout=16"]).unwrap();
-    let mut t = registry::create("consolidation", ftl(), 2048, params()).unwrap();
+    let mut t = create_index("consolidation", ftl(), 2048, params()).unwrap();
     for i in 0..3000u64 {
         t.insert(i * 7919 % 10_007, i).unwrap();
     }
@@ -147,7 +148,7 @@ fn consolidation_switches_modes_with_the_read_write_mix() {
     let new_consolidations = stat(&*t, "consolidations_counter") - consolidated_by_reads;
     assert!(new_deltas > 3.0 * new_consolidations, "{:?}", t.stats());
     // Basic Delta under the same phases keeps its chains.
-    let mut b = registry::create("basic-delta", ftl(), 2048, params()).unwrap();
+    let mut b = create_index("basic-delta", ftl(), 2048, params()).unwrap();
     for i in 0..3000u64 {
         b.insert(i * 7919 % 10_007, i).unwrap();
     }
@@ -171,7 +172,7 @@ fn ipl_merges_a_unit_when_its_log_area_fills() {
         "log_buffers=1",
     ])
     .unwrap();
-    let mut t = registry::create("ipl", ram(), 8192, params).unwrap();
+    let mut t = create_index("ipl", ram(), 8192, params).unwrap();
     let before = t.storage().stats();
     for i in 0..2000u64 {
         t.insert(i * 7919 % 10_007, i).unwrap();
@@ -190,14 +191,14 @@ fn ipl_merges_a_unit_when_its_log_area_fills() {
 #[test]
 fn ipl_on_a_raw_chip_erases_blocks_and_survives_reopen() {
     let set = ["fanout=8", "log_buffers=2"];
-    let mut t = registry::create("ipl", raw(64), 8192, Params::parse(set).unwrap()).unwrap();
+    let mut t = create_index("ipl", raw(64), 8192, Params::parse(set).unwrap()).unwrap();
     for i in 0..3000u64 {
         t.insert(i * 31 % 4001, i).unwrap();
     }
     assert!(t.storage().stats().erases > 0);
     t.flush().unwrap();
     let storage = t.into_storage();
-    let mut t = registry::open("ipl", storage, 8192, Params::parse(set).unwrap()).unwrap();
+    let mut t = open_index("ipl", storage, 8192, Params::parse(set).unwrap()).unwrap();
     let mut out = Vec::new();
     t.range(0, u64::MAX, &mut out).unwrap();
     assert_eq!(out.len(), 3000);
@@ -206,12 +207,11 @@ fn ipl_on_a_raw_chip_erases_blocks_and_survives_reopen() {
 #[test]
 fn reopening_with_another_node_size_is_refused() {
     for name in SCHEMES {
-        let mut t =
-            registry::create(name, ftl(), 8192, Params::parse(["fanout=8"]).unwrap()).unwrap();
+        let mut t = create_index(name, ftl(), 8192, Params::parse(["fanout=8"]).unwrap()).unwrap();
         t.insert(1, 1).unwrap();
         t.flush().unwrap();
         let s = t.into_storage();
-        let err = registry::open(name, s, 8192, Params::parse(["fanout=12"]).unwrap())
+        let err = open_index(name, s, 8192, Params::parse(["fanout=12"]).unwrap())
             .err()
             .expect("another node size must be refused");
         assert!(
@@ -224,11 +224,11 @@ fn reopening_with_another_node_size_is_refused() {
 #[test]
 fn bad_configurations_are_refused() {
     let p = |s: &[&str]| Params::parse(s.iter().copied()).unwrap();
-    assert!(registry::create("basic-delta", raw(64), 8192, p(&[])).is_err());
-    assert!(registry::create("basic-delta", ftl(), 8192, p(&["fanout=60"])).is_err());
-    assert!(registry::create("consolidation", ftl(), 8192, p(&["max_deltas=0"])).is_err());
-    assert!(registry::create("ipl", raw(64), 8192, p(&["node_pages_per_block=8"])).is_err());
-    assert!(registry::create("ipl", ftl(), 8192, p(&["cache=lru"])).is_err());
+    assert!(create_index("basic-delta", raw(64), 8192, p(&[])).is_err());
+    assert!(create_index("basic-delta", ftl(), 8192, p(&["fanout=60"])).is_err());
+    assert!(create_index("consolidation", ftl(), 8192, p(&["max_deltas=0"])).is_err());
+    assert!(create_index("ipl", raw(64), 8192, p(&["node_pages_per_block=8"])).is_err());
+    assert!(create_index("ipl", ftl(), 8192, p(&["cache=lru"])).is_err());
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
         ("ipl", raw(6)),
     ] {
         let mut t =
-            registry::create(name, storage, 4096, Params::parse(["fanout=8"]).unwrap()).unwrap();
+            create_index(name, storage, 4096, Params::parse(["fanout=8"]).unwrap()).unwrap();
         let mut inserted = Vec::new();
         let mut full = false;
         for i in 0..100_000u64 {
@@ -259,7 +259,7 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
         }
         assert!(full, "{name}: the device never filled");
         assert!(inserted.len() > 50, "{name}: {}", inserted.len());
-        // From then on every call is refused (`index::guard`); reopened
+        // From then on every call is refused (`store::guard`); reopened
         // over the commit layer, each holds its last flush
         // (`tests/full_device.rs`).
         common::refuses_everything_after_full(t.as_mut()).unwrap_or_else(|e| panic!("{name}: {e}"));

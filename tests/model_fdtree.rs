@@ -7,7 +7,8 @@ mod common;
 
 use common::{check, check_on_file, ftl, ops, ram};
 use flashix::device::DeviceSpec;
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 use proptest::prelude::*;
 
 const SMALL: [&str; 2] = ["head_bytes=600", "k=3"];
@@ -67,7 +68,7 @@ fn many_inserts_and_deletes_with_reopen() {
 /// within their capacities (`fd-tree.md` §II-C).
 #[test]
 fn merges_cascade_and_keep_levels_within_capacity() {
-    let mut t = registry::create("fdtree", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
+    let mut t = create_index("fdtree", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
     for i in 0..20_000u64 {
         t.insert(i * 7919 % 1_000_003, i).unwrap();
     }
@@ -88,7 +89,7 @@ fn merges_cascade_and_keep_levels_within_capacity() {
 
 #[test]
 fn a_delete_meets_its_phantom_in_a_merge() {
-    let mut t = registry::create("fdtree", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
+    let mut t = create_index("fdtree", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
     for i in 0..2000u64 {
         t.insert(i, i).unwrap();
     }
@@ -108,11 +109,11 @@ fn a_delete_meets_its_phantom_in_a_merge() {
 #[test]
 fn bad_parameters_are_clear_errors() {
     let p = |s: &[&str]| Params::parse(s.iter().copied()).unwrap();
-    assert!(registry::create("fdtree", ram(), 4096, p(&["k=60"])).is_err());
-    assert!(registry::create("fdtree", ram(), 4096, p(&["head_bytes=100"])).is_err());
-    assert!(registry::create("fdtree", ram(), 1000, p(&[])).is_err());
-    assert!(registry::create("fdtree", common::raw(64), 1 << 16, p(&[])).is_err());
-    assert!(registry::create("fdtree", ram(), 4096, p(&["fanout=3"])).is_err());
-    assert!(registry::create("fdtree", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
-    assert!(registry::create("fdtree", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
+    assert!(create_index("fdtree", ram(), 4096, p(&["k=60"])).is_err());
+    assert!(create_index("fdtree", ram(), 4096, p(&["head_bytes=100"])).is_err());
+    assert!(create_index("fdtree", ram(), 1000, p(&[])).is_err());
+    assert!(create_index("fdtree", common::raw(64), 1 << 16, p(&[])).is_err());
+    assert!(create_index("fdtree", ram(), 4096, p(&["fanout=3"])).is_err());
+    assert!(create_index("fdtree", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
+    assert!(create_index("fdtree", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
 }

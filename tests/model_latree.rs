@@ -9,7 +9,8 @@
 mod common;
 
 use common::{check, check_on_file, ftl, ops, ram, raw};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 use proptest::prelude::*;
 
 const POLICIES: [&str; 3] = ["adapt=adapt", "adapt=simple", "adapt=off"];
@@ -116,7 +117,7 @@ fn p(set: &[&str]) -> Params {
 #[test]
 fn buffering_saves_page_writes_over_the_btree() {
     let run = |name: &str, set: &[&str]| {
-        let mut t = registry::create(name, raw(1024), 64 << 10, p(set)).unwrap();
+        let mut t = create_index(name, raw(1024), 64 << 10, p(set)).unwrap();
         for i in 0..20_000u64 {
             t.insert(i * 7919 % 10_000 + 1, i).unwrap();
         }
@@ -148,7 +149,7 @@ fn lookups_drive_adaptive_emptying() {
         ("adapt=simple", true),
         ("adapt=off", false),
     ] {
-        let mut t = registry::create("latree", raw(1024), 16 << 10, p(&[policy])).unwrap();
+        let mut t = create_index("latree", raw(1024), 16 << 10, p(&[policy])).unwrap();
         let mut got = Vec::new();
         for i in 0..6_000u64 {
             t.insert(i * 7919 % 5_000, i).unwrap();
@@ -171,7 +172,7 @@ fn buffer_writes_by_class_add_up() {
         &["fanout=4", "subtree_height=2"][..],
         &["fanout=4", "subtree_height=1"],
     ] {
-        let mut t = registry::create("latree", raw(1024), 16 << 10, p(set)).unwrap();
+        let mut t = create_index("latree", raw(1024), 16 << 10, p(set)).unwrap();
         let mut got = Vec::new();
         for i in 0..20_000u64 {
             t.insert(i * 7919 % 9_001, i).unwrap();
@@ -222,11 +223,11 @@ fn bad_parameters_are_errors() {
         &["node_cache_share=1.5"],
         &["partition_blocks=0"],
     ] {
-        let e = registry::create("latree", raw(256), 16 << 10, p(set));
+        let e = create_index("latree", raw(256), 16 << 10, p(set));
         assert!(e.is_err(), "{set:?} was accepted");
     }
     // Two pages of memory cannot hold a node cache and a pool.
-    assert!(registry::create("latree", ram(), 600, p(&[])).is_err());
+    assert!(create_index("latree", ram(), 600, p(&[])).is_err());
 }
 
 /// A chip with few buffer partitions for many subtrees: buffers are
@@ -251,7 +252,7 @@ fn few_partitions_for_many_buffers() {
     for p in POLICIES {
         let set = ["fanout=4", "log_blocks=14", "partition_blocks=1", p];
         check("latree", &set, 16384, || raw(64), &seq).unwrap();
-        let mut t = registry::create("latree", raw(64), 16384, super_p(&set)).unwrap();
+        let mut t = create_index("latree", raw(64), 16384, super_p(&set)).unwrap();
         let mut got = Vec::new();
         for op in &seq {
             match *op {

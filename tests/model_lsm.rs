@@ -8,7 +8,8 @@ mod common;
 
 use common::{check, check_on_file, ftl, ops, ram};
 use flashix::device::DeviceSpec;
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 use proptest::prelude::*;
 
 const SMALL: [&str; 2] = ["c0_bytes=600", "ratio=3"];
@@ -68,7 +69,7 @@ fn many_inserts_and_deletes_with_reopen() {
 /// operations (O'Neil et al. §3).
 #[test]
 fn rolling_merges_keep_components_within_capacity() {
-    let mut t = registry::create("lsm", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
+    let mut t = create_index("lsm", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
     for i in 0..20_000u64 {
         t.insert(i * 7919 % 1_000_003, i).unwrap();
     }
@@ -91,7 +92,7 @@ fn rolling_merges_keep_components_within_capacity() {
 
 #[test]
 fn a_delete_entry_shadows_and_then_meets_its_entry() {
-    let mut t = registry::create("lsm", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
+    let mut t = create_index("lsm", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();
     for i in 0..2000u64 {
         t.insert(i, i).unwrap();
     }
@@ -118,11 +119,11 @@ fn a_delete_entry_shadows_and_then_meets_its_entry() {
 #[test]
 fn bad_parameters_are_clear_errors() {
     let p = |s: &[&str]| Params::parse(s.iter().copied()).unwrap();
-    assert!(registry::create("lsm", ram(), 4096, p(&["ratio=1"])).is_err());
-    assert!(registry::create("lsm", ram(), 4096, p(&["c0_bytes=100"])).is_err());
-    assert!(registry::create("lsm", ram(), 1000, p(&[])).is_err());
-    assert!(registry::create("lsm", common::raw(64), 1 << 16, p(&[])).is_err());
-    assert!(registry::create("lsm", ram(), 4096, p(&["fanout=3"])).is_err());
-    assert!(registry::create("lsm", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
-    assert!(registry::create("lsm", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
+    assert!(create_index("lsm", ram(), 4096, p(&["ratio=1"])).is_err());
+    assert!(create_index("lsm", ram(), 4096, p(&["c0_bytes=100"])).is_err());
+    assert!(create_index("lsm", ram(), 1000, p(&[])).is_err());
+    assert!(create_index("lsm", common::raw(64), 1 << 16, p(&[])).is_err());
+    assert!(create_index("lsm", ram(), 4096, p(&["fanout=3"])).is_err());
+    assert!(create_index("lsm", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
+    assert!(create_index("lsm", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
 }

@@ -6,7 +6,8 @@
 mod common;
 
 use common::{check, check_on_file, ftl, ops, ram};
-use flashix::index::{registry, Params};
+use flashix::index::Params;
+use flashix::store::create_index;
 use proptest::prelude::*;
 
 const VARIANTS: [&[&str]; 5] = [
@@ -61,7 +62,7 @@ fn many_inserts_and_deletes_with_reopen() {
 #[test]
 fn leaf_size_adapts_and_is_reported() {
     let params = Params::parse(["leaf_pages=1"]).unwrap();
-    let mut t = registry::create("mbtree", ftl(), 20 * 1024, params).unwrap();
+    let mut t = create_index("mbtree", ftl(), 20 * 1024, params).unwrap();
     for i in 0..60_000u64 {
         t.insert(i * 2_654_435_761 % 3_000_001, i).unwrap();
     }
@@ -77,7 +78,7 @@ fn leaf_size_adapts_and_is_reported() {
 #[test]
 fn a_search_reads_the_header_and_one_leaf_page() {
     let params = Params::parse(Vec::<&str>::new()).unwrap();
-    let mut t = registry::create("mbtree", ftl(), 20 * 1024, params).unwrap();
+    let mut t = create_index("mbtree", ftl(), 20 * 1024, params).unwrap();
     for i in 0..30_000u64 {
         t.insert(i * 2_654_435_761 % 3_000_001, i).unwrap();
     }

@@ -3,7 +3,8 @@
 //! halves when one fills, and node reads cost only the node's bytes.
 
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 
 fn raw(blocks: &str) -> Storage {
     let sets = vec![("blocks".to_string(), blocks.to_string())];
@@ -16,7 +17,7 @@ fn raw(blocks: &str) -> Storage {
 #[test]
 fn the_log_switches_halves_and_keeps_every_entry() {
     let params = Params::parse(["fanout=8", "cache=lru"]).unwrap();
-    let mut t = registry::create("btree", raw("11"), 1024, params).unwrap();
+    let mut t = create_index("btree", raw("11"), 1024, params).unwrap();
     for i in 0..3000u64 {
         t.insert(i * 7 % 1000, i).unwrap();
     }
@@ -30,7 +31,7 @@ fn the_log_switches_halves_and_keeps_every_entry() {
     let s = t.storage().stats();
     assert!(s.erases >= 4, "a switch erases the old half");
     let params = Params::parse(["fanout=8", "cache=lru"]).unwrap();
-    let mut t = registry::open("btree", t.into_storage(), 1024, params).unwrap();
+    let mut t = open_index("btree", t.into_storage(), 1024, params).unwrap();
     t.range(0, u64::MAX, &mut out).unwrap();
     assert_eq!(out.len(), 3000);
 }
@@ -38,7 +39,7 @@ fn the_log_switches_halves_and_keeps_every_entry() {
 #[test]
 fn node_reads_cost_only_the_nodes_bytes() {
     let params = Params::parse(["fanout=8", "cache=none"]).unwrap();
-    let mut t = registry::create("btree", raw("64"), 1024, params).unwrap();
+    let mut t = create_index("btree", raw("64"), 1024, params).unwrap();
     for i in 0..200u64 {
         t.insert(i, i).unwrap();
     }
@@ -63,7 +64,7 @@ fn node_reads_cost_only_the_nodes_bytes() {
 #[test]
 fn a_log_too_small_for_the_tree_is_a_clear_error() {
     let params = Params::parse(["fanout=8", "cache=none"]).unwrap();
-    let mut t = registry::create("btree", raw("5"), 1024, params).unwrap();
+    let mut t = create_index("btree", raw("5"), 1024, params).unwrap();
     let mut err = None;
     for i in 0..100_000u64 {
         if let Err(e) = t.insert(i, i) {
@@ -76,7 +77,7 @@ fn a_log_too_small_for_the_tree_is_a_clear_error() {
     assert!(e.to_string().contains("no room"), "{e}");
     assert!(t.stats().get("entries").unwrap() > 100.0);
     // From then on every call is refused, naming the error
-    // (`index::guard`); the node log reopens at its last flush.
+    // (`store::guard`); the node log reopens at its last flush.
     let mut out = Vec::new();
     match t.range(0, u64::MAX, &mut out) {
         Err(IndexError::Poisoned { first }) => assert!(first.contains("no room"), "{first}"),

@@ -20,6 +20,7 @@ use std::path::Path;
 
 use flashix::device::DeviceSpec;
 use flashix::index::{registry, Index, Params};
+use flashix::store::open_index_read_only;
 use flashix::{Options, Store};
 
 /// 512-byte pages: small nodes make trees tall enough that FlashDB's
@@ -217,7 +218,7 @@ fn delayed_lookups_are_answered_read_only() {
     let storage = spec.open_read_only().unwrap();
     let params = Params::parse(["lookup=delayed"]).unwrap();
     let mut index: Box<dyn Index> =
-        registry::open_read_only("buffer-tree", storage, MEMORY, params).unwrap();
+        open_index_read_only("buffer-tree", storage, MEMORY, params).unwrap();
     let mut mix = Mix(3);
     let mut keys: Vec<u64> = oracle.keys().copied().collect();
     let mut values = Vec::new();

@@ -20,7 +20,8 @@ use std::path::Path;
 use flashix::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use flashix::device::ram::RamDisk;
 use flashix::device::{BlockDevice, Shadow, Storage};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 use flashix::{Options, Store, StoreError};
 
 const PAGE: usize = 512;
@@ -267,7 +268,7 @@ fn after_a_failed_sync_the_reopen_reads_the_medium_not_the_cache() {
         };
         let dev = FaultyDevice::new(ram.clone(), plan);
         let storage = Storage::Pages(Box::new(Shadow::mount_logged(Box::new(dev), LOG).unwrap()));
-        let mut index = registry::create("btree", storage, 1 << 16, params()).unwrap();
+        let mut index = create_index("btree", storage, 1 << 16, params()).unwrap();
         let mut live = BTreeSet::new();
         let mut key = 0u64;
         let mut failed = false;
@@ -286,12 +287,12 @@ fn after_a_failed_sync_the_reopen_reads_the_medium_not_the_cache() {
         // Reopened in place, in the same "OS session": the cache that the
         // failed sync left clean is still there.
         let storage = index.into_storage();
-        let mut index = match registry::open("btree", storage, 1 << 16, params()) {
+        let mut index = match open_index("btree", storage, 1 << 16, params()) {
             Ok(index) => index,
             // The failed sync was the first commit's: there is no index
             // yet, and it is made anew (as `Store::open_or_create` does).
             Err(IndexError::NoIndex(_)) => {
-                registry::create("btree", remount(&ram, LOG), 1 << 16, params()).unwrap()
+                create_index("btree", remount(&ram, LOG), 1 << 16, params()).unwrap()
             }
             Err(e) => panic!("sync {failing}: reopen: {e}"),
         };
@@ -309,7 +310,7 @@ fn after_a_failed_sync_the_reopen_reads_the_medium_not_the_cache() {
         }
         // The power goes: the cache is lost, the medium stays.
         drop(index);
-        let mut index = registry::open("btree", remount(&ram, LOG), 1 << 16, params()).unwrap();
+        let mut index = open_index("btree", remount(&ram, LOG), 1 << 16, params()).unwrap();
         let mut entries = Vec::new();
         index.range(0, u64::MAX, &mut entries).unwrap();
         let found: BTreeSet<(u64, u64)> = entries.into_iter().collect();

@@ -5,7 +5,8 @@
 mod common;
 
 use flashix::device::Storage;
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::{IndexError, Params};
+use flashix::store::{create_index, open_index};
 
 const MEMORY: usize = 1 << 16;
 
@@ -15,7 +16,7 @@ fn p(pairs: &[&str]) -> Params {
 
 /// An image of `name` made with `made`, holding 300 entries.
 fn image(name: &str, storage: Storage, made: &[&str]) -> Storage {
-    let mut t = registry::create(name, storage, MEMORY, p(made)).unwrap();
+    let mut t = create_index(name, storage, MEMORY, p(made)).unwrap();
     for i in 0..300u64 {
         t.insert(i * 7, i).unwrap();
     }
@@ -33,7 +34,7 @@ fn refused(
     image_value: &str,
     given_value: &str,
 ) {
-    let e = registry::open(name, storage, MEMORY, p(given))
+    let e = open_index(name, storage, MEMORY, p(given))
         .err()
         .unwrap_or_else(|| panic!("{name} opened with {given:?}"));
     match &e {
@@ -57,7 +58,7 @@ fn refused(
 
 /// Opening with no parameters finds all 300 entries.
 fn reopens(name: &str, storage: Storage) {
-    let mut t = registry::open(name, storage, MEMORY, p(&[]))
+    let mut t = open_index(name, storage, MEMORY, p(&[]))
         .unwrap_or_else(|e| panic!("{name} did not reopen without parameters: {e}"));
     let mut out = Vec::new();
     t.range(0, u64::MAX, &mut out).unwrap();

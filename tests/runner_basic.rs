@@ -3,8 +3,9 @@
 //! `replay --print-results` form.
 
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, EntryFormat, Index, IndexStats, Params, Result as IndexResult};
+use flashix::index::{EntryFormat, Index, IndexStats, Params, Result as IndexResult};
 use flashix::runner::{run, RunError, RunOptions};
+use flashix::store::create_index;
 use flashix::workload::preset;
 use flashix::workload::{Op, WorkloadError};
 
@@ -17,7 +18,7 @@ fn ftl() -> Storage {
 
 fn btree(cache: &str) -> Box<dyn Index> {
     let params = Params::parse([cache]).unwrap();
-    registry::create("btree", ftl(), 20_000, params).unwrap()
+    create_index("btree", ftl(), 20_000, params).unwrap()
 }
 
 fn ops(v: Vec<Op>) -> impl Iterator<Item = Result<Op, WorkloadError>> {
@@ -73,7 +74,7 @@ fn the_final_flush_is_charged_as_its_own_row() {
     let spec = preset::build("mbtree", &[], Some(500), Some(3_000), 11).unwrap();
     let run_with = |final_flush: bool| {
         // MB-Tree keeps inserts in its batch buffer until a flush.
-        let mut t = registry::create("mbtree", ftl(), 20_000, Params::new()).unwrap();
+        let mut t = create_index("mbtree", ftl(), 20_000, Params::new()).unwrap();
         let opts = RunOptions {
             quiet: true,
             final_flush,
@@ -145,7 +146,7 @@ fn a_bulk_loaded_preload_is_verified() {
         let build = |sorted: bool, bulk: bool| {
             let set = [("preload_sorted".to_string(), sorted.to_string())];
             let spec = preset::build("w-update", &set, Some(20_000), Some(3_000), 3).unwrap();
-            let mut t = registry::create(index, ftl(), 1 << 16, Params::default()).unwrap();
+            let mut t = create_index(index, ftl(), 1 << 16, Params::default()).unwrap();
             let opts = RunOptions {
                 verify: true,
                 quiet: true,
@@ -207,7 +208,7 @@ fn a_bulk_loaded_preload_starts_from_the_steady_state() {
     // L3 232,960, so 200,000 entries have L3 at the bottom.
     let load = |index: &str, set: [&str; 2]| {
         let set = Params::parse(set).unwrap();
-        let mut t = registry::create(index, big(), 1 << 16, set).unwrap();
+        let mut t = create_index(index, big(), 1 << 16, set).unwrap();
         let mut pre = spec.preload_ops().unwrap();
         run(t.as_mut(), &mut pre, &mut std::iter::empty(), &opts, None)
             .unwrap()

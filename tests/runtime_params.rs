@@ -6,6 +6,7 @@
 
 use flashix::device::{DeviceSpec, Storage};
 use flashix::index::{registry, runtime, IndexError, Params};
+use flashix::store::{create_index, open_index};
 
 const MEMORY: usize = 1 << 16;
 
@@ -16,7 +17,7 @@ fn p(v: &[String]) -> Params {
 /// A flushed image of `name` on `device` holding 3,000 entries.
 fn image(name: &str, device: &str) -> Storage {
     let spec = DeviceSpec::parse(device, &[("blocks".into(), "2048".into())]).unwrap();
-    let mut t = registry::create(name, spec.build().unwrap(), MEMORY, Params::new()).unwrap();
+    let mut t = create_index(name, spec.build().unwrap(), MEMORY, Params::new()).unwrap();
     for i in 0..3000u64 {
         t.insert((i * 7919) % 100_000, i).unwrap();
     }
@@ -64,7 +65,7 @@ fn every_runtime_knob_changes_at_reopen() {
         for key in runtime::runtime_params(name) {
             let set = changed(name, key);
             let storage = image(name, device);
-            let mut t = registry::open(name, storage, MEMORY, p(&set))
+            let mut t = open_index(name, storage, MEMORY, p(&set))
                 .unwrap_or_else(|e| panic!("{name} reopened with {set:?}: {e}"));
             for i in 3000..3500u64 {
                 t.insert((i * 7919) % 100_000, i).unwrap();
@@ -80,7 +81,7 @@ fn every_runtime_knob_changes_at_reopen() {
 #[test]
 fn a_structural_parameter_changed_at_reopen_is_refused() {
     for (name, set) in [("btree", "fanout=8"), ("fdtree", "k=3"), ("lsm", "ratio=3")] {
-        let e = registry::open(
+        let e = open_index(
             name,
             image(name, "slc-small"),
             MEMORY,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use flashix::device::file::FileDevice;
 use flashix::device::{DeviceError, DeviceSpec};
 use flashix::index::{registry, IndexError, Params};
+use flashix::store::{create_index, open_index};
 use flashix::{Options, Semantics, Store, StoreError};
 use proptest::prelude::*;
 
@@ -222,7 +223,7 @@ fn a_file_that_is_not_a_store_is_refused_and_left_alone() {
     let bare = dir.path().join("bare.img");
     let dev = FileDevice::create(&bare, 4096, 0).unwrap();
     let storage = flashix::device::Storage::Pages(Box::new(dev));
-    let mut t = registry::create("btree", storage, 1 << 16, Params::new()).unwrap();
+    let mut t = create_index("btree", storage, 1 << 16, Params::new()).unwrap();
     t.insert(1, 1).unwrap();
     t.flush().unwrap();
     drop(t);
@@ -235,7 +236,7 @@ fn a_file_that_is_not_a_store_is_refused_and_left_alone() {
     s.put(1, 1).unwrap();
     s.close().unwrap();
     let dev = FileDevice::open(&store, 4096, 0).unwrap();
-    let Err(e) = registry::open(
+    let Err(e) = open_index(
         "btree",
         flashix::device::Storage::Pages(Box::new(dev)),
         1 << 16,
@@ -258,7 +259,7 @@ fn a_store_and_a_file_device_spec_share_one_format() {
         s.close().unwrap();
         let spec = DeviceSpec::parse(&format!("file:{}", path.display()), &[]).unwrap();
         let mut t =
-            registry::open(index, spec.open_existing().unwrap(), 1 << 20, Params::new()).unwrap();
+            open_index(index, spec.open_existing().unwrap(), 1 << 20, Params::new()).unwrap();
         let mut v = Vec::new();
         t.get(u64::MAX, &mut v).unwrap();
         assert_eq!(v, [5], "{index}");

@@ -8,9 +8,10 @@
 //! sizes.
 
 use crate::device::DeviceSpec;
-use crate::index::{registry, runtime, Index};
+use crate::index::{runtime, Index};
 use crate::runner::staged::Preloaded;
 use crate::runner::{Report, RunOptions};
+use crate::store::open_index;
 
 use super::args::{IndexArgs, WorkloadArgs};
 use super::{build_index, execute, index_params, workload_spec, CliResult};
@@ -60,7 +61,7 @@ pub fn measure(
 ) -> CliResult<Report> {
     let params = index_params(cfg)?;
     let open = |storage| -> crate::index::Result<Box<dyn Index>> {
-        registry::open(&cfg.index, storage, memory, params)
+        open_index(&cfg.index, storage, memory, params)
     };
     Ok(image.measure(open, &workload_spec(w, "insert-uniform")?, options)?)
 }

@@ -28,6 +28,7 @@ use crate::device::{DeviceSpec, Storage};
 use crate::experiment::{self, output};
 use crate::index::{registry, Index, Params};
 use crate::runner::{self, IndexDescription, Report, RunOptions};
+use crate::store::{create_index, open_index, open_index_read_only};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
 
 use args::{
@@ -276,7 +277,7 @@ fn build_traced(
 ) -> CliResult<Box<dyn Index>> {
     let params = index_params(i)?;
     let storage = storage(spec, Opening::Create, io_trace)?;
-    Ok(registry::create(&i.index, storage, memory, params)?)
+    Ok(create_index(&i.index, storage, memory, params)?)
 }
 
 /// The index `run` or `replay` creates: `--index` names it.
@@ -332,8 +333,8 @@ fn open_stored(
     };
     let params = index_params(&cfg)?;
     let index = match opening {
-        Opening::ReadOnly => registry::open_read_only(&cfg.index, storage, memory, params)?,
-        _ => registry::open(&cfg.index, storage, memory, params)?,
+        Opening::ReadOnly => open_index_read_only(&cfg.index, storage, memory, params)?,
+        _ => open_index(&cfg.index, storage, memory, params)?,
     };
     Ok((index, cfg))
 }

@@ -349,7 +349,7 @@ pub trait BlockDevice: Send + 'static {
 }
 
 /// The commit layer's write-ahead log, as the index layer sees it
-/// (`index::logged` writes and replays the records; `device::shadow`'s
+/// (`store::logged` writes and replays the records; `device::shadow`'s
 /// `log` module has the format): pages of records between two commits, grouped in
 /// batches, a batch durable as a whole once [`CommitLog::append`] ends it.
 /// A commit (`sync` of the layer) empties the log: what it held is then in

@@ -229,7 +229,7 @@ pub struct DeviceSpec {
     pub atomic: bool,
     /// For an SSD profile: its timing model.
     pub ssd: Option<SsdTiming>,
-    /// The commit layer's write-ahead log (`index::logged`): bytes of log
+    /// The commit layer's write-ahead log (`store::logged`): bytes of log
     /// after which a flush checkpoints. [`super::shadow::DEFAULT_LOG_BYTES`]
     /// on files; 0 (no log, every flush commits) on the simulated devices,
     /// whose page counts the paper experiments compare; `--device-set

@@ -25,7 +25,7 @@
 //!
 //! A write-ahead log (the `log` submodule, issue #29; on files and in a
 //! `Store`) lets a flush between commits be one append and one sync:
-//! the index layer (`index::logged`) writes its operations there and
+//! the index layer (`store::logged`) writes its operations there and
 //! replays them at open, and a commit, its checkpoint, empties the log.
 //!
 //! Physical pages superseded by a commit are reused (and trimmed on the
@@ -75,7 +75,7 @@
 //! `discard_uncommitted` goes back to the last commit (an index reopened
 //! over the device forgets a half-done operation). Running out of
 //! physical pages is `Full`, possibly in the middle of an index's
-//! operation: the index guard (`index::guard`) then refuses every call
+//! operation: the index guard (`store::guard`) then refuses every call
 //! until the index is reopened, at the last commit, which stays intact.
 //!
 //! Invariants:
@@ -670,7 +670,7 @@ impl Shadow {
             return Ok(self.high_water - 1);
         }
         // The caller may be half-way through an operation: the index guard
-        // (`index::guard`) refuses every later call until it is reopened,
+        // (`store::guard`) refuses every later call until it is reopened,
         // at the last commit, which this leaves intact.
         Err(DeviceError::Full {
             detail: "no physical page left for a shadow copy (the last commit is intact)".into(),

@@ -5,8 +5,9 @@
 //! `durability.rs`.
 
 use crate::device::DeviceSpec;
-use crate::index::{registry, Params as IndexParams};
+use crate::index::Params as IndexParams;
 use crate::runner::{self, IndexDescription, OpCost, Report, RunOptions};
+use crate::store::create_index;
 use crate::workload::preset;
 
 use super::bftl::{bftl_fig10, bftl_fig11, bftl_fig12, bftl_table2};
@@ -191,8 +192,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         (number(params, "memory")?, None)
     };
     let storage = device.build().map_err(|e| e.to_string())?;
-    let mut index =
-        registry::create(name, storage, memory, index_params).map_err(|e| e.to_string())?;
+    let mut index = create_index(name, storage, memory, index_params).map_err(|e| e.to_string())?;
     let mut ops = params
         .get("ops")
         .map(|v| v.parse::<u64>())
@@ -483,7 +483,7 @@ mod tests {
                             MATCH_FLASHDB => 65536,
                             m => m.parse().unwrap(),
                         };
-                        registry::create(&r.params["index"], storage, memory, p)
+                        create_index(&r.params["index"], storage, memory, p)
                             .unwrap_or_else(|err| panic!("{} {:?}: {err}", e.id, r.params));
                         let workload = &r.params["workload"];
                         if super::super::missing_dna_input(workload).is_none() {

@@ -45,7 +45,7 @@ pub enum IndexError {
     },
     /// An earlier call failed and may have left the index half-changed in
     /// RAM: every call is refused until the store is reopened, which lands
-    /// at its last successful flush (`index::guard`).
+    /// at its last successful flush (`store::guard`).
     Poisoned {
         first: String,
     },

@@ -24,21 +24,15 @@ mod bulk;
 pub mod delta;
 mod error;
 pub mod fdtree;
-pub mod guard;
+pub mod kinds;
 pub mod latree;
-mod logged;
 pub mod lsm;
 pub mod mbtree;
-mod params;
-pub mod registry;
-mod reopen;
-mod run_cache;
-mod run_page;
-pub mod runtime;
+pub(crate) mod runs;
 
 pub use crate::node::{EntryFormat, IndexStats};
 pub use error::IndexError;
-pub use params::Params;
+pub use kinds::{registry, runtime, Params};
 
 use crate::device::Storage;
 

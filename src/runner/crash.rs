@@ -46,7 +46,8 @@ use crate::device::fault::{FaultPlan, FaultyDevice, FaultyFlash, SharedChip};
 use crate::device::file::FileDevice;
 use crate::device::profile::Target;
 use crate::device::{DeviceSpec, Ftl, Nand, Shadow, Storage};
-use crate::index::{registry, Index, IndexError, Params};
+use crate::index::{Index, IndexError, Params};
+use crate::store::{create_index, open_index};
 
 /// One operation of a crash workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -384,7 +385,7 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
     let rig = Rig::new(c, u64::MAX)?;
     let storage = rig.faulty(c, FaultPlan::default())?;
     let mut index =
-        registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+        create_index(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in workload(c) {
         op.run_on(index.as_mut())
             .map_err(|e| format!("the uncut workload fails: {e}"))?;
@@ -414,14 +415,14 @@ pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Ver
             ..FaultPlan::default()
         };
         let storage = rig.faulty(c, plan)?;
-        let (durable, after, flushed) =
-            match registry::create(&c.index, storage, c.memory, params(c)?) {
-                Ok(mut index) => run_until_cut(index.as_mut(), &ops),
-                // The cut came while the empty index was being created.
-                Err(_) => (BTreeSet::new(), Vec::new(), false),
-            };
+        let (durable, after, flushed) = match create_index(&c.index, storage, c.memory, params(c)?)
+        {
+            Ok(mut index) => run_until_cut(index.as_mut(), &ops),
+            // The cut came while the empty index was being created.
+            Err(_) => (BTreeSet::new(), Vec::new(), false),
+        };
         let storage = rig.reboot(c)?;
-        let mut index = match registry::open(&c.index, storage, c.memory, params(c)?) {
+        let mut index = match open_index(&c.index, storage, c.memory, params(c)?) {
             Ok(index) => index,
             Err(_) if !flushed => return Ok(Verdict::Survived),
             Err(e) => return Ok(Verdict::Lost(format!("reopen: {e}"))),

@@ -39,7 +39,8 @@ use super::crash::{atomic, panic_message, params, workload, CrashConfig, CrashOp
 use crate::device::fault::SharedDevice;
 use crate::device::profile::Target;
 use crate::device::{BlockDevice, DeviceSpec, Storage};
-use crate::index::{registry, Index};
+use crate::index::Index;
+use crate::store::{create_index, open_index};
 
 /// The kinds of damage, in report order.
 pub const KINDS: [&str; 6] = ["zero", "ff", "trim", "swap", "stale", "random"];
@@ -173,7 +174,7 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
     let beneath = SharedDevice::new(dev);
     let storage = atomic(c, Storage::Pages(Box::new(beneath.clone())))?;
     let mut index =
-        registry::create(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+        create_index(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     let ops: Vec<CrashOp> = workload(c)
         .into_iter()
         .filter(|o| *o != CrashOp::Flush)
@@ -186,7 +187,7 @@ pub fn damage_test(c: &CrashConfig) -> Result<DamageSummary, String> {
     }
     let (storage, earlier) = flushed_image(index, &beneath)?;
     let mut index =
-        registry::open(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
+        open_index(&c.index, storage, c.memory, params(c)?).map_err(|e| e.to_string())?;
     for op in &ops[half..] {
         op.run_on(index.as_mut()).map_err(|e| e.to_string())?;
         op.apply(&mut oracle);
@@ -284,7 +285,7 @@ fn damaged(
             Ok(s) => s,
             Err(_) => return Ok(Answer::Detected),
         };
-        let mut index = match registry::open(&c.index, storage, c.memory, params(c)?) {
+        let mut index = match open_index(&c.index, storage, c.memory, params(c)?) {
             Ok(i) => i,
             Err(_) => return Ok(Answer::Detected),
         };

@@ -40,7 +40,8 @@ use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
 use crate::device::Storage;
 use crate::device::{BlockDevice, DeviceSpec};
-use crate::index::{registry, Index, IndexError, Params};
+use crate::index::{Index, IndexError, Params};
+use crate::store::{create_index, open_index};
 
 /// Logical pages of the RAM disk (sparse: size costs nothing until written).
 const CAPACITY: u64 = 1 << 16;
@@ -115,7 +116,7 @@ pub fn double_fault_test(c: &FaultConfig) -> Result<DoubleFaultSummary, String> 
     let counts = recorder.counts.clone();
     let storage = mount(Box::new(recorder), c.log_bytes)?;
     let mut index =
-        registry::create(&c.index, storage, c.memory, params.clone()).map_err(|e| e.to_string())?;
+        create_index(&c.index, storage, c.memory, params.clone()).map_err(|e| e.to_string())?;
     for op in &ops {
         op.run_on(index.as_mut())
             .map_err(|e| format!("the clean workload fails: {e}"))?;
@@ -185,7 +186,7 @@ fn scenario(
         ..FaultPlan::default()
     };
     let faulty = FaultyDevice::new(ram.clone(), plan);
-    let (durable, after) = match registry::create(
+    let (durable, after) = match create_index(
         &c.index,
         mount(Box::new(faulty), c.log_bytes)?,
         c.memory,
@@ -201,7 +202,7 @@ fn scenario(
     // 2. Recovery; a store whose creation the cut met may hold no index,
     // and is then created anew over what the crash left, as
     // `Store::open_or_create` does.
-    let reopened = registry::open(
+    let reopened = open_index(
         &c.index,
         mount(Box::new(ram.clone()), c.log_bytes)?,
         c.memory,
@@ -209,7 +210,7 @@ fn scenario(
     );
     let mut index = match reopened {
         Ok(index) => index,
-        Err(IndexError::NoIndex(_)) if durable.is_empty() && after.is_empty() => registry::create(
+        Err(IndexError::NoIndex(_)) if durable.is_empty() && after.is_empty() => create_index(
             &c.index,
             mount(Box::new(ram.clone()), c.log_bytes)?,
             c.memory,
@@ -250,7 +251,7 @@ fn scenario(
     let mut dev = ram.clone();
     dev.write(single_page, 0, &vec![0u8; c.page_size])
         .map_err(|e| e.to_string())?;
-    let mut index = match registry::open(
+    let mut index = match open_index(
         &c.index,
         mount(Box::new(ram), c.log_bytes)?,
         c.memory,

@@ -17,7 +17,7 @@
 //! deletes of live entries (20%) and lookups (10%), a flush after every
 //! `flush_every` of them. When a call fails, the caller retries with a
 //! `flush`; if that fails too (the guard refuses it), the caller reopens
-//! the index in place (`Index::into_storage`, then `registry::open`, which
+//! the index in place (`Index::into_storage`, then `store::open_index`, which
 //! drops what was not committed) and goes on from what it finds there.
 //! Then the power goes, 0 or 7 operations after the failure or at the end
 //! of the workload, and the RAM disk is mounted again with no faults.
@@ -67,7 +67,8 @@ use crate::device::fault::{FailKind, FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
 use crate::device::{BlockDevice, DeviceInfo, DeviceStats, Storage, Wear};
-use crate::index::{registry, Index, IndexError, Params};
+use crate::index::{Index, IndexError, Params};
+use crate::store::{create_index, open_index};
 
 /// Keys of the workload are drawn below this (or below twice the preload,
 /// if more), values below [`VALUES`].
@@ -95,7 +96,7 @@ pub struct FaultConfig {
     pub preload: u64,
     /// Bytes per page of the RAM disk.
     pub page_size: usize,
-    /// The commit layer's write-ahead log bound (`index::logged`), as on a
+    /// The commit layer's write-ahead log bound (`store::logged`), as on a
     /// file; 0: no log, every flush commits.
     pub log_bytes: u64,
 }
@@ -444,9 +445,8 @@ impl<'a> Context<'a> {
     fn preload(&self) -> Result<Base, String> {
         let ram = SharedDevice::new(Box::new(self.ram()));
         let storage = self.mount(ram.clone())?;
-        let mut index =
-            registry::create(&self.c.index, storage, self.c.memory, self.params.clone())
-                .map_err(|e| e.to_string())?;
+        let mut index = create_index(&self.c.index, storage, self.c.memory, self.params.clone())
+            .map_err(|e| e.to_string())?;
         index
             .bulk_load(&mut self.c.preloaded())
             .map_err(|e| format!("preload: {e}"))?;
@@ -494,9 +494,9 @@ impl<'a> Context<'a> {
     fn start(&self, storage: Storage) -> Result<Box<dyn Index>, IndexError> {
         let (name, memory, params) = (&self.c.index, self.c.memory, self.params.clone());
         if self.base.is_some() {
-            registry::open(name, storage, memory, params)
+            open_index(name, storage, memory, params)
         } else {
-            registry::create(name, storage, memory, params)
+            create_index(name, storage, memory, params)
         }
     }
 
@@ -601,7 +601,7 @@ impl<'a> Context<'a> {
         }
         // The power goes; the device is mounted again, with no faults.
         drop(index);
-        let verdict = match registry::open(
+        let verdict = match open_index(
             &self.c.index,
             self.mount(ram)?,
             self.c.memory,
@@ -620,7 +620,7 @@ impl<'a> Context<'a> {
     /// Reopens the index in place after a refused retry: `Ok(None)` when
     /// there is none yet (nothing was flushed), so the caller stops.
     fn reopen(&self, storage: Storage, run: &mut Run) -> Result<Option<Box<dyn Index>>, Verdict> {
-        match registry::open(&self.c.index, storage, self.c.memory, self.params.clone()) {
+        match open_index(&self.c.index, storage, self.c.memory, self.params.clone()) {
             Ok(mut t) => {
                 run.outcome.reopened = true;
                 run.judge(t.as_mut())

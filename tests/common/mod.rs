@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use flashix::device::file::FileDevice;
 use flashix::device::ram::RamDisk;
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, Index, Params};
+use flashix::index::{Index, Params};
+use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -63,7 +64,7 @@ pub fn check_loaded(
     preload: &BTreeSet<(u64, u64)>,
     ops: &[ModelOp],
 ) -> Result<(), TestCaseError> {
-    let mut index: Box<dyn Index> = registry::create(name, storage(), memory, params(set))
+    let mut index: Box<dyn Index> = create_index(name, storage(), memory, params(set))
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     if !preload.is_empty() {
         index
@@ -120,7 +121,7 @@ pub fn check_loaded(
                     .flush()
                     .map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
                 let storage = index.into_storage();
-                index = registry::open(name, storage, memory, params(set))
+                index = open_index(name, storage, memory, params(set))
                     .map_err(|e| TestCaseError::fail(format!("{ctx}: reopen: {e}")))?;
             }
         }
@@ -218,7 +219,7 @@ pub fn fill_until_full(t: &mut dyn Index) -> (flashix::index::IndexError, usize)
 }
 
 /// After a call failed with `Full`, every call is refused with `Poisoned`
-/// naming it (`index::guard`): nothing half-changed is answered or
+/// naming it (`store::guard`): nothing half-changed is answered or
 /// flushed. An error names the call that was not refused.
 pub fn refuses_everything_after_full(t: &mut dyn Index) -> Result<(), String> {
     use flashix::index::IndexError;
@@ -254,12 +255,12 @@ pub fn reopens_at_last_flush_when_full(
     use flashix::device::ram::RamDisk;
     use flashix::device::shadow::Shadow;
     use flashix::device::DeviceError;
-    use flashix::index::{registry, IndexError, Params};
+    use flashix::index::{IndexError, Params};
     let params = || Params::parse(set.iter().copied()).unwrap();
     let pair = |i: u64| (i * 7919 % 100_003, i % 5);
     let ram = SharedDevice::new(Box::new(RamDisk::new(512, 2_000)));
     let disk = Shadow::mount(Box::new(ram.clone())).map_err(|e| e.to_string())?;
-    let mut t = registry::create(name, Storage::Pages(Box::new(disk)), memory, params())
+    let mut t = create_index(name, Storage::Pages(Box::new(disk)), memory, params())
         .map_err(|e| format!("create: {e}"))?;
     let mut accepted: Vec<(u64, u64)> = Vec::new();
     let mut images: Vec<Vec<(u64, u64)>> = vec![Vec::new()];
@@ -294,7 +295,7 @@ pub fn reopens_at_last_flush_when_full(
     // what was written since the last commit is gone.
     drop(t);
     let disk = Shadow::mount(Box::new(ram)).map_err(|e| format!("remount: {e}"))?;
-    let mut t = registry::open(name, Storage::Pages(Box::new(disk)), memory, params())
+    let mut t = open_index(name, Storage::Pages(Box::new(disk)), memory, params())
         .map_err(|e| format!("reopen: {e}"))?;
     let mut out = Vec::new();
     t.range(0, u64::MAX, &mut out)

@@ -26,7 +26,8 @@
 use crate::device::profile::Target;
 use crate::device::ram::RamDisk;
 use crate::device::{DeviceSpec, Storage};
-use crate::index::{registry, Params};
+use crate::index::Params;
+use crate::store::create_index;
 
 use super::super::args::IndexArgs;
 use super::super::compare::label;
@@ -85,7 +86,7 @@ fn strs(v: &[&str]) -> Vec<String> {
 fn derived_default(index: &str, stat: &str, page_size: usize) -> Option<u64> {
     let storage = Storage::Pages(Box::new(RamDisk::new(page_size, 1 << 20)));
     let memory = (64 * page_size).max(1 << 20);
-    let made = registry::create(index, storage, memory, Params::new()).ok()?;
+    let made = create_index(index, storage, memory, Params::new()).ok()?;
     made.stats().get(stat).map(|v| v as u64)
 }
 
@@ -189,7 +190,11 @@ mod tests {
         let all = candidates(&ftl, 64 << 10);
         let names: std::collections::BTreeSet<&str> =
             all.iter().map(|c| c.cfg.index.as_str()).collect();
-        assert_eq!(names.len(), registry::list().len(), "{names:?}");
+        assert_eq!(
+            names.len(),
+            crate::index::registry::list().len(),
+            "{names:?}"
+        );
         assert!(all
             .iter()
             .any(|c| c.label == "btree:node_pages=1;cache=mlru"));

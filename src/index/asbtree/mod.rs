@@ -199,13 +199,13 @@ pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<B
     let size_given = ["node_bytes", "node_pages", "fanout"]
         .iter()
         .any(|k| params.contains(k));
-    crate::index::reopen::tree_params(&mut storage, &mut params, false)?;
+    crate::index::kinds::reopen::tree_params(&mut storage, &mut params, false)?;
     let o = options(&mut params)?;
     let asked = layout(&o, storage.page_size())?;
     let sub = subfile_options(&o, &storage, &asked);
     let store = SequentialStore::open(storage, sub, o.subfile_bytes.is_some())?;
     if size_given {
-        crate::index::reopen::agree_layout(&store.layout(), &asked)?;
+        crate::index::kinds::reopen::agree_layout(&store.layout(), &asked)?;
     }
     assemble(&o, store, memory, true)
 }

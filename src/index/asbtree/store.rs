@@ -270,7 +270,7 @@ impl SequentialStore {
             && opts.subfile_bytes / (record_pages * page_size as u64) * record_pages
                 != subfile_pages
         {
-            return Err(crate::index::reopen::mismatch(
+            return Err(crate::index::kinds::reopen::mismatch(
                 "subfile_bytes",
                 image_bytes,
                 opts.subfile_bytes,

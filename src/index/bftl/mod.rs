@@ -244,7 +244,7 @@ impl Bftl {
     ) -> Result<Self> {
         // A device with no superblock holds no index: say so before the
         // layout checks, which would otherwise judge default parameters.
-        if !crate::index::reopen::tree_params(&mut storage, &mut params, true)? {
+        if !crate::index::kinds::reopen::tree_params(&mut storage, &mut params, true)? {
             return Err(IndexError::NoIndex(format!(
                 "the device holds no {name} superblock"
             )));

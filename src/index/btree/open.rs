@@ -4,7 +4,7 @@
 //! the parameters agree with the image. Moved out of `mod.rs` unchanged.
 
 use crate::device::Storage;
-use crate::index::reopen::mismatch;
+use crate::index::kinds::reopen::mismatch;
 use crate::index::{EntryFormat, IndexError, Params, Result};
 use crate::node::log_store::RECORD_ID as LOG_RECORD_ID;
 use crate::node::{
@@ -181,7 +181,7 @@ impl BTree {
 
     /// Reopens the tree `flush` left on `storage`.
     pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
+        crate::index::kinds::reopen::tree_params(&mut storage, &mut params, true)?;
         let opts = BTreeOptions::from_params(&mut params)?;
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
@@ -215,7 +215,7 @@ impl BTree {
             .ok_or_else(|| IndexError::NoIndex("the device holds no superblock".into()))?;
         let layout = meta.layout()?;
         let asked = opts.layout(store.storage().page_size())?;
-        crate::index::reopen::agree_layout(&layout, &asked)?;
+        crate::index::kinds::reopen::agree_layout(&layout, &asked)?;
         let store = PageNodeStore::new(Box::new(store).into_storage(), layout)?
             .with_top_levels(cached_levels);
         Self::open_on(

@@ -164,7 +164,7 @@ pub fn open(
     mut params: Params,
     read_only: bool,
 ) -> Result<BTree> {
-    crate::index::reopen::tree_params(&mut storage, &mut params, true)?;
+    crate::index::kinds::reopen::tree_params(&mut storage, &mut params, true)?;
     let store = store_for(name, storage, memory, params, read_only)?;
     BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)
 }

@@ -12,7 +12,7 @@
 
 use super::{FdTree, Kind, RunMeta, RunWriter};
 use crate::index::bulk::BulkInput;
-use crate::index::run_page::{bottom_level, Entry};
+use crate::index::runs::page::{bottom_level, Entry};
 use crate::index::Result;
 
 impl FdTree {

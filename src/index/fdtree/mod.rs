@@ -86,7 +86,7 @@ use std::sync::Arc;
 use crate::device::{BlockDevice, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
-use crate::index::run_page::{capacity_above_bottom, level_capacity, Geometry};
+use crate::index::runs::page::{capacity_above_bottom, level_capacity, Geometry};
 use merge::{emit, fences_for, merge_into, Item, RunReader, Source};
 use run::{entry_bytes, per_page, Entry, Extents, Kind, Page, PageCache, RunMeta, RunWriter};
 use superblock::Superblock;

@@ -1,7 +1,7 @@
 //! FD-tree's sorted runs (`fd-tree.md` §II-A): where a run lies, and the
 //! writer that lays a run out page by page, adding internal fences. The
 //! page codec, extents and page cache are shared with the LSM-tree
-//! ([`crate::index::run_page`], which gives the page format).
+//! ([`crate::index::runs::page`], which gives the page format).
 //!
 //! Invariants of a run:
 //! 1. Entries ascend by key; with the same key, index and filter entries
@@ -15,10 +15,11 @@
 use crate::device::BlockDevice;
 use crate::index::{EntryFormat, IndexError};
 
-use crate::index::run_page::encode;
-pub(super) use crate::index::run_page::{
-    entry_bytes, per_page, read_entries, span, write_page, Entry, Extents, Kind, Page, PageCache,
+use crate::index::runs::page::encode;
+pub(super) use crate::index::runs::page::{
+    entry_bytes, per_page, read_entries, span, write_page, Entry, Extents, Kind, Page,
 };
+pub(super) use crate::index::runs::PageCache;
 
 /// Where a run lies and how big it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

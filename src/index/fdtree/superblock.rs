@@ -16,7 +16,7 @@
 //! | 72.. | each level's run, 32 bytes as the head's |
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::reopen::{agree, mismatch};
+use crate::index::kinds::reopen::{agree, mismatch};
 use crate::index::{EntryFormat, IndexError, Params};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 

@@ -95,7 +95,7 @@ pub use adapt::Policy;
 
 use crate::device::{DeviceError, Storage};
 use crate::index::btree::{BTree, BTreeOptions};
-use crate::index::reopen::tree_params;
+use crate::index::kinds::reopen::tree_params;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::page::FRAME_HEADER;
 use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};

@@ -13,7 +13,7 @@
 use super::meta::Segment;
 use super::{entry, Component, LsmTree};
 use crate::index::bulk::BulkInput;
-use crate::index::run_page::bottom_level;
+use crate::index::runs::page::bottom_level;
 use crate::index::{IndexError, Result};
 
 impl LsmTree {

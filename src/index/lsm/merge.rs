@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::ops::Bound;
 
-use crate::index::run_page::{entry_bytes, level_capacity, Entry, Extents, Kind};
+use crate::index::runs::page::{entry_bytes, level_capacity, Entry, Extents, Kind};
 use crate::index::{IndexError, Result};
 
 use super::meta::Segment;

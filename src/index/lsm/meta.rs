@@ -29,8 +29,8 @@
 //! high value)`.
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::reopen::{agree, mismatch};
-use crate::index::run_page::entry_bytes;
+use crate::index::kinds::reopen::{agree, mismatch};
+use crate::index::runs::page::entry_bytes;
 use crate::index::{EntryFormat, IndexError, Params, Result};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 

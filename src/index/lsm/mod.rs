@@ -73,7 +73,9 @@ mod tree;
 use std::collections::BTreeMap;
 
 use crate::device::Storage;
-use crate::index::run_page::{capacity_above_bottom, entry_bytes, Entry, Extents, Geometry, Kind};
+use crate::index::runs::page::{
+    capacity_above_bottom, entry_bytes, Entry, Extents, Geometry, Kind,
+};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
 use meta::{ComponentState, Segment, State, Superblock, TreeState};

@@ -10,7 +10,7 @@
 //! *sealed*: its partial nodes are written from the leaf up, and the one
 //! page of the highest level becomes its root.
 //!
-//! Pages are run pages ([`crate::index::run_page`]): a leaf has level 0 and
+//! Pages are run pages ([`crate::index::runs::page`]): a leaf has level 0 and
 //! its leaf number; a directory node has its height (1 above the leaves)
 //! and its number in the directory extent, and holds one external fence
 //! per child — the child's last key and its number. Leaf entries are index
@@ -25,7 +25,8 @@
 use std::sync::Arc;
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::run_page::{self, encode, per_page, Entry, Kind, Page, PageCache};
+use crate::index::runs::page::{self as run_page, encode, per_page, Entry, Kind, Page};
+use crate::index::runs::PageCache;
 use crate::index::{EntryFormat, IndexError, Result};
 
 /// A (key, value) pair; the order of entries in a tree.

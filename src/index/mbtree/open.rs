@@ -4,7 +4,7 @@
 //! caller left them out.
 
 use crate::device::Storage;
-use crate::index::reopen::{agree, mismatch};
+use crate::index::kinds::reopen::{agree, mismatch};
 use crate::index::{IndexError, Params, Result};
 use crate::node::store::{unreachable_ids, IdAllocator};
 use crate::node::{Node, TreeMeta};

@@ -41,9 +41,9 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, MutexGuard};
 
-use super::{EntryFormat, Index, IndexError, IndexStats, Result};
 use crate::device::fault::SharedDevice;
 use crate::device::{BlockDevice, CommitLog, Storage};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
 
 const INSERT: u8 = 1;
 const DELETE: u8 = 2;

@@ -13,7 +13,7 @@ use crate::node::page::{self, PageKind};
 use crate::node::store::META_BYTES;
 use crate::node::TreeMeta;
 
-use super::{IndexError, Params, Result};
+use crate::index::{IndexError, Params, Result};
 
 /// Page 0 of the storage, where every index's superblock starts.
 fn page_zero(storage: &mut Storage) -> Result<Vec<u8>> {
@@ -41,18 +41,23 @@ pub(crate) fn probe(storage: &mut Storage) -> Result<Option<TreeMeta>> {
 }
 
 /// The registry name of the index whose superblock is at page 0: the tree
-/// metadata's, or the FD-tree's and LSM-tree's own superblock magic;
-/// `None` when page 0 holds no superblock.
-pub(crate) fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
+/// metadata's, or that of the first of `own_superblocks` (an index with a
+/// superblock of its own, by its magic and name) whose magic the payload
+/// starts with; `None` when page 0 holds no superblock. The magics come as
+/// data from the registry, so this check imports no index.
+pub(crate) fn stored_kind(
+    storage: &mut Storage,
+    own_superblocks: &[(&[u8], &str)],
+) -> Result<Option<String>> {
     let buf = page_zero(storage)?;
     let Some(payload) = page::open(&buf, PageKind::Superblock, 0)? else {
         return Ok(None);
     };
-    if payload.starts_with(super::fdtree::superblock::MAGIC) {
-        return Ok(Some(super::fdtree::NAME.to_string()));
-    }
-    if payload.starts_with(super::lsm::meta::MAGIC) {
-        return Ok(Some(super::lsm::NAME.to_string()));
+    if let Some((_, name)) = own_superblocks
+        .iter()
+        .find(|(magic, _)| payload.starts_with(magic))
+    {
+        return Ok(Some(name.to_string()));
     }
     if payload.len() < META_BYTES {
         return Ok(None);

@@ -33,9 +33,9 @@
 //!   operations since the last flush to the write-ahead log and syncs
 //!   once, and when the log holds [`Options::log_bytes`] it checkpoints
 //!   instead, writing the index's changes through an atomic commit
-//!   (`index::logged`). After it returns, a crash or a failed run opens
+//!   (`store::logged`). After it returns, a crash or a failed run opens
 //!   at it. After any error but a rejected input the store is poisoned
-//!   (`index::guard`): every call returns [`crate::index::IndexError::Poisoned`]
+//!   (`store::guard`): every call returns [`crate::index::IndexError::Poisoned`]
 //!   naming the first error, and opening it again lands at the last flush
 //!   (`docs/FORMAT.md`, rule 7).
 //! * **Drop.** Dropping a store without `close` neither flushes nor panics:
@@ -52,6 +52,10 @@
 //! Invariants: `unflushed` counts the calls that changed the store since
 //! the last successful flush; a read-only store never writes a byte.
 
+pub mod guard;
+mod logged;
+mod open;
+
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
 use std::path::{Path, PathBuf};
@@ -60,6 +64,7 @@ pub use crate::device::shadow::DEFAULT_LOG_BYTES;
 use crate::device::{BlockDevice, DeviceError, DeviceSpec, DeviceStats, Shadow, Storage};
 use crate::index::{registry, Index, IndexError, Params};
 use crate::node::NodeError;
+pub use open::{create_index, open_index, open_index_read_only};
 
 /// What a key may hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -375,8 +380,7 @@ impl Store {
         } else {
             &options.index
         };
-        let mut index =
-            registry::create(kind, storage, options.memory, options.index_params(true))?;
+        let mut index = create_index(kind, storage, options.memory, options.index_params(true))?;
         // Flushed at once, so that a crash at any point after `create`
         // returns leaves a store that opens (issue #41).
         index.flush()?;
@@ -408,9 +412,9 @@ impl Store {
         }
         let params = options.index_params(false);
         let index = if read_only {
-            registry::open_read_only(&kind, storage, options.memory, params)?
+            open_index_read_only(&kind, storage, options.memory, params)?
         } else {
-            registry::open(&kind, storage, options.memory, params)?
+            open_index(&kind, storage, options.memory, params)?
         };
         Ok(Self::wrap(index, options, path, read_only))
     }

@@ -27,11 +27,11 @@
 //! image (`tests/full_device.rs`, every index on a committed device
 //! filled, written on, flushed and reopened).
 //!
-//! [`registry::create`](super::registry::create) and
-//! [`registry::open`](super::registry::open) return every index guarded.
+//! [`create_index`](super::create_index) and
+//! [`open_index`](super::open_index) return every index guarded.
 
-use super::{EntryFormat, Index, IndexError, IndexStats, Result};
 use crate::device::Storage;
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
 
 /// An index that refuses every call after one that failed (module doc).
 pub struct Guarded {

@@ -17,17 +17,17 @@
 pub fn runtime_params(name: &str) -> &'static [&'static str] {
     match name {
         "btree" => &["cache", "cache_nodes", "cached_levels", "write_buffer"],
-        "bftl" | super::bftl::FLASHDB => &[
+        "bftl" | crate::index::bftl::FLASHDB => &[
             "reservation_buffer",
             "compaction_c",
             "cached_levels",
             "cache",
             "cache_nodes",
         ],
-        super::mbtree::NAME => &["lru_share"],
-        super::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
-        super::latree::BUFFER_TREE => &["max_buffer_bytes"],
-        super::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
+        crate::index::mbtree::NAME => &["lru_share"],
+        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
+        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
+        crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
         _ => &[],
     }
 }

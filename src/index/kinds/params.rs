@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
-use super::{EntryFormat, IndexError};
+use crate::index::{EntryFormat, IndexError};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {

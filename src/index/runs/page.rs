@@ -434,9 +434,6 @@ impl Extents {
     }
 }
 
-/// The page buffer of both indexes (`run_cache`).
-pub(crate) use super::run_cache::PageCache;
-
 #[cfg(test)]
 mod tests {
     use super::*;

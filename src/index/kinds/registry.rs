@@ -4,14 +4,14 @@
 
 use crate::device::Storage;
 
-use super::bftl::Bftl;
-use super::btree::BTree;
-use super::delta;
-use super::fdtree::FdTree;
-use super::latree::LaTree;
-use super::lsm::LsmTree;
-use super::mbtree::MbTree;
-use super::{Index, IndexError, Params, Result};
+use crate::index::bftl::Bftl;
+use crate::index::btree::BTree;
+use crate::index::delta;
+use crate::index::fdtree::FdTree;
+use crate::index::latree::LaTree;
+use crate::index::lsm::LsmTree;
+use crate::index::mbtree::MbTree;
+use crate::index::{Index, IndexError, Params, Result};
 
 /// What `flashix list` shows of an index.
 #[derive(Clone, Debug)]
@@ -35,7 +35,7 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, cache_nodes=N (wt-lru), deletes=checked|blind, commit_order=arrival|key, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::mbtree::NAME,
+            name: crate::index::mbtree::NAME,
             description: "MB-Tree: batch processing buffer with Unique Path Search, leaf nodes of an LNH (OIDs, KIVs) and L leaf pages with best-fit placement, adaptive leaf size, modified LRU buffer (mb-tree.md §4)",
             params: "lru_share=0.4, lnh=true|false, kiv=true|false, fei=true|false, leaf_pages=4, max_leaf_pages=16, key_bytes=2|4|8, value_bytes=2|4|8",
         },
@@ -45,7 +45,7 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::bftl::FLASHDB,
+            name: crate::index::bftl::FLASHDB,
             description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (mb-tree.md §2.3)",
             params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
@@ -55,27 +55,27 @@ pub fn list() -> Vec<IndexInfo> {
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::fdtree::NAME,
+            name: crate::index::fdtree::NAME,
             description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (fd-tree.md §II)",
             params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::lsm::NAME,
+            name: crate::index::lsm::NAME,
             description: "LSM-tree: C0 in memory over B+-tree components of ratio r built bottom-up by rolling merges with sequential writes; a search looks in every component (O'Neil et al., the baseline of fd-tree.md §III)",
             params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::latree::BUFFER_TREE,
+            name: crate::index::latree::BUFFER_TREE,
             description: "Buffer tree (Arge) as buffered-bplus-tree.md §3.1 runs it: super-nodes of about M/4 bytes, each with a buffer of M/2 emptied to the children when full; lookups immediate (scan the path's nodes and buffers) or delayed (batched with the inserts, answered at the leaves)",
             params: "lookup=immediate|delayed, node_bytes=M/4, max_buffer_bytes=M/2, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::latree::NAME,
+            name: crate::index::latree::NAME,
             description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (buffered-bplus-tree.md §4-5)",
             params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
-            name: super::asbtree::NAME,
+            name: crate::index::asbtree::NAME,
             description: "AS B-tree: a B+-tree whose modified nodes collect in a write buffer and are appended at the end of the file (sequential LBAs) through a NodeID -> LBA address mapping table; a node validation manager recycles subfiles with few valid nodes (as-btree.md §3)",
             params: "fanout=N | node_bytes=N (default: a record of one page), write_buffer=32, cache_nodes=N (default: what the budget leaves), cache=wt-lru|lru|none, subfile_bytes=1024 records (paper: 64 MiB), threshold=0.05, nvm=true|false, key_bytes=2|4|8, value_bytes=2|4|8",
         },
@@ -86,6 +86,16 @@ pub fn list() -> Vec<IndexInfo> {
         },
     ]
 }
+
+/// The indexes whose superblock at page 0 is their own rather than the
+/// tree metadata every B+-tree-shaped index writes: its magic and name.
+const OWN_SUPERBLOCKS: &[(&[u8], &str)] = &[
+    (
+        crate::index::fdtree::superblock::MAGIC,
+        crate::index::fdtree::NAME,
+    ),
+    (crate::index::lsm::meta::MAGIC, crate::index::lsm::NAME),
+];
 
 fn unknown(name: &str) -> IndexError {
     let names: Vec<&str> = list().iter().map(|i| i.name).collect();
@@ -99,7 +109,7 @@ fn unknown(name: &str) -> IndexError {
 /// name, which every index's superblock at page 0 records); `None` when
 /// the storage holds no superblock there. Reads page 0.
 pub fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
-    let Some(kind) = super::reopen::stored_kind(storage)? else {
+    let Some(kind) = super::reopen::stored_kind(storage, OWN_SUPERBLOCKS)? else {
         return Ok(None);
     };
     if list().iter().any(|i| i.name == kind) {
@@ -112,85 +122,11 @@ pub fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
     }
 }
 
-/// A new, empty index `name` on `storage`, guarded (`index::guard`: after a
-/// call that fails, every call is refused until the store is reopened).
-pub fn create(
-    name: &str,
-    storage: Storage,
-    memory: usize,
-    params: Params,
-) -> Result<Box<dyn Index>> {
-    super::logged::with_log(storage, memory, true, false, |s, m| {
-        create_unguarded(name, s, m, params)
-    })
-    .map(guard)
-}
-
-/// Reopens the index `name` that `flush` left on `storage`, guarded: its
-/// last successful flush, whatever was written since (a storage under the
-/// commit layer forgets it; `BlockDevice::discard_uncommitted`).
-pub fn open(name: &str, storage: Storage, memory: usize, params: Params) -> Result<Box<dyn Index>> {
-    last_flush(name, storage, memory, params, false).map(guard)
-}
-
-/// Opens the index `name` on `storage` for queries only (`index::guard`):
-/// calls that would change it are refused, and it writes nothing.
-pub fn open_read_only(
-    name: &str,
-    storage: Storage,
-    memory: usize,
-    params: Params,
-) -> Result<Box<dyn Index>> {
-    let index = last_flush(name, storage, memory, params, true)?;
-    Ok(Box::new(super::guard::Guarded::read_only(index)))
-}
-
-/// The index's last flush: what was not committed is dropped first, then
-/// what the write-ahead log holds since is replayed (`index::logged`).
-fn last_flush(
-    name: &str,
-    mut storage: Storage,
-    memory: usize,
-    params: Params,
-    read_only: bool,
-) -> Result<Box<dyn Index>> {
-    storage.discard_uncommitted()?;
-    let head = bare_file_head(&mut storage)?;
-    let opened = super::logged::with_log(storage, memory, false, read_only, |s, m| {
-        open_unguarded(name, s, m, params, read_only)
-    });
-    match opened {
-        Err(_) if head.as_ref() == Some(crate::device::shadow::META_MAGIC) => { Err(IndexError::Config(
-            "page 0 holds the commit layer's record: this is a flashix store opened without its commit layer; open it with Store::open or a `file:` DeviceSpec".into(),
-        ))
-        }
-        r => r,
-    }
-}
-
-/// The first bytes of page 0 of a bare file (a `FileDevice` without the
-/// commit layer): a store file read so shows the commit record there, and
-/// a failed open then says so rather than "unknown format". Nothing is
-/// read on any other storage, so no simulated run is charged for it.
-fn bare_file_head(storage: &mut Storage) -> Result<Option<[u8; 8]>> {
-    let Storage::Pages(dev) = storage else {
-        return Ok(None);
-    };
-    let info = dev.info();
-    let bare = info.kind == "file" && !info.notes.iter().any(|n| n.starts_with("shadow paging"));
-    if !bare || dev.page_size() < 8 || dev.capacity_pages() == 0 {
-        return Ok(None);
-    }
-    let mut head = [0u8; 8];
-    dev.read(0, 0, &mut head)?;
-    Ok(Some(head))
-}
-
-fn guard(index: Box<dyn Index>) -> Box<dyn Index> {
-    Box::new(super::guard::Guarded::new(index))
-}
-
-fn create_unguarded(
+/// A new, empty index `name` on `storage`, bare: no write-ahead log
+/// and no poison guard. What an application opens is wrapped in both
+/// (`crate::store::create_index`); a paper's experiment on a simulated
+/// device may run it bare, as the paper ran it.
+pub fn create_bare(
     name: &str,
     storage: Storage,
     memory: usize,
@@ -199,22 +135,24 @@ fn create_unguarded(
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
-        super::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
-        super::lsm::NAME => Ok(Box::new(LsmTree::create(storage, memory, params)?)),
-        super::latree::NAME => Ok(Box::new(LaTree::create(storage, memory, params)?)),
-        super::latree::BUFFER_TREE => Ok(Box::new(LaTree::create_buffer_tree(
+        crate::index::fdtree::NAME => Ok(Box::new(FdTree::create(storage, memory, params)?)),
+        crate::index::lsm::NAME => Ok(Box::new(LsmTree::create(storage, memory, params)?)),
+        crate::index::latree::NAME => Ok(Box::new(LaTree::create(storage, memory, params)?)),
+        crate::index::latree::BUFFER_TREE => Ok(Box::new(LaTree::create_buffer_tree(
             storage, memory, params,
         )?)),
-        super::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
-        super::asbtree::NAME => Ok(Box::new(super::asbtree::create(storage, memory, params)?)),
+        crate::index::mbtree::NAME => Ok(Box::new(MbTree::create(storage, memory, params)?)),
+        crate::index::asbtree::NAME => Ok(Box::new(crate::index::asbtree::create(
+            storage, memory, params,
+        )?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::create(
             delta::BASIC_DELTA,
             storage,
             memory,
             params,
         )?)),
-        super::bftl::FLASHDB => Ok(Box::new(Bftl::create_named(
-            super::bftl::FLASHDB,
+        crate::index::bftl::FLASHDB => Ok(Box::new(Bftl::create_named(
+            crate::index::bftl::FLASHDB,
             storage,
             memory,
             params,
@@ -235,13 +173,17 @@ fn create_unguarded(
     }
 }
 
+/// Reopens the index `name` that `flush` left on `storage`, bare (see
+/// [`create_bare`]): it neither drops what was not committed nor replays
+/// a write-ahead log (`crate::store::open_index` does both).
+///
 /// `read_only`: the index must answer without writing. Only Consolidation
 /// and FlashDB have reads that reorganise (a consolidation, a mode
 /// switch), so only their openers take it; every other index's reads
 /// write nothing (`tests/read_only_indexes.rs` reads each one read-only),
 /// and the buffer tree's delayed lookups, answered by a buffer emptying,
-/// are turned into immediate ones by the guard (`index::guard`).
-fn open_unguarded(
+/// are turned into immediate ones by the guard (`store::guard`).
+pub fn open_bare(
     name: &str,
     storage: Storage,
     memory: usize,
@@ -251,14 +193,16 @@ fn open_unguarded(
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),
-        super::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
-        super::lsm::NAME => Ok(Box::new(LsmTree::open(storage, memory, params)?)),
-        super::latree::NAME => Ok(Box::new(LaTree::open(storage, memory, params)?)),
-        super::latree::BUFFER_TREE => {
+        crate::index::fdtree::NAME => Ok(Box::new(FdTree::open(storage, memory, params)?)),
+        crate::index::lsm::NAME => Ok(Box::new(LsmTree::open(storage, memory, params)?)),
+        crate::index::latree::NAME => Ok(Box::new(LaTree::open(storage, memory, params)?)),
+        crate::index::latree::BUFFER_TREE => {
             Ok(Box::new(LaTree::open_buffer_tree(storage, memory, params)?))
         }
-        super::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
-        super::asbtree::NAME => Ok(Box::new(super::asbtree::open(storage, memory, params)?)),
+        crate::index::mbtree::NAME => Ok(Box::new(MbTree::open(storage, memory, params)?)),
+        crate::index::asbtree::NAME => Ok(Box::new(crate::index::asbtree::open(
+            storage, memory, params,
+        )?)),
         delta::BASIC_DELTA => Ok(Box::new(delta::open(
             delta::BASIC_DELTA,
             storage,
@@ -266,8 +210,8 @@ fn open_unguarded(
             params,
             read_only,
         )?)),
-        super::bftl::FLASHDB => Ok(Box::new(Bftl::open_named(
-            super::bftl::FLASHDB,
+        crate::index::bftl::FLASHDB => Ok(Box::new(Bftl::open_named(
+            crate::index::bftl::FLASHDB,
             storage,
             memory,
             params,

@@ -1,5 +1,5 @@
 //! An LRU cache of decoded run pages, by LBA, at most `capacity` pages:
-//! the FD-tree's and the LSM-tree's page buffer (`run_page`).
+//! the FD-tree's and the LSM-tree's page buffer (`runs::page`).
 //!
 //! Not the B+-tree's [`crate::node::NodeCache`]: that one holds mutable
 //! nodes with write-back, dirty state and level priorities; run pages are
@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use crate::device::nand::FastMap;
 
-use super::run_page::Page;
+use super::page::Page;
 
 /// No slot: the ends of the recency list.
 const NONE: u32 = u32::MAX;
@@ -267,10 +267,10 @@ mod tests {
     /// A page tagged by its first entry's key, to tell versions apart.
     fn page(tag: u64) -> Arc<Page> {
         Arc::new(Page {
-            entries: vec![super::super::run_page::Entry {
+            entries: vec![super::super::page::Entry {
                 key: tag,
                 value: 0,
-                kind: super::super::run_page::Kind::Index,
+                kind: super::super::page::Kind::Index,
             }],
         })
     }

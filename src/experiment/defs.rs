@@ -18,6 +18,9 @@ use super::lat::{lat_fig12b, lat_fig6, lat_fig6_fanout};
 use super::mbtree::{
     mbtree_fig15, mbtree_fig16_17, mbtree_fig18, mbtree_fig6, mbtree_fig7_14, mbtree_variants,
 };
+use super::run_params::{
+    get, number, prefixed, ScratchFile, MATCH_FLASHDB, MBTREE_FLASHDB, SCRATCH,
+};
 use super::{Experiment, Metrics, Params, RunKind, SweepRun};
 
 /// Every experiment.
@@ -93,54 +96,6 @@ pub fn execute(exp: &Experiment, run: &SweepRun) -> Result<(Metrics, serde_json:
         RunKind::Index => index_run(&run.params, run.seed),
         RunKind::FtlOverwrite => ftl_overwrite_run(&run.params, run.seed),
         RunKind::DeviceBench => super::ssd::device_bench_run(&run.params, run.seed),
-    }
-}
-
-pub(super) fn prefixed(params: &Params, prefix: &str) -> Vec<(String, String)> {
-    params
-        .iter()
-        .filter_map(|(k, v)| k.strip_prefix(prefix).map(|k| (k.to_string(), v.clone())))
-        .collect()
-}
-
-pub(super) fn get<'a>(params: &'a Params, key: &str) -> Result<&'a str, String> {
-    params
-        .get(key)
-        .map(String::as_str)
-        .ok_or_else(|| format!("missing parameter `{key}`"))
-}
-
-pub(super) fn number<T: std::str::FromStr>(params: &Params, key: &str) -> Result<T, String> {
-    get(params, key)?
-        .parse()
-        .map_err(|_| format!("parameter `{key}` is not a number"))
-}
-
-/// In a `device` parameter, a fresh file in the temporary folder for each
-/// run (removed after it): `file:{scratch}` measures this machine's disk.
-pub(super) const SCRATCH: &str = "{scratch}";
-
-/// A file in the temporary folder that a run owns: removed when dropped.
-pub(super) struct ScratchFile(std::path::PathBuf);
-
-impl ScratchFile {
-    pub(super) fn new() -> Self {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        ScratchFile(
-            std::env::temp_dir().join(format!("flashix-experiment-{}-{n}.db", std::process::id())),
-        )
-    }
-
-    /// `file:PATH` for it.
-    pub(super) fn device(&self) -> String {
-        format!("file:{}", self.0.display())
-    }
-}
-
-impl Drop for ScratchFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -251,21 +206,6 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
     }
     Ok((metrics, json))
 }
-
-/// `memory` value that means "what FlashDB occupied on this workload".
-pub(super) const MATCH_FLASHDB: &str = "flashdb";
-/// FlashDB's budget in the MB-Tree experiments: more than it ever takes
-/// (4 MiB), since mb-tree.md §6 gives it the memory it needs ("a
-/// pre-requisite") and the others what it occupied. It keeps no node cache
-/// besides its top two levels, so what it takes is its node translation
-/// table, mode table, reservation buffer, those levels and a commit's node
-/// views and units, all counted.
-pub(super) const FLASHDB_BUDGET: &str = "4194304";
-/// FlashDB as the MB-Tree experiments run it: its defaults (one-page
-/// nodes, BFTL's 60-record reservation buffer and C = 3) and the memory it
-/// needs.
-pub(super) const MBTREE_FLASHDB: [(&str, &str); 2] =
-    [("index", "flashdb"), ("memory", FLASHDB_BUDGET)];
 
 /// Runs FlashDB on the same device and workload as `params` and returns
 /// the peak memory it occupied.

@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{DeviceSpec, Storage};
 
-use super::defs::{get, number, prefixed};
+use super::run_params::{get, number, prefixed};
 use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
 
 pub(super) fn ftl_wa() -> Experiment {

@@ -22,7 +22,7 @@
 
 use std::sync::OnceLock;
 
-use super::defs::{FLASHDB_BUDGET, MATCH_FLASHDB, MBTREE_FLASHDB};
+use super::run_params::{FLASHDB_BUDGET, MATCH_FLASHDB, MBTREE_FLASHDB};
 use super::{below, Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
 
 pub(super) fn mbtree_fig6() -> Experiment {

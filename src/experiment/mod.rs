@@ -32,6 +32,7 @@ pub mod output;
 pub mod partial;
 #[cfg(feature = "cli")]
 pub mod plot;
+mod run_params;
 #[cfg(feature = "cli")]
 pub mod scatter;
 pub mod shard;

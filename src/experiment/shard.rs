@@ -225,12 +225,13 @@ pub fn estimated_cost(kind: RunKind, params: &Params) -> u64 {
                 preload * per_op
             };
             let ns = ops * per_op + preload_ns;
-            let runs =
-                if params.get("memory").map(String::as_str) == Some(super::defs::MATCH_FLASHDB) {
-                    2
-                } else {
-                    1
-                };
+            let runs = if params.get("memory").map(String::as_str)
+                == Some(super::run_params::MATCH_FLASHDB)
+            {
+                2
+            } else {
+                1
+            };
             (FIXED + ns / 1_000) * runs
         }
         RunKind::FtlOverwrite => {

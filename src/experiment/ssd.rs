@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{DeviceSpec, Storage};
 
-use super::defs::{get, number, prefixed, ScratchFile};
+use super::run_params::{get, number, prefixed, ScratchFile};
 use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
 
 /// The `device` value that stands for a file in the temporary directory.

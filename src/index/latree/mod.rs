@@ -87,6 +87,7 @@
 mod adapt;
 mod buffer_tree;
 mod buffers;
+mod counters;
 mod empty;
 mod lookups;
 mod space;
@@ -946,7 +947,7 @@ impl Index for LaTree {
         }
         // Where buffer pages go: the leaf subtrees' buffers and those above
         // them, the root's included (lat-fig8's breakdown).
-        let mut classes = [buffers::LevelCounts::default(); 2];
+        let mut classes = [counters::LevelCounts::default(); 2];
         for (level, at) in b.by_level.iter().enumerate() {
             let class = usize::from(self.child_level(level as u8).is_none());
             classes[class].appended += at.appended;

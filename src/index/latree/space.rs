@@ -21,7 +21,7 @@ use crate::device::{DeviceError, Storage};
 use crate::index::{IndexError, Result};
 use crate::node::{NodeId, NodeStore};
 
-use super::buffers::BufferCounters;
+use super::counters::BufferCounters;
 
 /// The partitions a buffer holds on a raw chip, and the pages it used in
 /// the last one.

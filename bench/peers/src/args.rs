@@ -1,0 +1,84 @@
+//! The command line: the bench's settings, shared by the parent (which
+//! passes them on to every child) and the child (`--one ENGINE`, which
+//! runs them).
+
+use std::path::PathBuf;
+
+use crate::engines;
+use crate::error::Res;
+use crate::workload::Workload;
+
+pub struct Args {
+    pub n: u64,
+    pub rounds: u32,
+    pub commit_every: usize,
+    pub engines: Vec<String>,
+    pub workload: Workload,
+    pub dir: Option<PathBuf>,
+    /// Set in a child: the one engine it runs.
+    pub one: Option<String>,
+    pub seed: u64,
+    pub timeout: u64,
+    /// flashix's write-ahead log bound (`Options::log_bytes`).
+    pub log_bytes: u64,
+}
+
+fn usage() -> String {
+    format!(
+        "usage: peers [--n N] [--rounds R] [--commit-every C] [--engines a,b,..] \
+         [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
+         [--log-bytes B (flashix's write-ahead log bound; 0: none)]\n\
+         engines: {}",
+        engines::names().join(",")
+    )
+}
+
+/// Parses the process's arguments; `-h`/`--help` prints the usage and
+/// exits.
+pub fn parse() -> Res<Args> {
+    let mut a = Args {
+        n: 1_000_000,
+        rounds: 3,
+        commit_every: 1000,
+        engines: engines::names(),
+        workload: Workload::InsertLookup,
+        dir: None,
+        one: None,
+        seed: 1,
+        timeout: 180,
+        log_bytes: flashix::store::DEFAULT_LOG_BYTES,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if flag == "-h" || flag == "--help" {
+            println!("{}", usage());
+            std::process::exit(0);
+        }
+        let value = it
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))?;
+        match flag.as_str() {
+            "--n" => a.n = value.replace('_', "").parse()?,
+            "--rounds" => a.rounds = value.parse()?,
+            "--commit-every" => a.commit_every = value.parse()?,
+            "--engines" => a.engines = value.split(',').map(str::to_string).collect(),
+            "--workload" => a.workload = Workload::parse(&value)?,
+            "--dir" => a.dir = Some(PathBuf::from(value)),
+            "--one" => a.one = Some(value),
+            "--seed" => a.seed = value.parse()?,
+            "--timeout" => a.timeout = value.parse()?,
+            "--log-bytes" => a.log_bytes = value.replace('_', "").parse()?,
+            _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
+        }
+    }
+    if a.commit_every == 0 || a.n == 0 || a.rounds == 0 {
+        return Err("--n, --rounds and --commit-every must be positive".into());
+    }
+    let known = engines::names();
+    for e in &a.engines {
+        if !known.contains(e) {
+            return Err(format!("unknown engine {e:?}\n{}", usage()).into());
+        }
+    }
+    Ok(a)
+}

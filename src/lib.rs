@@ -82,7 +82,7 @@
 //! * [`node`]: the shared on-flash page frame (checksum), the B+-tree node
 //!   codec and the node caches that every tree-shaped index reuses.
 //! * [`index`]: one module per index, all behind [`index::Index`]; the
-//!   [`index::registry`] creates and opens them by name.
+//!   [`index::kinds::registry`] creates and opens them by name.
 //! * [`workload`]: generators, presets and trace files.
 //! * [`runner`]: drives operations, checks answers against an oracle and
 //!   attributes device cost to the operation that caused it.

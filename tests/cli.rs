@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Output};
 
-use flashix::index::registry;
+use flashix::index::kinds::registry;
 
 fn flashix(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flashix"))

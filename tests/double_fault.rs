@@ -4,7 +4,7 @@
 //! flush (`runner::double_fault`). Before recovery repaired what a crash
 //! left single, the damaged log primary lost the three flushes silently.
 
-use flashix::index::registry;
+use flashix::index::kinds::registry;
 use flashix::runner::double_fault::double_fault_test;
 use flashix::runner::fault::FaultConfig;
 

@@ -6,7 +6,7 @@
 //! never a wrong answer. `flashix crashtest` / `damagetest` run more.
 
 use flashix::device::DeviceSpec;
-use flashix::index::registry;
+use flashix::index::kinds::registry;
 use flashix::runner::crash::{crash_test, CrashConfig};
 use flashix::runner::damage::damage_test;
 

@@ -12,7 +12,8 @@ use common::{
     fill_until_full, raw, refuses_everything_after_full, reopens_at_last_flush_when_full, small_ftl,
 };
 use flashix::device::DeviceError;
-use flashix::index::{registry, Index, IndexError, Params};
+use flashix::index::kinds::registry;
+use flashix::index::{Index, IndexError, Params};
 use flashix::store::create_index;
 
 fn fill(name: &str, dev: &str, mut t: Box<dyn Index>) -> Result<(), String> {

@@ -11,7 +11,7 @@
 //! (default 1,000), `FLASHIX_FAULT_PRELOADED_SCENARIOS` the preloaded ones'
 //! (default 200).
 
-use flashix::index::registry;
+use flashix::index::kinds::registry;
 use flashix::runner::fault::{run_faults, FaultConfig, FaultSummary};
 
 /// Entries bulk-loaded: the densest indexes (the FD-tree's and the

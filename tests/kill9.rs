@@ -3,7 +3,7 @@
 //! that lock until it execs, which would make those tests see the file
 //! "in use" (test binaries run one after another).
 
-use flashix::index::registry;
+use flashix::index::kinds::registry;
 
 fn indexes() -> Vec<&'static str> {
     registry::list().iter().map(|i| i.name).collect()

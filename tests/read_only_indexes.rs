@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use flashix::device::DeviceSpec;
-use flashix::index::{registry, Index, Params};
+use flashix::index::kinds::registry;
+use flashix::index::{Index, Params};
 use flashix::store::open_index_read_only;
 use flashix::{Options, Store};
 

@@ -1,11 +1,12 @@
-//! Every parameter `index::runtime` calls a runtime knob can change when an
+//! Every parameter `index::kinds::runtime` calls a runtime knob can change when an
 //! index is reopened (no `Mismatch`), and the reopened index still holds
 //! and takes entries: what lets `advise` share one preloaded image among
 //! configurations that differ only in them. A structural parameter
 //! changed at reopen is refused, so the list cannot hide one.
 
 use flashix::device::{DeviceSpec, Storage};
-use flashix::index::{registry, runtime, IndexError, Params};
+use flashix::index::kinds::{registry, runtime};
+use flashix::index::{IndexError, Params};
 use flashix::store::{create_index, open_index};
 
 const MEMORY: usize = 1 << 16;

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use flashix::device::file::FileDevice;
 use flashix::device::{DeviceError, DeviceSpec};
-use flashix::index::{registry, IndexError, Params};
+use flashix::index::kinds::registry;
+use flashix::index::{IndexError, Params};
 use flashix::store::{create_index, open_index};
 use flashix::{Options, Semantics, Store, StoreError};
 use proptest::prelude::*;

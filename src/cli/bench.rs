@@ -16,7 +16,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::args::{BenchArgs, IndexArgs, WorkloadArgs};
-use super::sizing::group;
+use super::format::group;
 use super::{build_index, describe, execute, memory, workload_spec, write_json, CliResult};
 use crate::device::DeviceSpec;
 use crate::index::EntryFormat;

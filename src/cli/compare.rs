@@ -27,12 +27,13 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
 use crate::experiment;
-use crate::index::registry;
+use crate::index::kinds::registry;
 use crate::runner::{Report, RunOptions};
 
 use super::args::{CompareArgs, IndexArgs, WorkloadArgs};
+use super::format::{bytes_text, count, decimal, group, memory_text, per_op, wrap, writes_per_op};
 use super::ranking::ranking;
-use super::sizing::{self, bytes_text, group, wrap};
+use super::sizing;
 use super::{
     build_traced, describe, device, execute, lifetime, memory, predict, refuse_to_clobber,
     write_json, CliResult,
@@ -225,56 +226,8 @@ struct Column {
     text: fn(f64) -> String,
 }
 
-pub(super) fn count(v: f64) -> String {
-    group(v.max(0.0).round() as u64)
-}
-
 fn two(v: f64) -> String {
     format!("{v:.2}")
-}
-
-/// `v` with four significant digits where it is below 1,000, grouped and
-/// whole above: `0.1234`, `90.05`, `361.9`, `2,697`.
-pub(super) fn decimal(v: f64) -> String {
-    let a = v.abs();
-    if !v.is_finite() || a >= 999.95 {
-        return count(v);
-    }
-    let places = if a >= 99.995 {
-        1
-    } else if a >= 9.9995 {
-        2
-    } else if a >= 0.99995 {
-        3
-    } else {
-        4
-    };
-    format!("{v:.places$}")
-}
-
-/// Bytes of memory: `64 B`, `63.6 KiB`, `1.2 MiB`.
-pub(super) fn memory_text(bytes: f64) -> String {
-    if bytes < 1024.0 {
-        format!("{bytes:.0} B")
-    } else if bytes < 1024.0 * 1024.0 {
-        format!("{:.1} KiB", bytes / 1024.0)
-    } else {
-        format!("{:.1} MiB", bytes / 1048576.0)
-    }
-}
-
-pub(super) fn writes_per_op(r: &Report) -> f64 {
-    r.device_stats.physical_writes as f64 / r.total_ops().max(1) as f64
-}
-
-/// Writes per operation: three places, as most indexes write less than a
-/// page per operation.
-pub(super) fn per_op(v: f64) -> String {
-    if v >= 999.95 {
-        decimal(v)
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 /// The compact table: what a choice between indexes turns on.
@@ -529,7 +482,7 @@ pub(super) fn plain(rows: &[Vec<String>]) -> String {
 }
 
 /// The default table (module doc), with its legend, within
-/// [`sizing::WIDTH`] columns.
+/// [`format::WIDTH`] columns.
 pub fn compact_table(reports: &[(String, Report)]) -> String {
     let ops = reports.first().map(|(_, r)| {
         let mut kinds: Vec<String> = r
@@ -587,7 +540,7 @@ mod tests {
         let text = compact_table(&reports);
         for line in text.lines() {
             assert!(
-                line.chars().count() <= sizing::WIDTH,
+                line.chars().count() <= super::super::format::WIDTH,
                 "{}: {line}",
                 line.chars().count()
             );

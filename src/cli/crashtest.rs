@@ -4,7 +4,7 @@
 
 use crate::device::profile::Target;
 use crate::device::DeviceSpec;
-use crate::index::registry;
+use crate::index::kinds::registry;
 use crate::runner::crash::{check_count, crash_test, CrashConfig};
 use crate::runner::damage::{self, damage_test};
 use crate::runner::double_fault::double_fault_test;

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use crate::index::registry;
+use crate::index::kinds::registry;
 use crate::runner::crash::check_count;
 use crate::runner::fault::{run_faults, FaultConfig};
 

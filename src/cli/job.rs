@@ -2,13 +2,14 @@
 //! measured operations on one index, as `run` always did), or in the two
 //! stages of [`crate::runner::staged`] (`run --preload-reopen`, and every run of
 //! `advise` whose workload has a preload): the preload built by the
-//! configuration's structural parameters alone (`index::runtime`), flushed,
+//! configuration's structural parameters alone (`index::kinds::runtime`), flushed,
 //! and reopened with all of them. The sizing runs before `run` go the same
 //! way as the run itself, so a device sized for `advise` is the one `run`
 //! sizes.
 
 use crate::device::DeviceSpec;
-use crate::index::{runtime, Index};
+use crate::index::kinds::runtime;
+use crate::index::Index;
 use crate::runner::staged::Preloaded;
 use crate::runner::{Report, RunOptions};
 use crate::store::open_index;

@@ -8,7 +8,7 @@ use crate::device::wear::{leveling_note, DAYS_PER_YEAR};
 use crate::device::DeviceSpec;
 use crate::runner::Report;
 
-use super::sizing::{group, wrap};
+use super::format::{group, wrap};
 use super::CliResult;
 
 /// Checks `--ops-per-day`: a positive, finite rate.

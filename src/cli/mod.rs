@@ -7,6 +7,7 @@ mod bench;
 mod compare;
 mod crashtest;
 mod faulttest;
+pub mod format;
 pub mod job;
 pub mod lifetime;
 mod predict;
@@ -26,7 +27,8 @@ use crate::device::profile::profiles;
 use crate::device::profile::Target;
 use crate::device::{DeviceSpec, Storage};
 use crate::experiment::{self, output};
-use crate::index::{registry, Index, Params};
+use crate::index::kinds::registry;
+use crate::index::{Index, Params};
 use crate::runner::{self, IndexDescription, Report, RunOptions};
 use crate::store::{create_index, open_index, open_index_read_only};
 use crate::workload::{preset, presets, TraceReader, TraceWriter, WorkloadSpec};
@@ -96,7 +98,7 @@ fn list() -> CliResult<()> {
             p.name,
             p.description,
             "",
-            sizing::group(p.geometry.endurance),
+            format::group(p.geometry.endurance),
             p.endurance_source
         )?;
     }
@@ -451,10 +453,10 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
     if let Some(cold) = a.cold_pages {
         println!(
             "{}",
-            sizing::wrap(&format!(
+            format::wrap(&format!(
                 "cold data: {} pages at logical pages the index does not address, aged by random overwrites of \
                  itself, before the index runs (--cold-pages; counts exclude it)",
-                sizing::group(cold)
+                format::group(cold)
             ))
         );
     }

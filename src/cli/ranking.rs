@@ -18,8 +18,10 @@ use std::fmt::Write as _;
 
 use crate::runner::Report;
 
-use super::compare::{count, decimal, memory_text, per_op, writes_per_op};
-use super::sizing::{bytes_text, group, wrap, wrap_indent, NO_BREAK};
+use super::format::{
+    bytes_text, count, decimal, group, memory_text, per_op, wrap, wrap_indent, writes_per_op,
+    NO_BREAK,
+};
 
 /// A measure the ranking weighs: lower is better.
 struct Measure {

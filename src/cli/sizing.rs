@@ -54,6 +54,7 @@ use crate::device::{logical_capacity, DeviceSpec, Storage, RESERVE_BLOCKS};
 use crate::runner::RunOptions;
 
 use super::args::{IndexArgs, WorkloadArgs};
+use super::format::{bytes_text, group, wrap};
 use super::job::run_config;
 use super::{describe, CliResult};
 
@@ -321,77 +322,6 @@ pub fn full_hint(error: &dyn std::fmt::Display, sizing: Option<&Sizing>) -> Stri
     }
 }
 
-/// Bytes in the largest binary unit that keeps them at least 1 (KiB, MiB,
-/// GiB, TiB), for header lines and tables.
-pub fn bytes_text(bytes: u64) -> String {
-    const UNITS: [(&str, u32); 3] = [("TiB", 40), ("GiB", 30), ("MiB", 20)];
-    for (unit, shift) in UNITS {
-        if bytes >= 1 << shift {
-            let v = bytes as f64 / (1u64 << shift) as f64;
-            return if v >= 100.0 {
-                format!("{} {unit}", group(v.round() as u64))
-            } else {
-                format!("{v:.1} {unit}")
-            };
-        }
-    }
-    format!("{} KiB", group(bytes.div_ceil(1024)))
-}
-
-/// `1234567` as `1,234,567`.
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The columns every line of `run`'s and `compare`'s header fits in.
-pub const WIDTH: usize = 120;
-
-/// `text` wrapped at spaces to lines of at most [`WIDTH`] characters, the
-/// continuation lines indented by two spaces (a word longer than a line
-/// stays whole).
-pub fn wrap(text: &str) -> String {
-    wrap_indent(text, "  ")
-}
-
-/// [`wrap`] with continuation lines indented by `indent`. The leading
-/// spaces of each paragraph stay; a no-break space (U+00A0) keeps the words
-/// on either side together and is printed as a space.
-pub fn wrap_indent(text: &str, indent: &str) -> String {
-    let mut out = String::new();
-    for paragraph in text.split('\n') {
-        let lead = paragraph.len() - paragraph.trim_start_matches(' ').len();
-        let mut line = paragraph[..lead].to_string();
-        let mut empty = true;
-        for word in paragraph.split(' ').filter(|w| !w.is_empty()) {
-            let len = line.chars().count();
-            if !empty && len + 1 + word.chars().count() > WIDTH {
-                out.push_str(&line);
-                out.push('\n');
-                line = indent.to_string();
-            } else if !empty {
-                line.push(' ');
-            }
-            line.push_str(word);
-            empty = false;
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out.pop();
-    out.replace(NO_BREAK, " ")
-}
-
-/// A space [`wrap`] does not break at.
-pub const NO_BREAK: char = '\u{a0}';
-
 /// The device lines of `run` and `compare`, wrapped to [`WIDTH`]:
 /// capacity, chip, over-provisioning, how the size was chosen and, where
 /// the chip is preconditioned, the occupancy and how to change it.
@@ -562,35 +492,5 @@ mod tests {
             ..s
         };
         assert_eq!(none.cold_pages("small"), 0);
-    }
-
-    #[test]
-    fn wrapped_lines_fit_and_keep_every_word() {
-        let text = "word ".repeat(100) + "\nnext paragraph";
-        let w = wrap(&text);
-        assert!(w.lines().all(|l| l.chars().count() <= WIDTH), "{w}");
-        assert!(w.lines().nth(1).unwrap().starts_with("  word"), "{w}");
-        assert_eq!(
-            w.split_whitespace().collect::<Vec<_>>(),
-            text.split_whitespace().collect::<Vec<_>>()
-        );
-        assert!(w.lines().any(|l| l == "next paragraph"), "{w}");
-        let kept = wrap(&format!("{} one{NO_BREAK}two", "x".repeat(WIDTH - 5)));
-        assert_eq!(kept.lines().nth(1), Some("  one two"), "{kept}");
-    }
-
-    #[test]
-    fn numbers_are_grouped() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(1_234_567), "1,234,567");
-        assert_eq!(bytes_text(1024), "1 KiB");
-        assert_eq!(bytes_text(5000), "5 KiB");
-        assert_eq!(bytes_text(20 << 20), "20.0 MiB");
-        assert_eq!(bytes_text(300 << 20), "300 MiB");
-        assert_eq!(bytes_text(1536 << 20), "1.5 GiB");
-        // A file device without a limit: 2^32 pages of 4 KiB.
-        assert_eq!(bytes_text(1 << 44), "16.0 TiB");
     }
 }

@@ -207,7 +207,7 @@ impl<D: BlockDevice> BlockDevice for Preconditioned<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{cost::CostModel, Ftl, FtlConfig, Geometry, Nand, Storage};
+    use crate::device::{cost::CostModel, Ftl, FtlConfig, Geometry, Nand};
 
     fn ftl(blocks: u64) -> Ftl<Nand> {
         let g = Geometry {
@@ -259,29 +259,6 @@ mod tests {
         assert_eq!(info.mapped_pages, Some(1));
         assert!(BlockDevice::wear(&dev).is_some());
         assert!(Preconditioned::new(ftl(16), capacity).is_err());
-    }
-
-    #[test]
-    fn a_device_spec_with_cold_pages_builds_a_preconditioned_ftl_only() {
-        let sets = [("blocks".to_string(), "64".to_string())];
-        let mut spec = crate::device::DeviceSpec::parse("slc-small", &sets).unwrap();
-        let Storage::Pages(plain) = spec.build().unwrap() else {
-            panic!("an FTL has pages")
-        };
-        spec.cold_pages = 500;
-        let Storage::Pages(dev) = spec.build().unwrap() else {
-            panic!("an FTL has pages")
-        };
-        assert_eq!(dev.capacity_pages(), plain.capacity_pages() - 500);
-        assert_eq!(dev.stats(), DeviceStats::default());
-        assert!(dev
-            .info()
-            .notes
-            .iter()
-            .any(|n| n.contains("preconditioned")));
-        let mut raw = crate::device::DeviceSpec::parse("raw:slc-small", &sets).unwrap();
-        raw.cold_pages = 500;
-        assert!(raw.build().is_err());
     }
 
     /// Aged cold pages share blocks with stale copies, so garbage

@@ -656,4 +656,27 @@ mod tests {
             .to_string();
         assert!(e.contains("whole number of bytes"), "{e}");
     }
+
+    #[test]
+    fn a_device_spec_with_cold_pages_builds_a_preconditioned_ftl_only() {
+        let sets = [("blocks".to_string(), "64".to_string())];
+        let mut spec = DeviceSpec::parse("slc-small", &sets).unwrap();
+        let Storage::Pages(plain) = spec.build().unwrap() else {
+            panic!("an FTL has pages")
+        };
+        spec.cold_pages = 500;
+        let Storage::Pages(dev) = spec.build().unwrap() else {
+            panic!("an FTL has pages")
+        };
+        assert_eq!(dev.capacity_pages(), plain.capacity_pages() - 500);
+        assert_eq!(dev.stats(), crate::device::DeviceStats::default());
+        assert!(dev
+            .info()
+            .notes
+            .iter()
+            .any(|n| n.contains("preconditioned")));
+        let mut raw = DeviceSpec::parse("raw:slc-small", &sets).unwrap();
+        raw.cold_pages = 500;
+        assert!(raw.build().is_err());
+    }
 }

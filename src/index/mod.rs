@@ -32,7 +32,7 @@ pub(crate) mod runs;
 
 pub use crate::node::{EntryFormat, IndexStats};
 pub use error::IndexError;
-pub use kinds::{registry, runtime, Params};
+pub use kinds::Params;
 
 use crate::device::Storage;
 

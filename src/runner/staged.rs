@@ -4,7 +4,7 @@
 //! configuration reopens a copy of it and runs the measured operations.
 //!
 //! `flashix advise` builds the image once per index and structural
-//! parameters (`index::runtime`: the runtime knobs at their defaults) and
+//! parameters (`index::kinds::runtime`: the runtime knobs at their defaults) and
 //! copies it for every configuration that differs only in runtime knobs
 //! ([`Preloaded::try_clone`], which copies the simulated device with its
 //! counters and wear); `flashix run --preload-reopen` does the same two

@@ -62,7 +62,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::device::shadow::DEFAULT_LOG_BYTES;
 use crate::device::{BlockDevice, DeviceError, DeviceSpec, DeviceStats, Shadow, Storage};
-use crate::index::{registry, Index, IndexError, Params};
+use crate::index::kinds::registry;
+use crate::index::{Index, IndexError, Params};
 use crate::node::NodeError;
 pub use open::{create_index, open_index, open_index_read_only};
 

@@ -9,7 +9,8 @@
 //! index floor needs nothing of the store's.
 
 use crate::device::Storage;
-use crate::index::{registry, Index, IndexError, Params, Result};
+use crate::index::kinds::registry;
+use crate::index::{Index, IndexError, Params, Result};
 
 /// A new, empty index `name` on `storage`, guarded (`store::guard`: after a
 /// call that fails, every call is refused until the store is reopened).

@@ -192,7 +192,7 @@ mod tests {
             all.iter().map(|c| c.cfg.index.as_str()).collect();
         assert_eq!(
             names.len(),
-            crate::index::registry::list().len(),
+            crate::index::kinds::registry::list().len(),
             "{names:?}"
         );
         assert!(all

@@ -41,7 +41,7 @@ use std::time::Instant;
 
 use crate::device::profile::Target;
 use crate::device::DeviceSpec;
-use crate::index::registry;
+use crate::index::kinds::registry;
 use crate::runner::{Report, RunOptions};
 
 use super::args::{AdviseArgs, IndexArgs, WorkloadArgs};
@@ -474,7 +474,7 @@ fn rows_of(
                     let over = (counted > budget).then(|| {
                         format!(
                             "memory {} over the budget",
-                            super::compare::memory_text(counted as f64)
+                            super::format::memory_text(counted as f64)
                         )
                     });
                     (Some(p), counted, over.or(short))

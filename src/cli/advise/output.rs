@@ -16,9 +16,9 @@ use crate::experiment::plot::short_number;
 use crate::experiment::scatter::{write_scatter, Dot};
 
 use super::super::args::{AdviseArgs, WorkloadArgs};
-use super::super::compare::{decimal, memory_text, per_op, plain};
+use super::super::compare::plain;
+use super::super::format::{bytes_text, decimal, group, memory_text, per_op, wrap, NO_BREAK};
 use super::super::ranking::{factor, factor_text};
-use super::super::sizing::{bytes_text, group, wrap, NO_BREAK};
 use super::super::{lifetime, write_json, CliResult};
 use super::exec::{Outcome, Sharing};
 use super::front::{Balance, Objective, Point};

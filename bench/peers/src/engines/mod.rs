@@ -48,7 +48,7 @@ pub trait Engine {
 /// Every engine's name: the peers, then each flashix index.
 pub fn names() -> Vec<String> {
     let mut v: Vec<String> = PEERS.iter().map(|s| s.to_string()).collect();
-    for info in ::flashix::index::registry::list() {
+    for info in ::flashix::index::kinds::registry::list() {
         v.push(format!("flashix-{}", info.name));
     }
     v

@@ -75,19 +75,24 @@
 //!
 //! # Layers
 //!
-//! Bottom to top (the on-flash formats are in `docs/FORMAT.md`):
+//! Bottom to top (the on-flash formats are in `docs/FORMAT.md`, the floors
+//! and the path of an operation in `docs/ARCHITECTURE.md`); a module
+//! imports only from its own floor or below (`tests/architecture.rs`):
 //!
-//! * [`device`]: raw chips ([`device::Flash`]), logical-page devices
-//!   ([`device::BlockDevice`]), cost profiles, fault injection.
+//! * [`device`] and [`workload`]: raw chips ([`device::Flash`]),
+//!   logical-page devices ([`device::BlockDevice`]), cost profiles, the
+//!   commit layer, fault injection; generators, presets and trace files.
 //! * [`node`]: the shared on-flash page frame (checksum), the B+-tree node
-//!   codec and the node caches that every tree-shaped index reuses.
-//! * [`index`]: one module per index, all behind [`index::Index`]; the
-//!   [`index::kinds::registry`] creates and opens them by name.
-//! * [`workload`]: generators, presets and trace files.
-//! * [`runner`]: drives operations, checks answers against an oracle and
-//!   attributes device cost to the operation that caused it.
+//!   codec, the entry format and the node caches and stores that every
+//!   tree-shaped index reuses.
+//! * [`index`]: one module per index, all behind [`index::Index`];
+//!   [`index::kinds::registry`] builds and reopens them by name.
+//! * [`store`] and [`runner`]: [`Store`], the facade an application
+//!   embeds, with the write-ahead log and poison guard every index it opens
+//!   is wrapped in ([`store::create_index`]); the runner drives operations,
+//!   checks answers against an oracle and attributes device cost to the
+//!   operation that caused it.
 //! * [`experiment`]: the papers' experiments (`flashix reproduce`).
-//! * [`store`]: [`Store`], the facade an application embeds.
 //! * `cli`: the `flashix` command line, with the default `cli` feature
 //!   (also the experiments' figures and progress bars); a library-only
 //!   build leaves it out (`default-features = false`).

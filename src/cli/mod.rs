@@ -298,7 +298,7 @@ fn to_create(i: &IndexChoice) -> CliResult<IndexArgs> {
 /// configuration it was opened as. The file says which index it holds
 /// ([`registry::stored_kind`], as `Store::open` reads it): `--index` may
 /// be left out, and one given that names another is an error naming
-/// both; parameters left out are read from the file too (`index::reopen`).
+/// both; parameters left out are read from the file too (`index::kinds::reopen`).
 fn open_stored(
     i: &IndexChoice,
     spec: &DeviceSpec,

@@ -15,7 +15,7 @@
 //!    never holds the newest superblock, so a cut while erasing it, or a
 //!    torn superblock, leaves the previous one valid.
 //! 2. Unit 0 is never erased again: its page 0 keeps the first superblock,
-//!    where every open reads the layout (`index::reopen::probe`).
+//!    where every open reads the layout (`index::kinds::reopen::probe`).
 //! 3. A page is programmed once between erases: a page that fails its
 //!    checks (torn, or damaged) is skipped by the scan and never
 //!    programmed again; the next superblock goes after the last page of its

@@ -49,7 +49,7 @@
 //!   fill unit 0 page by page, then unit 1, then 2, then 1 again, ...: the
 //!   unit taken next is erased first, and it never holds the newest one.
 //!   Unit 0 is never erased, so its first page keeps the first superblock,
-//!   where every open reads the layout (`crate::index::reopen`).
+//!   where every open reads the layout (`crate::index::kinds::reopen`).
 //! * units 3 ..: node units. A node slot (`⌈(29 + node_bytes) / page⌉`
 //!   pages) is a record page ([`crate::node::delta`]) with one base
 //!   record; a log sector (one page) is a record page with delta records of

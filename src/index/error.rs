@@ -1,6 +1,7 @@
 use std::fmt;
 
 use crate::device::DeviceError;
+use crate::node::error::Message;
 use crate::node::NodeError;
 
 /// Errors of the index layer.
@@ -57,15 +58,13 @@ pub enum IndexError {
 impl fmt::Display for IndexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IndexError::Device(e) => write!(f, "{e}"),
-            IndexError::Corrupt { page, detail } => write!(f, "corrupt page {page}: {detail}"),
-            IndexError::KeyOutOfRange { key, max } => {
-                write!(f, "key {key} does not fit the entry format (max {max})")
-            }
+            IndexError::Device(e) => Message::Device(e).fmt(f),
+            IndexError::Corrupt { page, detail } => Message::Corrupt(*page, detail).fmt(f),
+            IndexError::KeyOutOfRange { key, max } => Message::KeyOutOfRange(*key, *max).fmt(f),
             IndexError::ValueOutOfRange { value, max } => {
-                write!(f, "value {value} does not fit the entry format (max {max})")
+                Message::ValueOutOfRange(*value, *max).fmt(f)
             }
-            IndexError::Config(m) => write!(f, "invalid index configuration: {m}"),
+            IndexError::Config(m) => Message::Config(m).fmt(f),
             IndexError::ReadOnly(what) => {
                 write!(f, "{what} is open read-only: nothing may change it")
             }
@@ -79,11 +78,7 @@ impl fmt::Display for IndexError {
                 parameter,
                 image,
                 given,
-            } => write!(
-                f,
-                "the index on the device has {parameter} = {image} but {given} was given; \
-                 reopen with the same {parameter} or leave it out"
-            ),
+            } => Message::Mismatch(parameter, image, given).fmt(f),
             IndexError::Poisoned { first } => write!(
                 f,
                 "the index refuses calls after an earlier one failed ({first}); reopen it: \
@@ -103,13 +98,10 @@ impl std::error::Error for IndexError {
 }
 
 impl From<DeviceError> for IndexError {
+    /// Through the node layer's conversion: a page the device layer
+    /// cannot vouch for (the shadow map's checksum) is `Corrupt` here too.
     fn from(e: DeviceError) -> Self {
-        match e {
-            // A page the device layer cannot vouch for (the shadow map's
-            // checksum) is the index's corruption too.
-            DeviceError::Corrupt { page, detail } => IndexError::Corrupt { page, detail },
-            e => IndexError::Device(e),
-        }
+        NodeError::from(e).into()
     }
 }
 

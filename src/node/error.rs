@@ -43,28 +43,53 @@ impl NodeError {
     }
 }
 
-impl fmt::Display for NodeError {
+/// The messages of the errors every floor above shares with this one,
+/// written once: `NodeError` and `IndexError` both display through it.
+pub(crate) enum Message<'a> {
+    Device(&'a DeviceError),
+    Corrupt(u64, &'a str),
+    KeyOutOfRange(u64, u64),
+    ValueOutOfRange(u64, u64),
+    Config(&'a str),
+    Mismatch(&'a str, &'a str, &'a str),
+}
+
+impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NodeError::Device(e) => write!(f, "{e}"),
-            NodeError::Corrupt { page, detail } => write!(f, "corrupt page {page}: {detail}"),
-            NodeError::KeyOutOfRange { key, max } => {
+            Message::Device(e) => write!(f, "{e}"),
+            Message::Corrupt(page, detail) => write!(f, "corrupt page {page}: {detail}"),
+            Message::KeyOutOfRange(key, max) => {
                 write!(f, "key {key} does not fit the entry format (max {max})")
             }
-            NodeError::ValueOutOfRange { value, max } => {
+            Message::ValueOutOfRange(value, max) => {
                 write!(f, "value {value} does not fit the entry format (max {max})")
             }
-            NodeError::Config(m) => write!(f, "invalid index configuration: {m}"),
-            NodeError::Mismatch {
-                parameter,
-                image,
-                given,
-            } => write!(
+            Message::Config(m) => write!(f, "invalid index configuration: {m}"),
+            Message::Mismatch(parameter, image, given) => write!(
                 f,
                 "the index on the device has {parameter} = {image} but {given} was given; \
                  reopen with the same {parameter} or leave it out"
             ),
         }
+    }
+}
+
+impl fmt::Display for NodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeError::Device(e) => Message::Device(e),
+            NodeError::Corrupt { page, detail } => Message::Corrupt(*page, detail),
+            NodeError::KeyOutOfRange { key, max } => Message::KeyOutOfRange(*key, *max),
+            NodeError::ValueOutOfRange { value, max } => Message::ValueOutOfRange(*value, *max),
+            NodeError::Config(m) => Message::Config(m),
+            NodeError::Mismatch {
+                parameter,
+                image,
+                given,
+            } => Message::Mismatch(parameter, image, given),
+        }
+        .fmt(f)
     }
 }
 

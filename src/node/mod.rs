@@ -11,7 +11,7 @@ pub mod codec;
 pub(crate) mod crc;
 pub mod delta;
 pub mod entry;
-mod error;
+pub(crate) mod error;
 pub mod log_store;
 pub mod page;
 pub mod stats;

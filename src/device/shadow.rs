@@ -25,7 +25,7 @@
 //!
 //! A write-ahead log (the `log` submodule, issue #29; on files and in a
 //! `Store`) lets a flush between commits be one append and one sync:
-//! the index layer (`store::logged`) writes its operations there and
+//! the store layer (`store::logged`) writes its operations there and
 //! replays them at open, and a commit, its checkpoint, empties the log.
 //!
 //! Physical pages superseded by a commit are reused (and trimmed on the

@@ -4,7 +4,7 @@
 //! (the LSM-tree's whole in-memory component, a B+-tree's dirty nodes, the
 //! page map's changed pages and two meta records, three syncs).
 //!
-//! What the log holds is the index layer's business (`store::logged`
+//! What the log holds is the store layer's business (`store::logged`
 //! encodes operations and replays them); this module keeps pages of bytes
 //! between two commits, in *batches*: every page but the last of a batch
 //! is written without a sync, the last is marked as the batch's end and

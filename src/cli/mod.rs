@@ -111,7 +111,7 @@ fn list() -> CliResult<()> {
     }
     writeln!(
         out,
-        "  {:<16} 16-base substrings of the DNA in a FASTA file (plain, .gz, .xz) as 32-bit keys, in sequence order, then a search of each (mb-tree.md §6)",
+        "  {:<16} 16-base substrings of the DNA in a FASTA file (plain, .gz, .xz) as 32-bit keys, in sequence order, then a search of each (Roh et al. 2009 §6)",
         "dna:FILE"
     )?;
     writeln!(out, "\nExperiments (flashix reproduce ID | all):")?;

@@ -183,7 +183,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         return Err(missing);
     }
     let (memory, matched) = if params.get("memory").map(String::as_str) == Some(MATCH_FLASHDB) {
-        // mb-tree.md §6: B-Tree(LRU) and MB-Tree get the memory FlashDB
+        // Roh et al. 2009 §6: B-Tree(LRU) and MB-Tree get the memory FlashDB
         // occupied on the same workload.
         let m = flashdb_memory(params, seed)?;
         (m, Some(m))
@@ -200,7 +200,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         .map_err(|_| "ops is not a number")?;
     if params.contains_key("inserts") {
         // "The workload size was adjusted for each q such that a total of
-        // 200 thousand insertions took place" (buffered-bplus-tree.md §6).
+        // 200 thousand insertions took place" (Agrawal et al. 2009 §6).
         let inserts: f64 = number(params, "inserts")?;
         let search: f64 = number(params, "workload.search")?;
         let insert: f64 = params.get("workload.insert").map_or(Ok(1.0), |v| {
@@ -255,7 +255,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
 /// `memory` value that means "what FlashDB occupied on this workload".
 pub(super) const MATCH_FLASHDB: &str = "flashdb";
 /// FlashDB's budget in the MB-Tree experiments: more than it ever takes
-/// (4 MiB), since mb-tree.md §6 gives it the memory it needs ("a
+/// (4 MiB), since Roh et al. 2009 §6 gives it the memory it needs ("a
 /// pre-requisite") and the others what it occupied. It keeps no node cache
 /// besides its top two levels, so what it takes is its node translation
 /// table, mode table, reservation buffer, those levels and a commit's node

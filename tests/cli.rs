@@ -393,6 +393,30 @@ fn compare_and_list_run() {
         .contains("toshiba-byte"));
 }
 
+/// `flashix list` gives in full each paper that the experiments' sources
+/// cite by first author and year, and cites none by a file name.
+#[test]
+fn list_gives_the_papers_the_sources_cite() {
+    let out = flashix(&["list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for p in &flashix::experiment::papers::PAPERS {
+        let venue = p.venue.replace('*', "");
+        for part in [p.cite, p.structure, p.authors, p.title, &venue] {
+            assert!(text.contains(part), "{part}");
+        }
+    }
+    for file in [
+        "bftl",
+        "mb-tree",
+        "fd-tree",
+        "as-btree",
+        "buffered-bplus-tree",
+    ] {
+        assert!(!text.contains(&format!("{file}.md")), "{text}");
+    }
+}
+
 /// The main job as the README runs it: on the device sized to the work
 /// and preconditioned to 80% occupancy, every index that overwrites pages
 /// erases blocks and copies pages in garbage collection; every index pays

@@ -11,7 +11,7 @@ use flashix::store::create_index;
 use flashix::workload::preset;
 
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // mb-tree.md §6's insert workload, smaller: 20,000 inserts after a
+    // Roh et al. 2009 §6's insert workload, smaller: 20,000 inserts after a
     // preload of 10,000, keys uniform in [0, 3,000,000].
     let spec = preset::build("insert-uniform", &[], Some(10_000), Some(20_000), 7)?;
     for name in ["btree", "mbtree"] {

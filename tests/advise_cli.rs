@@ -172,7 +172,10 @@ fn the_json_and_the_table_hold_what_they_promise() {
     );
     assert!(ran["chip_wear"]["histogram"]["width"].as_u64().unwrap() >= 1);
     assert_eq!(v["endurance"].as_u64(), Some(1_000_000));
-    assert!(v["endurance_source"].as_str().unwrap().contains("bftl.md"));
+    assert!(v["endurance_source"]
+        .as_str()
+        .unwrap()
+        .contains("Wu et al. 2003"));
     // The table and every line but the command fit 120 columns.
     for line in text.lines().filter(|l| !l.starts_with("  flashix run")) {
         assert!(

@@ -57,7 +57,7 @@ fn front(v: &Value) -> Vec<String> {
 
 const SEEDS: [u64; 2] = [42, 7];
 
-/// buffered-bplus-tree.md §6.3.2: "The results demonstrate that in a
+/// Agrawal et al. 2009 §6.3.2: "The results demonstrate that in a
 /// write-dominated workload, the Buffered-B+ tree out-performs the B+ tree
 /// with optimal fanout by 2.5 - 4x across the spectrum of memory
 /// constraints" (Fig. 10(a): lookup-to-insert ratio 5%). Its setup (§6):
@@ -100,7 +100,7 @@ fn lat_write_intensive_recommends_a_buffered_tree() {
     }
 }
 
-/// The FD-tree paper's flash disk (`samsung-ssd32`, fd-tree.md Table I),
+/// The FD-tree paper's flash disk (`samsung-ssd32`, Li et al. 2009 Table I),
 /// 2 KB pages ("The page size is set to 2KB"), each index built by its
 /// bulk loader from a sorted preload as `reproduce fdtree-fig3c` builds
 /// it, then the workload; 64 KiB of memory for a 10^5-entry index (the
@@ -124,7 +124,7 @@ fn fd_tree_setup(workload: &str) -> Vec<&str> {
     ]
 }
 
-/// fd-tree.md §III: "For W-Update on the flash disk, FD-tree is 61.4X,
+/// Li et al. 2009 §III: "For W-Update on the flash disk, FD-tree is 61.4X,
 /// 1.7X, 4.9X faster than B+-tree, LSM-tree and BFTL, respectively", and
 /// "both LSM-tree and FD-tree are orders of magnitude faster than the
 /// B+-tree and BFTL, due to their logarithmic structure design". The
@@ -144,7 +144,7 @@ fn w_update_recommends_a_logarithmic_structure() {
     }
 }
 
-/// fd-tree.md §III: "For W-Search on the flash disk, FD-tree is 15.8X,
+/// Li et al. 2009 §III: "For W-Search on the flash disk, FD-tree is 15.8X,
 /// 2.3X, 5.2X faster than B+-tree, LSM-tree and BFTL, respectively"; its
 /// conclusion: FD-tree "outperforms these indexes for both search- and
 /// update-intensive workloads". The recommendation is the FD-tree.
@@ -158,7 +158,7 @@ fn w_search_recommends_the_fd_tree() {
     }
 }
 
-/// mb-tree.md §6.2: "For both real and synthetic workloads, the total
+/// Roh et al. 2009 §6.2: "For both real and synthetic workloads, the total
 /// number of page-writes was smallest in the case of the MB-Tree,
 /// followed by the flashDB, the BFTL, the B-Tree (LRU), and lastly the
 /// B-Tree", and §6.3: "the MB-Tree dominated in the performance the other
@@ -191,7 +191,7 @@ fn insert_heavy_with_60_kib_optimizing_writes_recommends_the_mb_tree() {
     }
 }
 
-/// mb-tree.md §6.2: "None of B-Tree variants proposed for reducing
+/// Roh et al. 2009 §6.2: "None of B-Tree variants proposed for reducing
 /// page-writes on flash memory showed superior performance to the B-Tree
 /// (LRU) with respect to search operations." On a read-only workload
 /// (YCSB C, the `ycsb-c` preset as it stands: 100,000 distinct keys

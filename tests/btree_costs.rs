@@ -51,7 +51,7 @@ fn an_uncached_insert_without_split_reads_the_path_and_writes_the_leaf() {
     assert_eq!((d.physical_reads, d.physical_writes), (height, 0));
 }
 
-/// `cached_levels=2` keeps the top two levels decoded (`bftl.md` §5.1):
+/// `cached_levels=2` keeps the top two levels decoded (Wu et al. 2003 §5.1):
 /// an uncached search then reads one page per level below them, and an
 /// insert still writes its leaf through; `leaf_entries` caps the leaves.
 #[test]

@@ -387,10 +387,26 @@ fn compare_and_list_run() {
     }
     // The B+-tree once per cache, then every other index.
     assert_eq!(json.as_array().unwrap().len(), indexes.len() + 2);
-    let out = flashix(&["list"]);
-    assert!(String::from_utf8(out.stdout)
-        .unwrap()
-        .contains("toshiba-byte"));
+    // `list` gives in full each paper the sources cite by first author and
+    // year, and cites none by a file name.
+    let list = String::from_utf8(flashix(&["list"]).stdout).unwrap();
+    assert!(list.contains("toshiba-byte"));
+    for p in &flashix::experiment::papers::PAPERS {
+        let venue = p.venue.replace('*', "");
+        for part in [p.cite, p.structure, p.authors, p.title, &venue] {
+            assert!(list.contains(part), "{part}");
+        }
+    }
+    let files = [
+        "bftl",
+        "mb-tree",
+        "fd-tree",
+        "as-btree",
+        "buffered-bplus-tree",
+    ];
+    for file in files.map(|f| format!("{f}.md")) {
+        assert!(!list.contains(&file), "{file}");
+    }
 }
 
 /// The main job as the README runs it: on the device sized to the work

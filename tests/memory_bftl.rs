@@ -14,7 +14,7 @@
 //! reports as its own line (`ntt_held_bytes` − `ntt_bytes`); and the
 //! counted peak may exceed the held one by at most 50% plus 64 KiB (views
 //! are charged at a full node's size, and at the most a batch held).
-//! Before commit views were charged, the as-btree.md §4.1 run below counted
+//! Before commit views were charged, the Kim et al. 2014 §4.1 run below counted
 //! about 1% of what it held.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -125,7 +125,7 @@ fn keys(n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// as-btree.md §4.1's BFTL: a 256-record reservation buffer whose commits
+/// Kim et al. 2014 §4.1's BFTL: a 256-record reservation buffer whose commits
 /// touch about 256 leaves of 8 KiB-class nodes, over a 1 MiB budget.
 #[test]
 fn bftl_big_commits_stay_counted_and_within_the_budget() {
@@ -141,7 +141,7 @@ fn bftl_big_commits_stay_counted_and_within_the_budget() {
         "value_bytes=8",
     ];
     let m = measure("bftl", &set, memory, 4096, &keys(120_000, 7));
-    check("bftl, as-btree §4.1", &m, memory);
+    check("bftl, Kim et al. 2014 §4.1", &m, memory);
     assert!(
         m.counted_peak <= memory,
         "counted {} B over the budget",
@@ -164,7 +164,7 @@ fn bftl_large_node_translation_table() {
     check("bftl, small nodes", &m, memory);
 }
 
-/// FlashDB at `mb-tree.md` §6.2's setting (4 + 4-byte entries, one-page
+/// FlashDB at Roh et al. 2009 §6.2's setting (4 + 4-byte entries, one-page
 /// nodes on 512-byte sectors, C = 3), its mode table and node pages.
 #[test]
 fn flashdb_counted_as_held() {
@@ -172,5 +172,5 @@ fn flashdb_counted_as_held() {
     let memory = 256 << 10;
     let set = ["compaction_c=3", "reservation_buffer=200"];
     let m = measure("flashdb", &set, memory, 512, &keys(60_000, 13));
-    check("flashdb, mb-tree §6.2", &m, memory);
+    check("flashdb, Roh et al. 2009 §6.2", &m, memory);
 }

@@ -188,7 +188,7 @@ fn flashdb_switches_modes_with_the_workload() {
     );
 }
 
-/// `deletes=blind` (bftl.md §3.1): a delete only appends an invalidation
+/// `deletes=blind` (Wu et al. 2003 §3.1): a delete only appends an invalidation
 /// record, reading nothing until the buffer fills; a present pair is gone
 /// after the commit, and an absent pair's record ("true", unlooked) leaves
 /// the content unchanged.

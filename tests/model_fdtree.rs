@@ -65,7 +65,7 @@ fn many_inserts_and_deletes_with_reopen() {
 
 /// Inserts go to the head tree and reach the runs by merges: far fewer
 /// page writes than inserts, each merge written sequentially, and levels
-/// within their capacities (`fd-tree.md` §II-C).
+/// within their capacities (Li et al. 2009 §II-C).
 #[test]
 fn merges_cascade_and_keep_levels_within_capacity() {
     let mut t = create_index("fdtree", ram(), 4096, Params::parse(SMALL).unwrap()).unwrap();

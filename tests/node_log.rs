@@ -1,4 +1,4 @@
-//! The node log on a raw chip (`buffered-bplus-tree.md` §5.2): nodes are
+//! The node log on a raw chip (Agrawal et al. 2009 §5.2): nodes are
 //! packed several to a page, programmed once per page, the log switches
 //! halves when one fills, and node reads cost only the node's bytes.
 

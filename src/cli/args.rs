@@ -535,7 +535,7 @@ pub struct AdviseArgs {
     /// Build the preload with each index's bulk loader (in key order).
     #[arg(long)]
     pub bulk_load: bool,
-    /// Count memory as buffered-bplus-tree.md §6 does: the node tables (and
+    /// Count memory as Agrawal et al. 2009 §6 does: the node tables (and
     /// the other named lines an index reports apart) outside the budget.
     #[arg(long)]
     pub exclude_node_tables: bool,

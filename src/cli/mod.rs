@@ -114,9 +114,22 @@ fn list() -> CliResult<()> {
     }
     writeln!(
         out,
-        "  {:<16} 16-base substrings of the DNA in a FASTA file (plain, .gz, .xz) as 32-bit keys, in sequence order, then a search of each (mb-tree.md §6)",
+        "  {:<16} 16-base substrings of the DNA in a FASTA file (plain, .gz, .xz) as 32-bit keys, in sequence order, then a search of each (Roh et al. 2009 §6)",
         "dna:FILE"
     )?;
+    writeln!(
+        out,
+        "\nPapers (cited by first author and year, with the paper's own section, table or figure):"
+    )?;
+    for p in &crate::experiment::papers::PAPERS {
+        writeln!(
+            out,
+            "  {:<20} {}: {}",
+            p.cite,
+            p.structure,
+            p.reference_plain()
+        )?;
+    }
     writeln!(out, "\nExperiments (flashix reproduce ID | all):")?;
     for e in crate::experiment::experiments() {
         writeln!(out, "  {:<16} {} ({})", e.id, e.title, e.source)?;

@@ -6,7 +6,7 @@
 //! garbage and write amplification is 1 everywhere, which hides the effect
 //! the whole field is about. The papers put their indexes on chips a small
 //! multiple of the index: the BFTL paper fills a 4 MB chip with an 868 KB
-//! index and writes 14 MB through it (`bftl.md` §4).
+//! index and writes 14 MB through it (Wu et al. 2003 §4).
 //!
 //! So `run` and `compare`, on an FTL device, first run every index
 //! configuration once on the chip as given (the sparse one unless

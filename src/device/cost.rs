@@ -1,7 +1,7 @@
 //! Cost model of a flash chip: latency (µs) and energy (µJ) of each
 //! operation, as a fixed part per operation plus a per-byte part for the
-//! bytes moved (`buffered-bplus-tree.md` §2.1, Table 1), and a fixed cost per
-//! block erase. Page-granular profiles (`bftl.md` Table 1, `mb-tree.md`
+//! bytes moved (Agrawal et al. 2009 §2.1, Table 1), and a fixed cost per
+//! block erase. Page-granular profiles (Wu et al. 2003 Table 1, Roh et al. 2009
 //! Table 1) put the whole page cost in the fixed part.
 
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! A page-mapping flash translation layer ([`BlockDevice`] over a [`Flash`]
-//! chip): the "FTL" that BFTL sits on (`bftl.md` §2, Fig. 5) and that the
+//! chip): the "FTL" that BFTL sits on (Wu et al. 2003 §2, Fig. 5) and that the
 //! B+-tree baselines write through in place.
 //!
 //! Every logical write goes out of place to the next free page of the active

@@ -1,5 +1,5 @@
 //! A simulated raw NAND chip ([`Flash`]): the physics every other layer is
-//! charged against (`bftl.md` §2, `buffered-bplus-tree.md` §2.1).
+//! charged against (Wu et al. 2003 §2, Agrawal et al. 2009 §2.1).
 //!
 //! Storage is sparse and sized by what is written, not by the chip:
 //!

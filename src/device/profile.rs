@@ -3,11 +3,11 @@
 //!
 //! | profile | page | pages/block | read | write | erase | source |
 //! |---|---|---|---|---|---|---|
-//! | `slc-small` | 512 B | 32 | 348 µs, 99 µJ | 909 µs, 237.6 µJ | 1,881 µs, 422.4 µJ | `bftl.md` Table 1 (= `mb-tree.md` Table 1, SLC small block) |
-//! | `slc-large` | 2 KiB | 64 | 78 µs | 253 µs | 1,500 µs | `mb-tree.md` Table 1 (no energy given: 0) |
-//! | `mlc` | 4 KiB | 128 | 166 µs | 906 µs | 1,500 µs | `mb-tree.md` Table 1 (no energy given: 0) |
-//! | `toshiba-byte` | 512 B | 32 | 69 µs + 1.759 µs/B; 4.07 µJ + 0.105 µJ/B | 274 µs + 1.577 µs/B; 24.54 µJ + 0.0962 µJ/B | 2.5% of a block write | `buffered-bplus-tree.md` Table 1 and §5.2 |
-//! | `samsung-large` | 4 KiB | 16 | 25 µs + 0.042 µs/B; 7.78 µJ + 0.002 µJ/B | 94.4 µs + 0.042 µs/B; 2.06 µJ + 0.002 µJ/B | 2.5% of a block write | `buffered-bplus-tree.md` Table 1 |
+//! | `slc-small` | 512 B | 32 | 348 µs, 99 µJ | 909 µs, 237.6 µJ | 1,881 µs, 422.4 µJ | Wu et al. 2003 Table 1 (= Roh et al. 2009 Table 1, SLC small block) |
+//! | `slc-large` | 2 KiB | 64 | 78 µs | 253 µs | 1,500 µs | Roh et al. 2009 Table 1 (no energy given: 0) |
+//! | `mlc` | 4 KiB | 128 | 166 µs | 906 µs | 1,500 µs | Roh et al. 2009 Table 1 (no energy given: 0) |
+//! | `toshiba-byte` | 512 B | 32 | 69 µs + 1.759 µs/B; 4.07 µJ + 0.105 µJ/B | 274 µs + 1.577 µs/B; 24.54 µJ + 0.0962 µJ/B | 2.5% of a block write | Agrawal et al. 2009 Table 1 and §5.2 |
+//! | `samsung-large` | 4 KiB | 16 | 25 µs + 0.042 µs/B; 7.78 µJ + 0.002 µJ/B | 94.4 µs + 0.042 µs/B; 2.06 µJ + 0.002 µJ/B | 2.5% of a block write | Agrawal et al. 2009 Table 1 |
 //!
 //! The Buffered-B+ paper gives no erase cost in Table 1; its §5.2 says a
 //! block erase of the Toshiba part costs "approximately 2.5% of the block
@@ -15,7 +15,7 @@
 //! every byte of the block (see `docs/DEVIATIONS.md`).
 //!
 //! Defaults: `nop` 4 for the SLC parts, 1 for MLC (MLC parts forbid
-//! partial programs) and 1 for `toshiba-byte` (`buffered-bplus-tree.md` §6:
+//! partial programs) and 1 for `toshiba-byte` (Agrawal et al. 2009 §6:
 //! "This flash does not allow any page rewrites"); 16 spare bytes per page;
 //! greedy GC; 7% over-provisioning. The
 //! default capacity is 64 GiB of chip: storage is sparse, so that costs
@@ -33,10 +33,10 @@
 //!
 //! | profile | endurance | source |
 //! |---|---|---|
-//! | `slc-small` | 1,000,000 | `bftl.md` §2.1: "a block of a typical NAND flash memory could be erased for 1 million (10^6) times" (the chip of its Table 1) |
-//! | `slc-large` | 100,000 | `mb-tree.md` §1's "10,000–1,000,000" range, its middle decade (no part named) |
-//! | `mlc` | 10,000 | `mb-tree.md` §1's range, its low end (MLC: fewer cycles than SLC) |
-//! | `toshiba-byte`, `samsung-large` | 100,000 | `mb-tree.md` §1's range, its middle decade (datasheet not at hand) |
+//! | `slc-small` | 1,000,000 | Wu et al. 2003 §2.1: "a block of a typical NAND flash memory could be erased for 1 million (10^6) times" (the chip of its Table 1) |
+//! | `slc-large` | 100,000 | Roh et al. 2009 §1's "10,000–1,000,000" range, its middle decade (no part named) |
+//! | `mlc` | 10,000 | Roh et al. 2009 §1's range, its low end (MLC: fewer cycles than SLC) |
+//! | `toshiba-byte`, `samsung-large` | 100,000 | Roh et al. 2009 §1's range, its middle decade (datasheet not at hand) |
 //!
 //! `--device-set endurance=N` puts in a datasheet's figure.
 
@@ -61,10 +61,10 @@ pub struct Profile {
     pub endurance_source: &'static str,
 }
 
-/// `bftl.md` §2.1's endurance.
-const BFTL_MILLION: &str = "bftl.md §2.1: \"a block of a typical NAND flash memory could be erased for 1 million (10^6) times\"";
-/// `mb-tree.md` §1's range, its middle decade.
-const MBTREE_RANGE_MIDDLE: &str = "mb-tree.md §1: \"about 10,000-1,000,000\" erases, the range's middle decade (no datasheet at hand)";
+/// Wu et al. 2003 §2.1's endurance.
+const BFTL_MILLION: &str = "Wu et al. 2003 §2.1: \"a block of a typical NAND flash memory could be erased for 1 million (10^6) times\"";
+/// Roh et al. 2009 §1's range, its middle decade.
+const MBTREE_RANGE_MIDDLE: &str = "Roh et al. 2009 §1: \"about 10,000-1,000,000\" erases, the range's middle decade (no datasheet at hand)";
 
 const DEFAULT_BYTES: u64 = 64 << 30;
 
@@ -122,28 +122,28 @@ pub fn profiles() -> Vec<Profile> {
     vec![
         Profile {
             name: "slc-small",
-            description: "SLC small-block NAND, 512 B pages, 16 KiB blocks; 348/909/1881 us, 99/237.6/422.4 uJ (bftl.md Table 1)",
+            description: "SLC small-block NAND, 512 B pages, 16 KiB blocks; 348/909/1881 us, 99/237.6/422.4 uJ (Wu et al. 2003 Table 1)",
             geometry: geometry(512, 32, 4, 1_000_000),
             cost: page_level((348.0, 99.0), (909.0, 237.6), (1881.0, 422.4)),
             endurance_source: BFTL_MILLION,
         },
         Profile {
             name: "slc-large",
-            description: "SLC large-block NAND, 2 KiB pages, 128 KiB blocks; 78/253/1500 us, no energy figures (mb-tree.md Table 1)",
+            description: "SLC large-block NAND, 2 KiB pages, 128 KiB blocks; 78/253/1500 us, no energy figures (Roh et al. 2009 Table 1)",
             geometry: geometry(2048, 64, 4, 100_000),
             cost: page_level((78.0, 0.0), (253.0, 0.0), (1500.0, 0.0)),
             endurance_source: MBTREE_RANGE_MIDDLE,
         },
         Profile {
             name: "mlc",
-            description: "MLC NAND, 4 KiB pages, 512 KiB blocks; 166/906/1500 us, no energy figures (mb-tree.md Table 1)",
+            description: "MLC NAND, 4 KiB pages, 512 KiB blocks; 166/906/1500 us, no energy figures (Roh et al. 2009 Table 1)",
             geometry: geometry(4096, 128, 1, 10_000),
             cost: page_level((166.0, 0.0), (906.0, 0.0), (1500.0, 0.0)),
-            endurance_source: "mb-tree.md §1: \"about 10,000-1,000,000\" erases, the range's low end for MLC (no datasheet at hand)",
+            endurance_source: "Roh et al. 2009 §1: \"about 10,000-1,000,000\" erases, the range's low end for MLC (no datasheet at hand)",
         },
         Profile {
             name: "toshiba-byte",
-            description: "Toshiba TC58DVG02A1FT00 small-block NAND with byte-level costs, 512 B pages, 16 KiB blocks (buffered-bplus-tree.md Table 1)",
+            description: "Toshiba TC58DVG02A1FT00 small-block NAND with byte-level costs, 512 B pages, 16 KiB blocks (Agrawal et al. 2009 Table 1)",
             // §6: "This flash does not allow any page rewrites": nop = 1.
             geometry: geometry(512, 32, 1, 100_000),
             cost: byte_level(512, 32, (69.0, 1.759, 4.07, 0.105), (274.0, 1.577, 24.54, 0.0962)),
@@ -151,7 +151,7 @@ pub fn profiles() -> Vec<Profile> {
         },
         Profile {
             name: "samsung-large",
-            description: "Samsung K9F1208X0C large-block NAND with byte-level costs, 4 KiB pages, 64 KiB blocks (buffered-bplus-tree.md Table 1)",
+            description: "Samsung K9F1208X0C large-block NAND with byte-level costs, 4 KiB pages, 64 KiB blocks (Agrawal et al. 2009 Table 1)",
             geometry: geometry(4096, 16, 4, 100_000),
             cost: byte_level(4096, 16, (25.0, 0.042, 7.78, 0.002), (94.4, 0.042, 2.06, 0.002)),
             endurance_source: MBTREE_RANGE_MIDDLE,

@@ -1,7 +1,7 @@
 //! A flash disk (SSD) timing model: a logical-page device whose service
 //! time per request depends on its direction, its size, and whether it
-//! continues an earlier request of its stream (`fd-tree.md` §I, Table I;
-//! `as-btree.md` §2.3, Table 1).
+//! continues an earlier request of its stream (Li et al. 2009 §I, Table I;
+//! Kim et al. 2014 §2.3, Table 1).
 //!
 //! **What a request costs.** Each direction and pattern — sequential read
 //! (SR), sequential write (SW), random read (RR), random write (RW) — has a
@@ -31,16 +31,16 @@
 //! table (`x25e`) was measured with 32 outstanding requests, so it is the
 //! cost of a request on a device kept busy, which is lower than the latency
 //! a single outstanding request sees (our indexes issue one at a time).
-//! `fd-tree.md` Table I does not state its queue depth.
+//! Li et al. 2009 Table I does not state its queue depth.
 //!
 //! Profiles (MB = 10⁶ bytes; every point and tail can be overridden with
 //! `--device-set`, e.g. `rw_4096=30` or `sr_tail=250`):
 //!
 //! | profile | SR | SW | RR | RW | source |
 //! |---|---|---|---|---|---|
-//! | `x25e` | 193/206/206/206 MB/s | 158/188/186/175 | 149/192/227/256 | 21/22/32/40 | `as-btree.md` Table 1, at 4/8/16/32 KB, QD32 |
-//! | `samsung-ssd32` | 57 MB/s | 32 MB/s | 3,100 IO/s | 25 IO/s | `fd-tree.md` Table I (random, taken at 4 KB); sequential: Samsung's stated 57 / 32 MB/s for its 32 GB SSD (Tom's Hardware, 2007) |
-//! | `intel-extreme` | 250 MB/s | 170 MB/s | 35,000 IO/s | 3,300 IO/s | `fd-tree.md` Table I (random, 4 KB, as Intel's X25-E datasheet rates them); sequential: the X25-E datasheet's 250 / 170 MB/s |
+//! | `x25e` | 193/206/206/206 MB/s | 158/188/186/175 | 149/192/227/256 | 21/22/32/40 | Kim et al. 2014 Table 1, at 4/8/16/32 KB, QD32 |
+//! | `samsung-ssd32` | 57 MB/s | 32 MB/s | 3,100 IO/s | 25 IO/s | Li et al. 2009 Table I (random, taken at 4 KB); sequential: Samsung's stated 57 / 32 MB/s for its 32 GB SSD (Tom's Hardware, 2007) |
+//! | `intel-extreme` | 250 MB/s | 170 MB/s | 35,000 IO/s | 3,300 IO/s | Li et al. 2009 Table I (random, 4 KB, as Intel's X25-E datasheet rates them); sequential: the X25-E datasheet's 250 / 170 MB/s |
 //!
 //! A random curve given at one size extends with the sequential bandwidth
 //! of its direction as its tail (a larger random request adds transfer
@@ -208,7 +208,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
     vec![
         SsdTiming {
             name: "x25e",
-            description: "Intel X25-E SSD model: as-btree.md Table 1 (IOMeter, QD32), SR/SW/RR/RW at 4-32 KB; 4 KiB pages, 32 GiB",
+            description: "Intel X25-E SSD model: Kim et al. 2014 Table 1 (IOMeter, QD32), SR/SW/RR/RW at 4-32 KB; 4 KiB pages, 32 GiB",
             curves: [
                 table([193.0, 206.0, 206.0, 206.0]),
                 table([158.0, 188.0, 186.0, 175.0]),
@@ -221,7 +221,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
         },
         SsdTiming {
             name: "samsung-ssd32",
-            description: "Samsung 32 GB SSD model: fd-tree.md Table I (3,100 random reads/s, 25 random writes/s), 57/32 MB/s sequential (Samsung); 4 KiB pages, 32 GiB",
+            description: "Samsung 32 GB SSD model: Li et al. 2009 Table I (3,100 random reads/s, 25 random writes/s), 57/32 MB/s sequential (Samsung); 4 KiB pages, 32 GiB",
             curves: [
                 flat(57.0),
                 flat(32.0),
@@ -234,7 +234,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
         },
         SsdTiming {
             name: "intel-extreme",
-            description: "Intel X25-E (Extreme) SSD model: fd-tree.md Table I (35,000 random reads/s, 3,300 random writes/s), 250/170 MB/s sequential (datasheet); 4 KiB pages, 32 GiB",
+            description: "Intel X25-E (Extreme) SSD model: Li et al. 2009 Table I (35,000 random reads/s, 3,300 random writes/s), 250/170 MB/s sequential (datasheet); 4 KiB pages, 32 GiB",
             curves: [
                 flat(250.0),
                 flat(170.0),

@@ -2,8 +2,8 @@
 //! a run added, and how long the chip lasts at that rate.
 //!
 //! A NAND block survives a limited number of program/erase cycles, its
-//! *endurance* (`bftl.md` §2.1: "a block of a typical NAND flash memory could
-//! be erased for 1 million (10^6) times"; `mb-tree.md` §1: "about
+//! *endurance* (Wu et al. 2003 §2.1: "a block of a typical NAND flash memory could
+//! be erased for 1 million (10^6) times"; Roh et al. 2009 §1: "about
 //! 10,000–1,000,000"); past it the block is bad ([`super::Flash`], rule 2).
 //! Each chip profile states its endurance and where the figure comes from
 //! (`super::profile`).

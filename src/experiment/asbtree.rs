@@ -1,4 +1,4 @@
-//! The AS B-tree paper's experiments (`as-btree.md` §4), on the `x25e`
+//! The AS B-tree paper's experiments (Kim et al. 2014 §4), on the `x25e`
 //! SSD model (Table 1's X25-E curves; every request one 4 KiB page, as
 //! Direct I/O issues them):
 //!
@@ -32,7 +32,7 @@
 
 use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series, AXIS_VALUE};
 
-const S41: &str = "as-btree.md §4.1";
+const S41: &str = "Kim et al. 2014 §4.1";
 /// §3.4's subfiles: 64 MB.
 const PAPER_SUBFILE: &str = "67108864";
 
@@ -63,7 +63,7 @@ const SEARCHES: &[(&str, &str)] = &[("workload.insert", "0"), ("workload.search"
 const UPDATES: &[(&str, &str)] = &[("workload.insert", "0"), ("workload.update", "1")];
 const DELETES: &[(&str, &str)] = &[("workload.insert", "0"), ("workload.delete", "1")];
 
-const WE_RAN_41: &str = "The `x25e` SSD model (as-btree.md Table 1, one 4 KiB request per page); 400,000 records, then 100,000 operations (--quick: 20,000 and 5,000), keys uniform 32-bit, 8-byte keys and values (a fanout-256 node is 8 KiB); 1 MiB per index with no buffer cache (the AS B-tree's `cache_nodes=0`, the B+-tree's `cache=none`, BFTL's `cache=none`); a flush after the last operation, charged as its own row; time per operation over all rows.";
+const WE_RAN_41: &str = "The `x25e` SSD model (Kim et al. 2014 Table 1, one 4 KiB request per page); 400,000 records, then 100,000 operations (--quick: 20,000 and 5,000), keys uniform 32-bit, 8-byte keys and values (a fanout-256 node is 8 KiB); 1 MiB per index with no buffer cache (the AS B-tree's `cache_nodes=0`, the B+-tree's `cache=none`, BFTL's `cache=none`); a flush after the last operation, charged as its own row; time per operation over all rows.";
 
 fn asb(name: &'static str, write_buffer: &'static str) -> Series {
     Series {
@@ -208,7 +208,7 @@ pub(super) fn asbtree_fig9() -> Experiment {
     op_experiment(
         "asbtree-fig9",
         "AS B-tree, B+-tree and BFTL: inserts against the fanout and the write buffer",
-        "as-btree.md §4.1, Fig. 9",
+        "Kim et al. 2014 §4.1, Fig. 9",
         PAPER_41,
         INSERTS,
         {
@@ -235,7 +235,7 @@ pub(super) fn asbtree_fig10() -> Experiment {
     op_experiment(
         "asbtree-fig10",
         "AS B-tree, B+-tree and BFTL: searches against the fanout",
-        "as-btree.md §4.1, Fig. 10",
+        "Kim et al. 2014 §4.1, Fig. 10",
         PAPER_41,
         SEARCHES,
         vec![asb(AS32, "32"), bplus(BP32, "32"), bftl()],
@@ -266,7 +266,7 @@ pub(super) fn asbtree_fig10_8k() -> Experiment {
     Experiment {
         id: "asbtree-fig10-8k",
         title: "AS B-tree and B+-tree searches at the paper's 8 KB node and 896 KB, the same memory split",
-        source: "as-btree.md §4.1, Fig. 10 (8 KB nodes, §4.2's 896 KB)",
+        source: "Kim et al. 2014 §4.1, Fig. 10 (8 KB nodes, §4.2's 896 KB)",
         paper_ran: "Intel X25-E, Direct I/O; 400,000 records then 100,000 searches, uniform random integer keys; 8 KB nodes; AS B-tree and B+-tree with the same write buffer (Table 2); \"nearly the same elapsed time\".",
         we_ran: "The `x25e` model; 400,000 records then 100,000 searches (--quick: 100,000 and 5,000), keys uniform 32-bit, 8-byte keys and values; `node_bytes` 8,192 (the AS B-tree's 12-byte record header inside it: two 4 KiB requests a node for both trees; 4,096 and 16,384 at full scale as well); 896 KiB per index: a 32-node write buffer and a write-through LRU cache of what is left, for both trees (a write-back cache would carry the preload's dirty nodes into the searches as random writes, which the AS B-tree's write-through cache never does), and the B+-tree with no write buffer, the whole budget a cache; a flush at the end, charged as its own row.",
         axis: Axis {
@@ -315,7 +315,7 @@ pub(super) fn asbtree_fig11() -> Experiment {
     op_experiment(
         "asbtree-fig11",
         "AS B-tree, B+-tree and BFTL: updates against the fanout and the write buffer",
-        "as-btree.md §4.1, Fig. 11",
+        "Kim et al. 2014 §4.1, Fig. 11",
         PAPER_41,
         UPDATES,
         vec![asb(AS32, "32"), asb(AS1, "1"), bplus(BP32, "32"), bftl()],
@@ -325,7 +325,7 @@ pub(super) fn asbtree_fig11() -> Experiment {
             row(S41, "B+-tree (write buffer 32) / BFTL, update time, F = 256 (\"BFTL had the longest elapsed time\")", 1.0, below(ratio(BP32, "BFTL", "256", "time_us_per_op"))),
             row(S41, "AS B-tree (write buffer 1) / BFTL, update time, F = 256 (\"BFTL had the longest elapsed time\")", 1.0, below(ratio(AS1, "BFTL", "256", "time_us_per_op"))),
         ],
-        "An update changes a record in its leaf: one descent and one leaf write for the B+-tree and the AS B-tree (as-btree.md §4.1: \"the number of inserted index records ... did not increase as it did for an insert operation, the algorithm of the update operation is similar to that of an insert operation\"; `btree::update`), a delete and an insert record for BFTL's reservation buffer. At full scale (2026-11-27) the B+-tree with a 32-node write buffer takes 0.74x BFTL's time (BFTL the slowest, as published), the AS B-tree with a one-node buffer 0.41x; B+-tree / AS B-tree 1.80 (published 1.27, within 1.5x), BFTL / AS B-tree 2.44 (published 1.47: 1.66x, outside). Before updates were done in place (each a delete, then an insert: two descents, two leaf writes) the B+-tree took 1.03x BFTL's time, the paper's direction reversed.",
+        "An update changes a record in its leaf: one descent and one leaf write for the B+-tree and the AS B-tree (Kim et al. 2014 §4.1: \"the number of inserted index records ... did not increase as it did for an insert operation, the algorithm of the update operation is similar to that of an insert operation\"; `btree::update`), a delete and an insert record for BFTL's reservation buffer. At full scale (2026-11-27) the B+-tree with a 32-node write buffer takes 0.74x BFTL's time (BFTL the slowest, as published), the AS B-tree with a one-node buffer 0.41x; B+-tree / AS B-tree 1.80 (published 1.27, within 1.5x), BFTL / AS B-tree 2.44 (published 1.47: 1.66x, outside). Before updates were done in place (each a delete, then an insert: two descents, two leaf writes) the B+-tree took 1.03x BFTL's time, the paper's direction reversed.",
     )
 }
 
@@ -333,7 +333,7 @@ pub(super) fn asbtree_fig12() -> Experiment {
     op_experiment(
         "asbtree-fig12",
         "AS B-tree, B+-tree and BFTL: deletes against the fanout and the write buffer",
-        "as-btree.md §4.1, Fig. 12",
+        "Kim et al. 2014 §4.1, Fig. 12",
         PAPER_41,
         DELETES,
         vec![asb(AS32, "32"), asb(AS1, "1"), bplus(BP32, "32"), bftl()],
@@ -350,7 +350,7 @@ pub(super) fn asbtree_table2() -> Experiment {
     Experiment {
         id: "asbtree-table2",
         title: "Insert time split into reads and writes: AS B-tree and B+-tree, F = 256, write buffer 32",
-        source: "as-btree.md §4.1, Table 2",
+        source: "Kim et al. 2014 §4.1, Table 2",
         paper_ran: "The inserts of Fig. 9 at F = 256 with a 32-node write buffer for both trees; the time spent reading and writing measured apart (AS B-tree 56 s + 5 s, B+-tree 68 s + 10 s).",
         we_ran: "As asbtree-fig9 at F = 256, write buffer 32; the model's read and write service time of all rows (the final flush included).",
         axis: Axis {
@@ -369,9 +369,9 @@ pub(super) fn asbtree_table2() -> Experiment {
         ],
         chart: Chart::Bars,
         published: vec![
-            row("as-btree.md §4.1, Table 2", "B+-tree / AS B-tree, read time of the inserts (\"17%\")", 68.0 / 56.0, ratio(BP32, AS32, "256", "read_time_s")),
-            row("as-btree.md §4.1, Table 2", "B+-tree / AS B-tree, write time of the inserts (\"50%\")", 10.0 / 5.0, ratio(BP32, AS32, "256", "write_time_s")),
-            row("as-btree.md §4.1, Table 2", "B+-tree / AS B-tree, insert time (\"21%\")", 78.0 / 61.0, ratio(BP32, AS32, "256", "time_s")),
+            row("Kim et al. 2014 §4.1, Table 2", "B+-tree / AS B-tree, read time of the inserts (\"17%\")", 68.0 / 56.0, ratio(BP32, AS32, "256", "read_time_s")),
+            row("Kim et al. 2014 §4.1, Table 2", "B+-tree / AS B-tree, write time of the inserts (\"50%\")", 10.0 / 5.0, ratio(BP32, AS32, "256", "write_time_s")),
+            row("Kim et al. 2014 §4.1, Table 2", "B+-tree / AS B-tree, insert time (\"21%\")", 78.0 / 61.0, ratio(BP32, AS32, "256", "time_s")),
         ],
         notes: "Reads: both trees read the same nodes (6.1 and 6.0 page reads an insert, 14.8 s against 14.5 s): the paper explains its 17% faster reads by a simpler placement algorithm, CPU work the model does not charge, and no run of the model moves it (the disk run, asbtree-disk, measures it on real hardware). Writes: where the Sequential Writer acts: the B+-tree's flushed nodes are random 4 KiB writes at the X25-E's 21 MB/s (22.0 s), the AS B-tree's sequential runs at 158 MB/s (5.5 s), 4.0x where the paper measured 2x through a file system; the 8 KiB-request variant of asbtree-fig9 keeps the gap (2.84x in total time).",
         kind: RunKind::Index,
@@ -383,7 +383,7 @@ pub(super) fn asbtree_table3() -> Experiment {
     Experiment {
         id: "asbtree-table3",
         title: "The file each index leaves after the inserts (AS B-tree with and without the Node Validation Manager)",
-        source: "as-btree.md §4.1, Table 3",
+        source: "Kim et al. 2014 §4.1, Table 3",
         paper_ran: "File sizes after the insert experiment: B+-tree 22.4 MB, BFTL 1,615 MB, AS B-tree 70 MB, and 642 MB without the Node Validation Manager.",
         we_ran: "As asbtree-fig9 at F = 256 (write buffer 32), the AS B-tree also with `nvm=false`; the bytes each index occupies on the device at the end (`flash_bytes_used`: for the AS B-tree its subfiles not yet deleted, for the others their live pages), in MiB.",
         axis: Axis {
@@ -407,11 +407,11 @@ pub(super) fn asbtree_table3() -> Experiment {
         panels: vec![Panel::of("flash_mib", "file size (MiB)")],
         chart: Chart::Bars,
         published: vec![
-            row("as-btree.md §4.1, Table 3", "AS B-tree / B+-tree, file size (70 MB / 22.4 MB)", 70.0 / 22.4, ratio(AS32, BP32, "256", "flash_mib")),
-            row("as-btree.md §4.1, Table 3", "AS B-tree without / with the Node Validation Manager, file size (642 MB / 70 MB)", 642.0 / 70.0, ratio(NO_NVM, AS32, "256", "flash_mib")),
-            row("as-btree.md §4.1, Table 3", "BFTL / B+-tree, file size (1,615 MB / 22.4 MB)", 1615.0 / 22.4, ratio("BFTL", BP32, "256", "flash_mib")),
-            row("as-btree.md §4.1, Table 3", "AS B-tree / B+-tree, file size, the 400,000 records bulk-loaded", 70.0 / 22.4, ratio(AS32_BULK, BP32_BULK, "256", "flash_mib")),
-            row("as-btree.md §4.1, Table 3", "AS B-tree without / with the Node Validation Manager, file size, the 400,000 records bulk-loaded", 642.0 / 70.0, ratio(NO_NVM_BULK, AS32_BULK, "256", "flash_mib")),
+            row("Kim et al. 2014 §4.1, Table 3", "AS B-tree / B+-tree, file size (70 MB / 22.4 MB)", 70.0 / 22.4, ratio(AS32, BP32, "256", "flash_mib")),
+            row("Kim et al. 2014 §4.1, Table 3", "AS B-tree without / with the Node Validation Manager, file size (642 MB / 70 MB)", 642.0 / 70.0, ratio(NO_NVM, AS32, "256", "flash_mib")),
+            row("Kim et al. 2014 §4.1, Table 3", "BFTL / B+-tree, file size (1,615 MB / 22.4 MB)", 1615.0 / 22.4, ratio("BFTL", BP32, "256", "flash_mib")),
+            row("Kim et al. 2014 §4.1, Table 3", "AS B-tree / B+-tree, file size, the 400,000 records bulk-loaded", 70.0 / 22.4, ratio(AS32_BULK, BP32_BULK, "256", "flash_mib")),
+            row("Kim et al. 2014 §4.1, Table 3", "AS B-tree without / with the Node Validation Manager, file size, the 400,000 records bulk-loaded", 642.0 / 70.0, ratio(NO_NVM_BULK, AS32_BULK, "256", "flash_mib")),
         ],
         notes: "Sizes are compared with the B+-tree's (and the AS B-tree's with its Node Validation Manager), since our entries and nodes are not the paper's bytes. With the 400,000 records inserted one by one before the 100,000 measured inserts, the AS B-tree without the manager keeps every one of about 480,000 node records (3.7 GiB, 106x its file with the manager); the paper's 642 MB is about 78,000 of its 8 KB nodes, the 100,000 inserts' worth, which suggests its 400,000 records were loaded otherwise. Moved by a run: with the 400,000 records bulk-loaded (each node written once, in key order), 13.3x without / with the manager (published 9.2) and 4.2x the B+-tree's file (published 3.1), both within 1.5x. With 64 MiB subfiles and T = 5%, a subfile is recycled once almost every node in it has been rewritten elsewhere. BFTL: our store reuses a sector once none of its index units is live, so its file stays 1.36x the B+-tree's; the paper's 1,615 MB (72x) is a BFTL that never reclaims sectors, which ours has no setting for.",
         kind: RunKind::Index,
@@ -474,7 +474,7 @@ pub(super) fn asbtree_fig13_14() -> Experiment {
     Experiment {
         id: "asbtree-fig13-14",
         title: "Inserts (Fig. 13) and searches (Fig. 14) against the LRU buffer cache's size",
-        source: "as-btree.md §4.1, Figs. 13-14",
+        source: "Kim et al. 2014 §4.1, Figs. 13-14",
         paper_ran: "F = 256, 8 KB nodes, 100,000 inserts (Fig. 13) or searches (Fig. 14) with an LRU buffer cache of a growing number of nodes; AS B-tree, B+-tree and BFTL.",
         we_ran: "As asbtree-fig9 at F = 256 with a 32-node write buffer, and memory for the write buffer, two split nodes, 16 KiB of the rest and x cache nodes of 8 KiB: each index's LRU cache holds x nodes (`cache_nodes`: the AS B-tree's and BFTL's write-through, the B+-tree's write-back into its write buffer).",
         axis: Axis {
@@ -497,15 +497,15 @@ pub(super) fn asbtree_fig13_14() -> Experiment {
         panels: vec![Panel::of("time_us_per_op", "time per operation (microseconds)")],
         chart: Chart::Lines,
         published: vec![
-            row("as-btree.md §4.1, Fig. 13", "AS B-tree, insert time with 160 cache nodes / with none (\"each index structure achieved improved performance\")", 1.0, below(Measure::AcrossX { series: "AS B-tree, inserts", x_a: "160", x_b: "0", metric: "time_us_per_op" })),
-            row("as-btree.md §4.1, Fig. 13", "AS B-tree over B+-tree, how much a 160-node cache speeds inserts (\"improved at a similar rate\")", 1.0, Measure::Quotient(
+            row("Kim et al. 2014 §4.1, Fig. 13", "AS B-tree, insert time with 160 cache nodes / with none (\"each index structure achieved improved performance\")", 1.0, below(Measure::AcrossX { series: "AS B-tree, inserts", x_a: "160", x_b: "0", metric: "time_us_per_op" })),
+            row("Kim et al. 2014 §4.1, Fig. 13", "AS B-tree over B+-tree, how much a 160-node cache speeds inserts (\"improved at a similar rate\")", 1.0, Measure::Quotient(
                 Box::new(Measure::AcrossX { series: "AS B-tree, inserts", x_a: "160", x_b: "0", metric: "time_us_per_op" }),
                 Box::new(Measure::AcrossX { series: "B+-tree, inserts", x_a: "160", x_b: "0", metric: "time_us_per_op" }),
             )),
-            row("as-btree.md §4.1, Fig. 14", "AS B-tree, search time with 160 cache nodes / with none (\"also improved\")", 1.0, below(Measure::AcrossX { series: "AS B-tree, searches", x_a: "160", x_b: "0", metric: "time_us_per_op" })),
-            row("as-btree.md §4.1, Fig. 14", "AS B-tree / B+-tree, search time with 80 cache nodes", 1.0, ratio("AS B-tree, searches", "B+-tree, searches", "80", "time_us_per_op")),
+            row("Kim et al. 2014 §4.1, Fig. 14", "AS B-tree, search time with 160 cache nodes / with none (\"also improved\")", 1.0, below(Measure::AcrossX { series: "AS B-tree, searches", x_a: "160", x_b: "0", metric: "time_us_per_op" })),
+            row("Kim et al. 2014 §4.1, Fig. 14", "AS B-tree / B+-tree, search time with 80 cache nodes", 1.0, ratio("AS B-tree, searches", "B+-tree, searches", "80", "time_us_per_op")),
         ],
-        notes: "The figures print no numbers; the rows check that a cache helps each index and at a similar rate, and that the AS B-tree's searches keep pace with the B+-tree's. A cache of x nodes holds x of the tree's 1,900 to 2,100 nodes of 5,128 bytes: the upper levels first. From no cache to 160 nodes the AS B-tree's inserts go from 202 to 102 microseconds (0.50) and the B+-tree's from 364 to 249 (0.68; its cache is write-back, so it also absorbs rewrites), the searches from 147 to 45 and from 146 to 45; at 80 nodes the two trees search at the same speed (0.997). BFTL keeps its top two levels in RAM by default (`cached_levels=2`, bftl.md §5.1), so a cache of up to 160 of its 2,200 to 2,800 leaves helps it little (inserts 304 to 287, searches 69 to 64 microseconds).",
+        notes: "The figures print no numbers; the rows check that a cache helps each index and at a similar rate, and that the AS B-tree's searches keep pace with the B+-tree's. A cache of x nodes holds x of the tree's 1,900 to 2,100 nodes of 5,128 bytes: the upper levels first. From no cache to 160 nodes the AS B-tree's inserts go from 202 to 102 microseconds (0.50) and the B+-tree's from 364 to 249 (0.68; its cache is write-back, so it also absorbs rewrites), the searches from 147 to 45 and from 146 to 45; at 80 nodes the two trees search at the same speed (0.997). BFTL keeps its top two levels in RAM by default (`cached_levels=2`, Wu et al. 2003 §5.1), so a cache of up to 160 of its 2,200 to 2,800 leaves helps it little (inserts 304 to 287, searches 69 to 64 microseconds).",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -530,7 +530,7 @@ fn mix(x: &str, _quick: bool) -> Vec<(&'static str, String)> {
 }
 
 pub(super) fn asbtree_table4() -> Experiment {
-    let source = "as-btree.md §4.2, Table 4";
+    let source = "Kim et al. 2014 §4.2, Table 4";
     let s = |name, params: Vec<(&'static str, &'static str)>| Series { name, params };
     let t = |name: &'static str, a: &'static str, b: &'static str, x: &'static str, value: f64| {
         row(source, name, value, ratio(a, b, x, "time_us_per_op"))
@@ -565,7 +565,7 @@ pub(super) fn asbtree_table4() -> Experiment {
         title: "Five indexes over insert/search mixes: BFTL, FD-tree, LA-tree, AS B-tree (and the B+-tree and MB-Tree)",
         source,
         paper_ran: "Intel X25-E; 500,000 records, then 1,000,000 inserts and searches from 10/90 to 90/10; 8 KB nodes and fanout 256; 896 KB of memory per index (AS B-tree: a 640 KB cache of 80 nodes and a 256 KB write buffer of 30 nodes); BFTL as in §4.1, FD-tree with k = 128, LA-tree as its paper configures it; elapsed seconds (BFTL 1,127 ... 543, FD-tree 446 ... 280, LA-tree 259 ... 71, AS B-tree 247 ... 322).",
-        we_ran: "The `x25e` model, 500,000 records then 1,000,000 operations (--quick: 20,000 and 20,000), uniform 32-bit keys, 8-byte keys and values, 896 KiB per index; the `tpcc-index` mix (72% search, 24% insert, 3% range, 1% delete, §4.2) as an extra column; a flush at the end, charged as its own row. AS B-tree: §4.2's 8 KB nodes (`node_bytes=8192`, two 4 KiB requests, its record header inside; with 8 + 8-byte entries that is about 510 entries where the paper says fanout 256), an 80-node cache and a 30-node write buffer, §4.2's 640 KB + 256 KB (fanout-256 nodes of 5,128 bytes left a third of the budget unused); B+-tree: 8 KB nodes, the same 30-node write buffer, an LRU cache of the rest; BFTL: fanout 256, reservation buffer 256, C = 3, no level kept in RAM and no node cache, as §4.1 runs it (§4.2: \"The BFTL parameter configuration followed its settings in Section 4.1\"), its 896 KiB holding the reservation buffer, the node translation table and the commit views; a variant keeps BFTL's top two levels in RAM (bftl.md §5.1's default); FD-tree: k = 128, 8 KiB pages; LA-tree: its paper's fanout 16 and subtree height 2 (a fanout-256 subtree of height 2 would not fit 896 KiB); MB-Tree at its defaults.",
+        we_ran: "The `x25e` model, 500,000 records then 1,000,000 operations (--quick: 20,000 and 20,000), uniform 32-bit keys, 8-byte keys and values, 896 KiB per index; the `tpcc-index` mix (72% search, 24% insert, 3% range, 1% delete, §4.2) as an extra column; a flush at the end, charged as its own row. AS B-tree: §4.2's 8 KB nodes (`node_bytes=8192`, two 4 KiB requests, its record header inside; with 8 + 8-byte entries that is about 510 entries where the paper says fanout 256), an 80-node cache and a 30-node write buffer, §4.2's 640 KB + 256 KB (fanout-256 nodes of 5,128 bytes left a third of the budget unused); B+-tree: 8 KB nodes, the same 30-node write buffer, an LRU cache of the rest; BFTL: fanout 256, reservation buffer 256, C = 3, no level kept in RAM and no node cache, as §4.1 runs it (§4.2: \"The BFTL parameter configuration followed its settings in Section 4.1\"), its 896 KiB holding the reservation buffer, the node translation table and the commit views; a variant keeps BFTL's top two levels in RAM (Wu et al. 2003 §5.1's default); FD-tree: k = 128, 8 KiB pages; LA-tree: its paper's fanout 16 and subtree height 2 (a fanout-256 subtree of height 2 would not fit 896 KiB); MB-Tree at its defaults.",
         axis: Axis {
             param: "mix",
             label: "insert/search (%)",
@@ -614,7 +614,7 @@ pub(super) fn asbtree_table4() -> Experiment {
             t("LA-tree with 4 KiB nodes / AS B-tree, time at 30/70", LA_4K, "AS B-tree", "30/70", 273.0 / 276.0),
             t("FD-tree with a 16 KiB head tree / AS B-tree, time at 10/90", FD_SMALL_HEAD, "AS B-tree", "10/90", 446.0 / 247.0),
             t("FD-tree with a 16 KiB head tree / AS B-tree, time at 30/70", FD_SMALL_HEAD, "AS B-tree", "30/70", 432.0 / 276.0),
-            t("BFTL with its top two levels in RAM (bftl.md §5.1; not §4.1's setting) / AS B-tree, time at 10/90", BFTL_CACHED, "AS B-tree", "10/90", 1127.0 / 247.0),
+            t("BFTL with its top two levels in RAM (Wu et al. 2003 §5.1; not §4.1's setting) / AS B-tree, time at 10/90", BFTL_CACHED, "AS B-tree", "10/90", 1127.0 / 247.0),
             across("BFTL with its top two levels in RAM, time at 10/90 / at 90/10", BFTL_CACHED, 1127.0 / 543.0),
             rank("AS B-tree's rank by time among BFTL, FD-tree, LA-tree and AS B-tree at 10/90 (\"nearly the best in the search-oriented workloads\"; Table 4: first)", "10/90", 1.0),
             rank("AS B-tree's rank by time among BFTL, FD-tree, LA-tree and AS B-tree at 30/70 (\"nearly the best\"; Table 4: second, 276 s against the LA-tree's 273 s)", "30/70", 2.0),
@@ -628,7 +628,7 @@ pub(super) fn asbtree_table4() -> Experiment {
             t("LA-tree with 2 KiB nodes / AS B-tree, time at 30/70 (the LA-tree's node size, unstated: sensitivity)", LA_2K, "AS B-tree", "30/70", 273.0 / 276.0),
             t("LA-tree with 8 KiB nodes (as every other index here) / AS B-tree, time at 30/70 (the LA-tree's node size, unstated: sensitivity)", LA_8K, "AS B-tree", "30/70", 273.0 / 276.0),
         ],
-        notes: "The rows are the pairwise claims at 10/90 and 30/70 (the text: AS B-tree 3.55-4.56x faster than BFTL, 1.57-1.81x than FD-tree, 0.99-1.05x than LA-tree) and how each index's time moves from 10/90 to 90/10, from Table 4's seconds. Time is the model's I/O time (the paper's includes CPU work); the paper's LA-tree times come from replaying its simulator's I/O trace on the drive, ours from the model. Figures below: full scale, 2026-11-27, every series replaying the same operations at a point. BFTL runs as §4.1 configures it (§4.2: \"The BFTL parameter configuration followed its settings in Section 4.1\"): no cached levels and no node cache, its 896 KiB holding the reservation buffer, the node translation table and the commit views. It takes 4.37x and 3.73x the AS B-tree's time at 10/90 and 30/70 (published 4.56 and 3.55), 3.79x with the TPC-C mix; but its time falls as searches grow (0.75 from 10/90 to 90/10, published 2.08): its searches read at most C = 3 sectors a level, which cannot make a search 2.5 inserts as Table 4 solved per operation implies (docs/DEVIATIONS.md). The variant with its top two levels in RAM (bftl.md §5.1's default, which this table used before) makes searches cheap: 1.74x the AS B-tree at 10/90, and 0.33 across the mix. FD-tree: ours is faster than the AS B-tree (0.80x and 0.56x its time, 0.62x with TPC-C): with its head tree in RAM and k = 128 the 1.5 million entries fit one level below the head, so a search reads about one 8 KiB run page, about what the AS B-tree reads for a leaf; moved by a run: with a 16 KiB head tree (§4.2: the FD-tree \"degrades considerably with the limited amount of main memory\") it takes 1.26x the AS B-tree's time at 10/90 (the paper's direction) and 0.84x at 30/70. LA-tree: at its paper's fanout 16 each of our 328-byte nodes takes a 4 KiB page of its own on a logical-page device, so a lookup reads a page per level of a deep tree: 1.70x and 1.51x the AS B-tree's time (published 1.05 and 0.99); the node-size rows (§4.2 does not give it) bracket the paper's near-equality: 0.96x at 10/90 with 1 KiB nodes, 0.86x with 2 KiB, 0.75x with 4 KiB, 1.18x with 8 KiB, and 0.67-1.18x at 30/70 (1.51 at 328 bytes), so the direction at 30/70 depends on a size the paper does not state (docs/DEVIATIONS.md). The LA-tree's time moves little with the mix (1.25, published 3.65). The AS B-tree's own time grows with the insert share as Table 4's does (0.53 from 10/90 to 90/10, published 0.77). \"Nearly the best\" (search-heavy mixes and, by the paper's inference from 30/70, the TPC-C mix): the rank rows read Table 4's order at 10/90 (first) and 30/70 (second, 3 s behind the LA-tree); ours is second at both, behind the FD-tree.",
+        notes: "The rows are the pairwise claims at 10/90 and 30/70 (the text: AS B-tree 3.55-4.56x faster than BFTL, 1.57-1.81x than FD-tree, 0.99-1.05x than LA-tree) and how each index's time moves from 10/90 to 90/10, from Table 4's seconds. Time is the model's I/O time (the paper's includes CPU work); the paper's LA-tree times come from replaying its simulator's I/O trace on the drive, ours from the model. Figures below: full scale, 2026-11-27, every series replaying the same operations at a point. BFTL runs as §4.1 configures it (§4.2: \"The BFTL parameter configuration followed its settings in Section 4.1\"): no cached levels and no node cache, its 896 KiB holding the reservation buffer, the node translation table and the commit views. It takes 4.37x and 3.73x the AS B-tree's time at 10/90 and 30/70 (published 4.56 and 3.55), 3.79x with the TPC-C mix; but its time falls as searches grow (0.75 from 10/90 to 90/10, published 2.08): its searches read at most C = 3 sectors a level, which cannot make a search 2.5 inserts as Table 4 solved per operation implies (docs/DEVIATIONS.md). The variant with its top two levels in RAM (Wu et al. 2003 §5.1's default, which this table used before) makes searches cheap: 1.74x the AS B-tree at 10/90, and 0.33 across the mix. FD-tree: ours is faster than the AS B-tree (0.80x and 0.56x its time, 0.62x with TPC-C): with its head tree in RAM and k = 128 the 1.5 million entries fit one level below the head, so a search reads about one 8 KiB run page, about what the AS B-tree reads for a leaf; moved by a run: with a 16 KiB head tree (§4.2: the FD-tree \"degrades considerably with the limited amount of main memory\") it takes 1.26x the AS B-tree's time at 10/90 (the paper's direction) and 0.84x at 30/70. LA-tree: at its paper's fanout 16 each of our 328-byte nodes takes a 4 KiB page of its own on a logical-page device, so a lookup reads a page per level of a deep tree: 1.70x and 1.51x the AS B-tree's time (published 1.05 and 0.99); the node-size rows (§4.2 does not give it) bracket the paper's near-equality: 0.96x at 10/90 with 1 KiB nodes, 0.86x with 2 KiB, 0.75x with 4 KiB, 1.18x with 8 KiB, and 0.67-1.18x at 30/70 (1.51 at 328 bytes), so the direction at 30/70 depends on a size the paper does not state (docs/DEVIATIONS.md). The LA-tree's time moves little with the mix (1.25, published 3.65). The AS B-tree's own time grows with the insert share as Table 4's does (0.53 from 10/90 to 90/10, published 0.77). \"Nearly the best\" (search-heavy mixes and, by the paper's inference from 30/70, the TPC-C mix): the rank rows read Table 4's order at 10/90 (first) and 30/70 (second, 3 s behind the LA-tree); ours is second at both, behind the FD-tree.",
         kind: RunKind::Index,
         axis_for: vec![
             (LA_4K, vec!["10/90", "30/70"], vec!["10/90"]),
@@ -646,7 +646,7 @@ pub(super) fn asbtree_table4() -> Experiment {
 /// device), the FD-tree with less memory for its head tree (§4.2: "the
 /// performance of the FD-tree degrades considerably with the limited
 /// amount of main memory"), and BFTL with its top two levels in RAM
-/// (bftl.md §5.1's default; Table 4's own BFTL runs as §4.1 configures it,
+/// (Wu et al. 2003 §5.1's default; Table 4's own BFTL runs as §4.1 configures it,
 /// with none).
 const LA_4K: &str = "LA-tree, 4 KiB nodes";
 const FD_SMALL_HEAD: &str = "FD-tree, 16 KiB head tree";
@@ -669,7 +669,7 @@ fn op_kind(x: &str, _quick: bool) -> Vec<(&'static str, String)> {
 }
 
 pub(super) fn asbtree_disk() -> Experiment {
-    let source = "as-btree.md §4.1, Figs. 9-10, on this machine's disk";
+    let source = "Kim et al. 2014 §4.1, Figs. 9-10, on this machine's disk";
     Experiment {
         id: "asbtree-disk",
         title: "AS B-tree and B+-tree (write buffer 32, F = 256) on this machine's disk: inserts and searches",

@@ -1,4 +1,4 @@
-//! The experiments of the BFTL paper of Wu, Chang and Kuo (`bftl.md` §5),
+//! The experiments of the BFTL paper of Wu, Chang and Kuo (Wu et al. 2003 §5),
 //! BFTL against a B-tree over the FTL:
 //!
 //! * `bftl-fig10` (§5.2, Fig. 10, and Table 2's creation energies):
@@ -28,7 +28,7 @@ pub(super) fn bftl_fig10() -> Experiment {
     };
     let energy = |name, value, series, x| Published {
         name,
-        source: "bftl.md §5.4, Table 2 (creation)",
+        source: "Wu et al. 2003 §5.4, Table 2 (creation)",
         value,
         unit: "J",
         measured: Measure::Cell {
@@ -42,7 +42,7 @@ pub(super) fn bftl_fig10() -> Experiment {
     Experiment {
         id: "bftl-fig10",
         title: "BFTL vs a B-tree over FTL: creating the index",
-        source: "bftl.md §5.2, Fig. 10 (and Table 2's creation energies)",
+        source: "Wu et al. 2003 §5.2, Fig. 10 (and Table 2's creation energies)",
         paper_ran: "A 4 MB SLC small-block NAND (Table 1) under an FTL with greedy garbage collection; 24,000 record insertions into a B-tree of fanout 21, one node per 512-byte sector; keys ascending with ratio rs and random otherwise, rs from 0 to 1; BFTL with a 60-record reservation buffer and C = 3; BFTL with a few top-level nodes cached in RAM (§5.1). Measured: average response time per insert, pages written, pages read, blocks erased.",
         we_ran: "`bftl` (fanout=21, 20 entries a leaf, reservation_buffer=60, compaction_c=3, the top 2 levels cached, deletes=blind, commit_order=key, 256 KiB of RAM, in which no commit drops a view; the variant `BFTL, 64 KiB` bounds the views) and `btree` with the same tree and the same budget (fanout=21, leaf_entries=20) and the same top 2 levels cached, written through (cache=none otherwise: every insert reads the rest of its path and writes its leaf in place, W_FTL = n + 2 N_split as in §4) over the page-mapping FTL on `slc-small` with blocks=256 (4 MiB), greedy GC, 7% over-provisioning; the `bftl` workload, 24,000 inserts (--quick: 6,000) with keys in [0, 2^32).",
         axis: Axis {
@@ -63,63 +63,63 @@ pub(super) fn bftl_fig10() -> Experiment {
         ],
         chart: Chart::Lines,
         published: vec![
-            cell_ratio("BFTL / FTL pages written, rs = 0 (upper end of §4's range)", "bftl.md §4", 1.0 / 3.0, "0", "insert.page_writes"),
-            cell_ratio("BFTL / FTL pages written, rs = 1 (lower end of §4's range)", "bftl.md §4", 1.0 / 13.0, "1", "insert.page_writes"),
-            cell_ratio("BFTL / FTL response time, rs = 1", "bftl.md §5.2", 1.0 / 20.0, "1", "insert.time_us_per_op"),
+            cell_ratio("BFTL / FTL pages written, rs = 0 (upper end of §4's range)", "Wu et al. 2003 §4", 1.0 / 3.0, "0", "insert.page_writes"),
+            cell_ratio("BFTL / FTL pages written, rs = 1 (lower end of §4's range)", "Wu et al. 2003 §4", 1.0 / 13.0, "1", "insert.page_writes"),
+            cell_ratio("BFTL / FTL response time, rs = 1", "Wu et al. 2003 §5.2", 1.0 / 20.0, "1", "insert.time_us_per_op"),
             energy("BFTL energy, rs = 0", 11.65, bftl, "0"),
             energy("FTL energy, rs = 0", 12.94, ftl, "0"),
             energy("BFTL energy, rs = 1", 0.931, bftl, "1"),
             energy("FTL energy, rs = 1", 11.104, ftl, "1"),
-            cell_ratio("BFTL / FTL energy, rs = 0 (BFTL below FTL)", "bftl.md §5.4, Table 2", 11.65 / 12.94, "0", "measured_energy_j"),
-            cell_ratio("BFTL / FTL energy, rs = 1 (BFTL below FTL)", "bftl.md §5.4, Table 2", 0.931 / 11.104, "1", "measured_energy_j"),
+            cell_ratio("BFTL / FTL energy, rs = 0 (BFTL below FTL)", "Wu et al. 2003 §5.4, Table 2", 11.65 / 12.94, "0", "measured_energy_j"),
+            cell_ratio("BFTL / FTL energy, rs = 1 (BFTL below FTL)", "Wu et al. 2003 §5.4, Table 2", 0.931 / 11.104, "1", "measured_energy_j"),
             Published {
                 name: "with 64 KiB (commit views dropped and read again): BFTL / FTL energy, rs = 0 (BFTL below FTL)",
-                source: "bftl.md §5.4, Table 2",
+                source: "Wu et al. 2003 §5.4, Table 2",
                 value: 11.65 / 12.94,
                 unit: "",
                 measured: Measure::CellRatio { a: "BFTL, 64 KiB", b: ftl, x: "0", metric: "measured_energy_j" },
             },
             below(
                 "BFTL / FTL response time, rs = 0 (\"still outperformed FTL\")",
-                "bftl.md §5.2, Fig. 10(a)",
+                "Wu et al. 2003 §5.2, Fig. 10(a)",
                 Measure::CellRatio { a: bftl, b: ftl, x: "0", metric: "insert.time_us_per_op" },
             ),
             below(
                 "with 64 KiB (commit views dropped and read again): the same",
-                "bftl.md §5.2, Fig. 10(a)",
+                "Wu et al. 2003 §5.2, Fig. 10(a)",
                 Measure::CellRatio { a: "BFTL, 64 KiB", b: ftl, x: "0", metric: "insert.time_us_per_op" },
             ),
             below(
                 "FTL / BFTL pages read, rs = 0 (BFTL \"traded extra reads for the number of writes\")",
-                "bftl.md §5.2, Figs. 10(b)-(c)",
+                "Wu et al. 2003 §5.2, Figs. 10(b)-(c)",
                 Measure::CellRatio { a: ftl, b: bftl, x: "0", metric: "insert.page_reads" },
             ),
             below(
                 "BFTL / FTL blocks erased, mean over rs (\"certainly suppressed the garbage collection\")",
-                "bftl.md §5.2, Fig. 10(d)",
+                "Wu et al. 2003 §5.2, Fig. 10(d)",
                 Measure::MeanCellRatio { a: bftl, b: ftl, metric: "insert.erases" },
             ),
             below(
                 "BFTL compactions, rs = 1 over rs = 0 (\"reduced when the values of the inserted keys were in an ascending order\")",
-                "bftl.md §5.2, Fig. 10(e)",
+                "Wu et al. 2003 §5.2, Fig. 10(e)",
                 Measure::AcrossX { series: bftl, x_a: "1", x_b: "0", metric: "index.compactions" },
             ),
             Published {
                 name: "FTL pages written creating the index (\"the amount of total data written by FTL was 14MB\"), rs = 0",
-                source: "bftl.md §5.2",
+                source: "Wu et al. 2003 §5.2",
                 value: 14.0 * 1024.0 * 1024.0 / 512.0,
                 unit: "pages",
                 measured: Measure::Cell { series: ftl, x: "0", metric: "insert.page_writes" },
             },
             Published {
                 name: "FTL B-tree's space on flash (\"occupied 868KB\"), rs = 0",
-                source: "bftl.md §5.2",
+                source: "Wu et al. 2003 §5.2",
                 value: 868.0 * 1024.0,
                 unit: "bytes",
                 measured: Measure::Cell { series: ftl, x: "0", metric: "flash_bytes_used" },
             },
         ],
-        notes: "The paper gives the 1/3 to 1/13 write ratio as a range without tying its ends to rs; we put the ends at rs = 0 and rs = 1. BFTL caches \"a small amount\" of top-level nodes (§5.1) without saying how many; we cache two levels, in both trees (§5.1 states the assumption for the experiments, and §4 says the two trees are logically identical). Our energies count only page operations charged by Table 1's costs, as the paper's Table 2 does. At rs = 1 our B-tree over FTL writes more pages than at rs = 0 (33,713 against 27,652 in the csv): our splits halve a node, so ascending keys leave the leaves half full and split more often. The paper's FTL spends less energy at rs = 1 than at rs = 0 (11.104 J against 12.94 J), ours more (13.28 J against 11.08 J), so BFTL / FTL at rs = 1 falls below the paper's ratio (0.048 against 0.084) while BFTL's own energy is within 1.5× of Table 2's. bftl.md states no memory budget for BFTL (§3.1: \"a small reservation buffer and a node translation table\"; §5.1: a few cached top-level nodes) and bounds none of the logical views a commit builds of the nodes it touches (§3.4); BFTL runs with 256 KiB, in which no commit drops a view (`index.commit_views_dropped` 0; peak 124 KB at rs = 0), and the B-tree with the same budget (it uses only its two cached levels of it). The variant `BFTL, 64 KiB` bounds the views: a commit of 60 random records then drops views (22,721 at rs = 0) and reads those nodes again, 85,030 page reads against 65,133, and BFTL / FTL energy and time at rs = 0 rise from 0.804 and 0.779 to 0.982 and 0.947. A commit applies its records in key order (`commit_order=key`, §3.3's \"better analysis of dirty records\"), so each leaf's records come together while its view is held; in arrival order with 64 KiB (a `flashix run` of the rs = 0 point at its seed with `--set commit_order=arrival --memory 64KiB`) BFTL read 92,353 pages and was above FTL, time 1.01 and energy 1.05. Before the 2026-11-27 regeneration, when each series drew its own keys, seeds 1–5 of `flashix run` with 64 KiB gave BFTL / FTL time 0.98–1.02 and energy 1.01–1.06 in arrival order (the rs = 0 verdicts turned on the seed), 0.92–0.95 and 0.96–0.99 in key order.",
+        notes: "The paper gives the 1/3 to 1/13 write ratio as a range without tying its ends to rs; we put the ends at rs = 0 and rs = 1. BFTL caches \"a small amount\" of top-level nodes (§5.1) without saying how many; we cache two levels, in both trees (§5.1 states the assumption for the experiments, and §4 says the two trees are logically identical). Our energies count only page operations charged by Table 1's costs, as the paper's Table 2 does. At rs = 1 our B-tree over FTL writes more pages than at rs = 0 (33,713 against 27,652 in the csv): our splits halve a node, so ascending keys leave the leaves half full and split more often. The paper's FTL spends less energy at rs = 1 than at rs = 0 (11.104 J against 12.94 J), ours more (13.28 J against 11.08 J), so BFTL / FTL at rs = 1 falls below the paper's ratio (0.048 against 0.084) while BFTL's own energy is within 1.5× of Table 2's. Wu et al. 2003 states no memory budget for BFTL (§3.1: \"a small reservation buffer and a node translation table\"; §5.1: a few cached top-level nodes) and bounds none of the logical views a commit builds of the nodes it touches (§3.4); BFTL runs with 256 KiB, in which no commit drops a view (`index.commit_views_dropped` 0; peak 124 KB at rs = 0), and the B-tree with the same budget (it uses only its two cached levels of it). The variant `BFTL, 64 KiB` bounds the views: a commit of 60 random records then drops views (22,721 at rs = 0) and reads those nodes again, 85,030 page reads against 65,133, and BFTL / FTL energy and time at rs = 0 rise from 0.804 and 0.779 to 0.982 and 0.947. A commit applies its records in key order (`commit_order=key`, §3.3's \"better analysis of dirty records\"), so each leaf's records come together while its view is held; in arrival order with 64 KiB (a `flashix run` of the rs = 0 point at its seed with `--set commit_order=arrival --memory 64KiB`) BFTL read 92,353 pages and was above FTL, time 1.01 and energy 1.05. Before the 2026-11-27 regeneration, when each series drew its own keys, seeds 1–5 of `flashix run` with 64 KiB gave BFTL / FTL time 0.98–1.02 and energy 1.01–1.06 in arrival order (the rs = 0 verdicts turned on the seed), 0.92–0.95 and 0.96–0.99 in key order.",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -188,7 +188,7 @@ fn bftl_series(rs: Option<&'static str>, bftl: &'static str, ftl: &'static str) 
 }
 
 /// BFTL's memory in these experiments: enough that no commit ever drops
-/// a view (`index.commit_views_dropped` 0 in every run). bftl.md states no
+/// a view (`index.commit_views_dropped` 0 in every run). Wu et al. 2003 states no
 /// memory budget: BFTL keeps "a small reservation buffer and a node
 /// translation table" (§3.1) and the cached top levels (§5.1), and builds
 /// "a logical view" of each node a commit touches (§3.4) with no bound on
@@ -261,7 +261,7 @@ pub(super) fn bftl_fig11() -> Experiment {
     ));
     let ratio = |name, value, rs: &str, x| Published {
         name,
-        source: "bftl.md §5.4, Table 2 (maintenance)",
+        source: "Wu et al. 2003 §5.4, Table 2 (maintenance)",
         value,
         unit: "",
         measured: Measure::CellRatio {
@@ -274,7 +274,7 @@ pub(super) fn bftl_fig11() -> Experiment {
     let not_started_in = |series, name, x| {
         below(
             name,
-            "bftl.md §5.3, Fig. 11(b)",
+            "Wu et al. 2003 §5.3, Fig. 11(b)",
             Measure::Cell {
                 series,
                 x,
@@ -287,7 +287,7 @@ pub(super) fn bftl_fig11() -> Experiment {
 
     let energy = |name, value, s, x| Published {
         name,
-        source: "bftl.md §5.4, Table 2 (maintenance)",
+        source: "Wu et al. 2003 §5.4, Table 2 (maintenance)",
         value,
         unit: "J",
         measured: Measure::Cell {
@@ -299,7 +299,7 @@ pub(super) fn bftl_fig11() -> Experiment {
     Experiment {
         id: "bftl-fig11",
         title: "BFTL vs a B-tree over FTL: maintaining the index",
-        source: "bftl.md §5.3, Fig. 11 (and Table 2's maintenance energies)",
+        source: "Wu et al. 2003 §5.3, Fig. 11 (and Table 2's maintenance energies)",
         paper_ran: "24,000 operations of deletions and insertions in ratios 50/50, 40/60, 30/70, 20/80 and 10/90, rs = 0 and rs = 1, on the 4 MB NAND with greedy GC; BFTL with a 60-record buffer and C = 3; average response time and blocks erased.",
         we_ran: "`bftl` and `btree` as in bftl-fig10, after a preload of 12,000 inserts with the same rs (the paper does not say what tree the operations start from), then 24,000 operations (--quick: 3,000 after 6,000) with the given share of deletes (of live entries, chosen uniformly; variants delete the oldest or the newest) and inserts.",
         axis: Axis {
@@ -333,14 +333,14 @@ pub(super) fn bftl_fig11() -> Experiment {
             ratio("BFTL / FTL energy, 10/90, rs = 1", 1.593 / 9.515, "1", "0.1"),
             Published {
                 name: "with 64 KiB and commits in arrival order: BFTL / FTL energy, 50/50, rs = 0 (BFTL above FTL)",
-                source: "bftl.md §5.4, Table 2 (maintenance)",
+                source: "Wu et al. 2003 §5.4, Table 2 (maintenance)",
                 value: 8.804 / 8.261,
                 unit: "",
                 measured: Measure::CellRatio { a: "BFTL 64 KiB rs=0, arrival order", b: "FTL rs=0", x: "0.5", metric: "measured_energy_j" },
             },
             Published {
                 name: "with 64 KiB (commit views dropped and read again): BFTL / FTL energy, 10/90, rs = 0",
-                source: "bftl.md §5.4, Table 2 (maintenance)",
+                source: "Wu et al. 2003 §5.4, Table 2 (maintenance)",
                 value: 10.38 / 10.99,
                 unit: "",
                 measured: Measure::CellRatio { a: "BFTL 64 KiB rs=0", b: "FTL rs=0", x: "0.1", metric: "measured_energy_j" },
@@ -349,7 +349,7 @@ pub(super) fn bftl_fig11() -> Experiment {
             // mean, then every ratio (the claim is for all of them).
             below(
                 "BFTL erases during the operations at rs = 1 (\"had even not started\": below one block), mean over the ratios",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::Mean { series: "BFTL rs=1", metric: "ops_erases" },
             ),
             not_started("the same, 50/50", "0.5"),
@@ -359,7 +359,7 @@ pub(super) fn bftl_fig11() -> Experiment {
             not_started("the same, 10/90", "0.1"),
             below(
                 "from an empty tree (no preload): BFTL erases during the operations at rs = 1, mean over the ratios",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::Mean { series: "BFTL rs=1, empty start", metric: "ops_erases" },
             ),
             empty("from an empty tree: the same, 50/50", "0.5"),
@@ -367,27 +367,27 @@ pub(super) fn bftl_fig11() -> Experiment {
             empty("from an empty tree: the same, 30/70", "0.3"),
             below(
                 "deleting the oldest live entry (at rs = 1 the deleted keys ascend): BFTL erases during the operations at rs = 1, mean over the ratios",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::Mean { series: "BFTL rs=1, oldest deleted", metric: "ops_erases" },
             ),
             below(
                 "deleting the newest live entry: the same",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::Mean { series: "BFTL rs=1, newest deleted", metric: "ops_erases" },
             ),
             below(
                 "BFTL / FTL response time, rs = 0, mean over the ratios (\"BFTL outperformed FTL when rs = 0\")",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::MeanCellRatio { a: "BFTL rs=0", b: "FTL rs=0", metric: "time_us_per_op" },
             ),
             below(
                 "with 64 KiB (commit views dropped and read again): the same",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::MeanCellRatio { a: "BFTL 64 KiB rs=0", b: "FTL rs=0", metric: "time_us_per_op" },
             ),
             below(
                 "the same, inserts only",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::MeanCellRatio {
                     a: "BFTL rs=0",
                     b: "FTL rs=0",
@@ -396,17 +396,17 @@ pub(super) fn bftl_fig11() -> Experiment {
             ),
             below(
                 "with 64 KiB (commit views dropped and read again): the same, inserts only",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::MeanCellRatio { a: "BFTL 64 KiB rs=0", b: "FTL rs=0", metric: "insert.time_us_per_op" },
             ),
             below(
                 "BFTL / FTL response time, rs = 1, mean over the ratios",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::MeanCellRatio { a: "BFTL rs=1", b: "FTL rs=1", metric: "time_us_per_op" },
             ),
             below(
                 "that ratio at rs = 1 over at rs = 0 (\"the performance advantage was more significant when rs = 1\")",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::Quotient(
                     Box::new(Measure::MeanCellRatio { a: "BFTL rs=1", b: "FTL rs=1", metric: "time_us_per_op" }),
                     Box::new(Measure::MeanCellRatio { a: "BFTL rs=0", b: "FTL rs=0", metric: "time_us_per_op" }),
@@ -414,27 +414,27 @@ pub(super) fn bftl_fig11() -> Experiment {
             ),
             below(
                 "BFTL response time, rs = 1, 10/90 over 50/50 (\"greatly improved when the ratio ... changed from 50/50 to 10/90\")",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::AcrossX { series: "BFTL rs=1", x_a: "0.1", x_b: "0.5", metric: "time_us_per_op" },
             ),
             below(
                 "BFTL response time, rs = 0, 50/50 over 10/90 (\"gradually degraded when the ratio changed from 50/50 to 10/90\")",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::AcrossX { series: "BFTL rs=0", x_a: "0.5", x_b: "0.1", metric: "time_us_per_op" },
             ),
             below(
                 "the same, inserts only (the cause the text gives: more inserted keys chain more index units)",
-                "bftl.md §5.3, Fig. 11(a)",
+                "Wu et al. 2003 §5.3, Fig. 11(a)",
                 Measure::AcrossX { series: "BFTL rs=0", x_a: "0.5", x_b: "0.1", metric: "insert.time_us_per_op" },
             ),
             below(
                 "BFTL / FTL erases during the operations, rs = 0, mean over the ratios (\"substantially reduced by BFTL\")",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::MeanCellRatio { a: "BFTL rs=0", b: "FTL rs=0", metric: "ops_erases" },
             ),
             below(
                 "BFTL / FTL erases during the operations, rs = 1, mean over the ratios",
-                "bftl.md §5.3, Fig. 11(b)",
+                "Wu et al. 2003 §5.3, Fig. 11(b)",
                 Measure::MeanCellRatio { a: "BFTL rs=1", b: "FTL rs=1", metric: "ops_erases" },
             ),
         ],
@@ -448,7 +448,7 @@ pub(super) fn bftl_fig12() -> Experiment {
     Experiment {
         id: "bftl-fig12",
         title: "BFTL: size of the reservation buffer",
-        source: "bftl.md §5.4, Fig. 12",
+        source: "Wu et al. 2003 §5.4, Fig. 12",
         paper_ran: "BFTL with reservation buffers of 10 to 120 records, rs = 0.5, 24,000 inserts on the 4 MB NAND; response time, pages written and blocks erased.",
         we_ran: "`bftl` (fanout=21, C = 3, top 2 levels cached) with reservation_buffer 10 to 120, over the FTL on `slc-small` with blocks=256, the `bftl` workload with rs = 0.5, 24,000 inserts (--quick: 6,000).",
         axis: Axis {
@@ -484,17 +484,17 @@ pub(super) fn bftl_fig12() -> Experiment {
         published: vec![
             below(
                 "response time at 60 records over at 10 (\"significantly reduced when the size ... was increased from 10 records to 60 records\")",
-                "bftl.md §5.4, Fig. 12",
+                "Wu et al. 2003 §5.4, Fig. 12",
                 Measure::AcrossX { series: "BFTL rs=0.5", x_a: "60", x_b: "10", metric: "insert.time_us_per_op" },
             ),
             below(
                 "its drop from 60 to 120 records over its drop from 10 to 60 (\"no significant improvement could be observed\" after 60)",
-                "bftl.md §5.4, Fig. 12",
+                "Wu et al. 2003 §5.4, Fig. 12",
                 Measure::DropRatio { series: "BFTL rs=0.5", x0: "10", x1: "60", x2: "120", metric: "insert.time_us_per_op" },
             ),
             below(
                 "with 64 KiB (commit views dropped and read again): the same",
-                "bftl.md §5.4, Fig. 12",
+                "Wu et al. 2003 §5.4, Fig. 12",
                 Measure::DropRatio { series: "BFTL rs=0.5, 64 KiB", x0: "10", x1: "60", x2: "120", metric: "insert.time_us_per_op" },
             ),
         ],
@@ -536,7 +536,7 @@ pub(super) fn bftl_table2() -> Experiment {
     let (bftl, ftl) = ("BFTL", "B-tree over FTL");
     let energy = |name, value, series, x| Published {
         name,
-        source: "bftl.md §5.4, Table 2",
+        source: "Wu et al. 2003 §5.4, Table 2",
         value,
         unit: "J",
         measured: Measure::Cell {
@@ -548,7 +548,7 @@ pub(super) fn bftl_table2() -> Experiment {
     Experiment {
         id: "bftl-table2",
         title: "BFTL vs a B-tree over FTL: energy (Table 2)",
-        source: "bftl.md §5.4, Table 2",
+        source: "Wu et al. 2003 §5.4, Table 2",
         paper_ran: "Energy in joules of creating the index (24,000 inserts, rs = 0 and 1) and of maintaining it (24,000 operations, deletions/insertions 50/50 and 10/90, rs = 0 and 1), BFTL (60-record buffer, C = 3) vs a B-tree over the FTL, on the 4 MB SLC NAND with greedy GC.",
         we_ran: "The runs of bftl-fig10 (creation) and bftl-fig11 (maintenance, after a 12,000-insert preload whose energy is not counted) as one table: `bftl` and `btree` (fanout 21, cache=none) over the FTL on `slc-small` with blocks=256; energy of the measured operations as charged by Table 1's costs. Each scenario is the very run of those figures (the same parameters and seed), so a claim both quote gets one number; --quick as theirs.",
         axis: Axis {
@@ -577,7 +577,7 @@ pub(super) fn bftl_table2() -> Experiment {
             energy("BFTL, maintenance 10/90, rs = 1", 1.593, bftl, "10/90 rs=1"),
             energy("FTL, maintenance 10/90, rs = 1", 9.515, ftl, "10/90 rs=1"),
         ],
-        notes: "The runs are bftl-fig10's and bftl-fig11's (same parameters and seed), so each energy here is the one those experiments quote. The maintenance runs start from a tree of 12,000 preloaded entries (the paper does not say what tree it starts from); the preload's energy is excluded. Deletions pick live entries uniformly. Only page operations are charged, as in the paper's Table 2. BFTL's deletes are §3.1's invalidation records (`deletes=blind`), its commits apply records in key order (`commit_order=key`), and it runs with 256 KiB, in which no commit drops a view (bftl.md states no budget and bounds no view): bftl-fig10 and bftl-fig11 show what bounding the views to 64 KiB moves. The starting tree of the maintenance runs is our guess.",
+        notes: "The runs are bftl-fig10's and bftl-fig11's (same parameters and seed), so each energy here is the one those experiments quote. The maintenance runs start from a tree of 12,000 preloaded entries (the paper does not say what tree it starts from); the preload's energy is excluded. Deletions pick live entries uniformly. Only page operations are charged, as in the paper's Table 2. BFTL's deletes are §3.1's invalidation records (`deletes=blind`), its commits apply records in key order (`commit_order=key`), and it runs with 256 KiB, in which no commit drops a view (Wu et al. 2003 states no budget and bounds no view): bftl-fig10 and bftl-fig11 show what bounding the views to 64 KiB moves. The starting tree of the maintenance runs is our guess.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

@@ -139,7 +139,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         return Err(missing);
     }
     let (memory, matched) = if params.get("memory").map(String::as_str) == Some(MATCH_FLASHDB) {
-        // mb-tree.md §6: B-Tree(LRU) and MB-Tree get the memory FlashDB
+        // Roh et al. 2009 §6: B-Tree(LRU) and MB-Tree get the memory FlashDB
         // occupied on the same workload.
         let m = flashdb_memory(params, seed)?;
         (m, Some(m))
@@ -155,7 +155,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         .map_err(|_| "ops is not a number")?;
     if params.contains_key("inserts") {
         // "The workload size was adjusted for each q such that a total of
-        // 200 thousand insertions took place" (buffered-bplus-tree.md §6).
+        // 200 thousand insertions took place" (Agrawal et al. 2009 §6).
         let inserts: f64 = number(params, "inserts")?;
         let search: f64 = number(params, "workload.search")?;
         let insert: f64 = params.get("workload.insert").map_or(Ok(1.0), |v| {

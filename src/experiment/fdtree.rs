@@ -1,4 +1,4 @@
-//! The experiments of the FD-tree paper (`fd-tree.md` §III, Fig. 3): the
+//! The experiments of the FD-tree paper (Li et al. 2009 §III, Fig. 3): the
 //! B+-tree, the LSM-tree, BFTL and the FD-tree on a flash disk.
 //!
 //! * `fdtree-fig3a`: search time against index size.
@@ -173,7 +173,7 @@ fn setup() -> &'static str {
         let block_pages = fdtree::ERASE_BLOCK_PAGES;
         let block_kib = block_pages * PAGE / 1024;
         format!(
-            "4 + 4-byte entries (a type byte more in the FD-tree's and the LSM-tree's entries, docs/DEVIATIONS.md), keys uniform in [0, 2^32 - 1], 2 KB pages, an 8 MB LRU buffer per index (§III): the B+-tree (2 KB nodes) and BFTL (2 KB nodes, reservation buffer 60, C = 3) use it as an LRU node cache; the FD-tree (k = f/2 = {k}, f = {f} entries a 2 KB page) holds its head tree in it, sized by §II-A's rule as one erase block ({block_kib} KiB: {block_pages} pages of 2 KB, a large-block NAND chip's, as the SSD model exposes none) of B+-tree nodes at ln 2 fill, {head} entries ({head_kib:.1} KiB), and the LSM-tree (ratio {k}, the same) its C0 of 128 KiB; both use the rest as an LRU page cache. Devices: the `samsung-ssd32` SSD model (3,100 random reads/s, 25 random writes/s; fd-tree.md Table I) and, as second series, `intel-extreme` (35,000 / 3,300). Each index is built by its bulk loader from a sorted uniform sample of the preload's size (`Index::bulk_load`: the B+-tree's and BFTL's nodes filled to ln 2, the utilisation random inserts leave; the FD-tree's entries as its bottom run under fence levels; the LSM-tree's as one tree in its bottom component; how the paper's 10^9-entry indexes must have been built on a disk of 25 random writes a second) and flushed (the setup, not measured), so the measured operations start from an index at rest; they follow with uniform keys, and the final flush is charged: time per operation is everything the device did after the preload, divided by the operations. Scale: 10^5 to 10^8 entries (to 10^7 in fig3b and in fig3c's Intel series; the paper: 10^9 at Fig. 3(c)); the headline rows read the largest."
+            "4 + 4-byte entries (a type byte more in the FD-tree's and the LSM-tree's entries, docs/DEVIATIONS.md), keys uniform in [0, 2^32 - 1], 2 KB pages, an 8 MB LRU buffer per index (§III): the B+-tree (2 KB nodes) and BFTL (2 KB nodes, reservation buffer 60, C = 3) use it as an LRU node cache; the FD-tree (k = f/2 = {k}, f = {f} entries a 2 KB page) holds its head tree in it, sized by §II-A's rule as one erase block ({block_kib} KiB: {block_pages} pages of 2 KB, a large-block NAND chip's, as the SSD model exposes none) of B+-tree nodes at ln 2 fill, {head} entries ({head_kib:.1} KiB), and the LSM-tree (ratio {k}, the same) its C0 of 128 KiB; both use the rest as an LRU page cache. Devices: the `samsung-ssd32` SSD model (3,100 random reads/s, 25 random writes/s; Li et al. 2009 Table I) and, as second series, `intel-extreme` (35,000 / 3,300). Each index is built by its bulk loader from a sorted uniform sample of the preload's size (`Index::bulk_load`: the B+-tree's and BFTL's nodes filled to ln 2, the utilisation random inserts leave; the FD-tree's entries as its bottom run under fence levels; the LSM-tree's as one tree in its bottom component; how the paper's 10^9-entry indexes must have been built on a disk of 25 random writes a second) and flushed (the setup, not measured), so the measured operations start from an index at rest; they follow with uniform keys, and the final flush is charged: time per operation is everything the device did after the preload, divided by the operations. Scale: 10^5 to 10^8 entries (to 10^7 in fig3b and in fig3c's Intel series; the paper: 10^9 at Fig. 3(c)); the headline rows read the largest."
         )
     })
 }
@@ -288,7 +288,7 @@ const HEADS: [(&str, &str); 3] = [
 const FRESH: &str = "FD-tree, freshly loaded";
 
 pub(super) fn fdtree_fig3a() -> Experiment {
-    const SRC: &str = "fd-tree.md §III, Fig. 3(a) (text)";
+    const SRC: &str = "Li et al. 2009 §III, Fig. 3(a) (text)";
     let mut fixed = fixed("insert-uniform");
     fixed.extend([
         ("workload.insert", "0"),
@@ -317,7 +317,7 @@ pub(super) fn fdtree_fig3a() -> Experiment {
     Experiment {
         id: "fdtree-fig3a",
         title: "Search time against index size on a flash disk",
-        source: "fd-tree.md §III, Fig. 3(a)",
+        source: "Li et al. 2009 §III, Fig. 3(a)",
         paper_ran: "Searches on the B+-tree, LSM-tree, BFTL and FD-tree of growing size on a 32 GB Samsung flash disk; 4 + 4-byte entries, uniform keys, 2 KB pages, k = f/2, an 8 MB LRU buffer, OS buffering off. The text: BFTL is the slowest; the B+-tree and the FD-tree are the best and perform quite similarly, the FD-tree slightly faster; the LSM-tree is slower than both.",
         we_ran: setup(),
         axis: size_axis(true),
@@ -355,7 +355,7 @@ pub(super) fn fdtree_fig3a() -> Experiment {
 const FIG3B_C8: [&str; 4] = ["B+-tree", "LSM-tree", "BFTL, C = 8", "FD-tree"];
 
 pub(super) fn fdtree_fig3b() -> Experiment {
-    const SRC: &str = "fd-tree.md §III, Fig. 3(b) (text)";
+    const SRC: &str = "Li et al. 2009 §III, Fig. 3(b) (text)";
     let fixed = fixed("insert-uniform");
     let mut series = four("samsung-ssd32", SAMSUNG);
     series.push(Series {
@@ -372,7 +372,7 @@ pub(super) fn fdtree_fig3b() -> Experiment {
     Experiment {
         id: "fdtree-fig3b",
         title: "Insert time against index size on a flash disk",
-        source: "fd-tree.md §III, Fig. 3(b)",
+        source: "Li et al. 2009 §III, Fig. 3(b)",
         paper_ran: "Insertions into the four indexes of growing size, as Fig. 3(a). The text: the B+-tree is the worst and the LSM-tree the best; the FD-tree is slightly slower than the LSM-tree (more auxiliary entries, the fences); both are orders of magnitude faster than the B+-tree and BFTL; BFTL outperforms the B+-tree.",
         we_ran: setup(),
         axis: size_axis_with_ops(false),
@@ -576,7 +576,7 @@ fn ratio_at(
 }
 
 pub(super) fn fdtree_fig3c() -> Experiment {
-    const SRC: &str = "fd-tree.md §III, Fig. 3(c)";
+    const SRC: &str = "Li et al. 2009 §III, Fig. 3(c)";
     let mut series = mixes();
     for (name, index, workload) in SMALL_BUFFER {
         let mut params = vec![
@@ -636,7 +636,7 @@ pub(super) fn fdtree_fig3c() -> Experiment {
     Experiment {
         id: "fdtree-fig3c",
         title: "W-Search and W-Update on a flash disk, by index size",
-        source: "fd-tree.md §III, Fig. 3(c)",
+        source: "Li et al. 2009 §III, Fig. 3(c)",
         paper_ran: "The four indexes holding 10^9 entries (about 8 GB) on the Samsung flash disk; W-Search (80% search, 10% insert, 5% delete, 5% update) and W-Update (20/40/20/20); average elapsed time per request. Published: the FD-tree is 15.8x, 2.3x and 5.2x faster than the B+-tree, the LSM-tree and BFTL on W-Search, and 61.4x, 1.7x and 4.9x on W-Update.",
         we_ran: setup(),
         axis: size_axis_with_ops(true),
@@ -702,7 +702,7 @@ pub(super) const SCALE_1E9: Scale = ("fdtree-fig3c-1e9", "1000000000");
 /// `largest`. Opt-in (`reproduce ID`, not `all`): at 10^9 a run needs up
 /// to about 52 GB.
 pub(super) fn fdtree_fig3c_scale((id, largest): Scale) -> Experiment {
-    const SRC: &str = "fd-tree.md §III, Fig. 3(c)";
+    const SRC: &str = "Li et al. 2009 §III, Fig. 3(c)";
     let series: Vec<Series> = mixes()
         .into_iter()
         .filter(|s| !s.name.ends_with("Intel"))

@@ -24,7 +24,7 @@ pub(super) fn ftl_wa() -> Experiment {
         id: "ftl-wa",
         title: "FTL write amplification under uniform random overwrites",
         source: "flashix device model; analytic model of Hu et al. (2009) and Desnoyers (2012)",
-        paper_ran: "No paper figure: the papers run their indexes over a page-mapping FTL with greedy garbage collection (bftl.md §5.1). This experiment checks that FTL against the analytic model of uniform random writes: u = exp(-rho (1 - u)), WA = 1 / (1 - u), with rho = physical / logical pages.",
+        paper_ran: "No paper figure: the papers run their indexes over a page-mapping FTL with greedy garbage collection (Wu et al. 2003 §5.1). This experiment checks that FTL against the analytic model of uniform random writes: u = exp(-rho (1 - u)), WA = 1 / (1 - u), with rho = physical / logical pages.",
         we_ran: "The page-mapping FTL on an `slc-small` chip of 1,024 blocks (16 MiB; --quick: 256 blocks), over-provisioning 5% to 50%: every logical page written once in order, then 4 uniform random overwrites per logical page (--quick: 2); WA = physical / logical programs of the random phase; greedy and cost-benefit victim selection.",
         axis: Axis {
             param: "device.overprovision",

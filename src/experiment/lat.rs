@@ -1,5 +1,5 @@
 //! The experiments of the Buffered-B+ tree (Lazy-Adaptive tree) paper
-//! (`buffered-bplus-tree.md`):
+//! (Agrawal et al. 2009):
 //!
 //! * `lat-fig6` (§6.1, Fig. 6): the delta schemes (Basic Delta, BFTL, IPL,
 //!   Consolidation) against a tuned B+-tree, energy per operation.
@@ -9,7 +9,7 @@
 
 use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
 
-/// The five schemes of `buffered-bplus-tree.md` §6.1, Fig. 6, with the
+/// The five schemes of Agrawal et al. 2009 §6.1, Fig. 6, with the
 /// given fanouts (`None`: the experiment's axis sets it).
 fn lat_fig6_series(fanouts: Option<[&'static str; 3]>) -> Vec<Series> {
     let with = |mut p: Vec<(&'static str, &'static str)>, f: Option<&'static str>| {
@@ -77,7 +77,7 @@ const FIG6_VARIANTS: &[&str] = &[
 pub(super) fn lat_fig6() -> Experiment {
     let ranked = |name, series, value, among| Published {
         name,
-        source: "buffered-bplus-tree.md §6.1, Fig. 6 (ordering in the text)",
+        source: "Agrawal et al. 2009 §6.1, Fig. 6 (ordering in the text)",
         value,
         unit: "rank",
         measured: Measure::Rank {
@@ -91,7 +91,7 @@ pub(super) fn lat_fig6() -> Experiment {
     let variant = |name, series, value| ranked(name, series, value, FIG6_VARIANTS);
     let ranked_at = |name, x| Published {
         name,
-        source: "buffered-bplus-tree.md §6.1, Fig. 6",
+        source: "Agrawal et al. 2009 §6.1, Fig. 6",
         value: 1.0,
         unit: "rank",
         measured: Measure::Rank {
@@ -128,7 +128,7 @@ pub(super) fn lat_fig6() -> Experiment {
     Experiment {
         id: "lat-fig6",
         title: "Delta schemes vs a tuned B+-tree: energy per operation",
-        source: "buffered-bplus-tree.md §6.1, Fig. 6",
+        source: "Agrawal et al. 2009 §6.1, Fig. 6",
         paper_ran: "Basic Delta, BFTL, IPL and Consolidation below a B+-tree, each at its best fanout (16 for the delta schemes, 84 for IPL), against a B+-tree of fanout 8 in a node log; the Toshiba 1 Gb small-block NAND with byte-level costs (Table 1); 64 KB of memory; a 50,000-key tree, then lookups and insertions at lookup-to-insert ratio q from 1% to 200% until 200,000 insertions; keys i.i.d. uniform in 1..10,000; energy per operation.",
         we_ran: LAT_FIG6_WE_RAN,
         axis: Axis {
@@ -175,7 +175,7 @@ pub(super) fn lat_fig6() -> Experiment {
             ranked_at("B+-tree: rank at q = 200%", "2"),
             Published {
                 name: "Basic Delta (the worst delta scheme, §6.1) / Buffered-B+ tree, energy at q = 1% (abstract: \"upto 20x\" better than the alternatives)",
-                source: "buffered-bplus-tree.md abstract, §1",
+                source: "Agrawal et al. 2009 abstract, §1",
                 value: 20.0,
                 unit: "x",
                 measured: Measure::CellRatio {
@@ -186,7 +186,7 @@ pub(super) fn lat_fig6() -> Experiment {
                 },
             },
         ],
-        notes: "Fig. 6 prints no numbers; the text orders the schemes (B+-tree best, then Consolidation, BFTL, IPL, Basic Delta worst), which the ranks encode at q = 25%. Our nodes are 12f + 16 bytes where the paper's are 6f + 4, so IPL's fanout-84 node (1,024 bytes) takes a 3-page slot (5 nodes per erase block) where the paper's 508-byte node fits one page; the schemes over the FTL also pay whole-page programs, while the node log and IPL on the raw chip program only the bytes they hold. Our delta records carry the child pointer of a separator and an operation byte (17 bytes with 4-byte keys and pointers), while BFTL's index units are the 24 bytes bftl.md §4 needs for Λ = 20, and BFTL rewrites a split node as fanout − 1 units and compacts any node whose list passes C = 3; §6.1 does not say how its BFTL sized units or C, and it ranks BFTL above IPL and Basic Delta. Two runs move the misses (the variant rows, ranked among the five with the variants in place of BFTL and IPL): BFTL with C = 2 trades compaction writes for shorter lists to read (316.0 µJ an operation at q = 25% against 357.4 with C = 3) but stays above Basic Delta's 281.7, and IPL at fanout 16 (its best here, lat-fig6-fanout; a node of one page slot, as the paper's fanout-84 node is one page) merges its erase units less often and falls below Basic Delta (263.1 µJ); with both, the order after the B+-tree and Consolidation is IPL, Basic Delta, BFTL, not the text's.",
+        notes: "Fig. 6 prints no numbers; the text orders the schemes (B+-tree best, then Consolidation, BFTL, IPL, Basic Delta worst), which the ranks encode at q = 25%. Our nodes are 12f + 16 bytes where the paper's are 6f + 4, so IPL's fanout-84 node (1,024 bytes) takes a 3-page slot (5 nodes per erase block) where the paper's 508-byte node fits one page; the schemes over the FTL also pay whole-page programs, while the node log and IPL on the raw chip program only the bytes they hold. Our delta records carry the child pointer of a separator and an operation byte (17 bytes with 4-byte keys and pointers), while BFTL's index units are the 24 bytes Wu et al. 2003 §4 needs for Λ = 20, and BFTL rewrites a split node as fanout − 1 units and compacts any node whose list passes C = 3; §6.1 does not say how its BFTL sized units or C, and it ranks BFTL above IPL and Basic Delta. Two runs move the misses (the variant rows, ranked among the five with the variants in place of BFTL and IPL): BFTL with C = 2 trades compaction writes for shorter lists to read (316.0 µJ an operation at q = 25% against 357.4 with C = 3) but stays above Basic Delta's 281.7, and IPL at fanout 16 (its best here, lat-fig6-fanout; a node of one page slot, as the paper's fanout-84 node is one page) merges its erase units less often and falls below Basic Delta (263.1 µJ); with both, the order after the B+-tree and Consolidation is IPL, Basic Delta, BFTL, not the text's.",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -195,7 +195,7 @@ pub(super) fn lat_fig6() -> Experiment {
 pub(super) fn lat_fig6_fanout() -> Experiment {
     let best = |name, series, value| Published {
         name,
-        source: "buffered-bplus-tree.md §6.1",
+        source: "Agrawal et al. 2009 §6.1",
         value,
         unit: "",
         measured: Measure::ArgMin {
@@ -206,7 +206,7 @@ pub(super) fn lat_fig6_fanout() -> Experiment {
     Experiment {
         id: "lat-fig6-fanout",
         title: "Delta schemes vs a B+-tree: the best fanout of each",
-        source: "buffered-bplus-tree.md §6.1 (the fanouts Fig. 6 uses)",
+        source: "Agrawal et al. 2009 §6.1 (the fanouts Fig. 6 uses)",
         paper_ran: "Each scheme's fanout chosen as the one with the lowest cost (§6.1: 8 for the B+-tree, 16 for Basic Delta, BFTL and Consolidation, 84 for IPL); the setting of Fig. 6.",
         we_ran: "As lat-fig6 at q = 25%, sweeping the fanout: 4 to 38 for the schemes whose nodes must fit one page with their record header (Basic Delta, Consolidation), the same for the B+-tree and BFTL, and 8 to 128 for IPL, whose node slots may span pages.",
         axis: Axis {
@@ -250,7 +250,7 @@ pub(super) fn lat_fig12b() -> Experiment {
     Experiment {
         id: "lat-fig12b",
         title: "B+-tree fanout on byte-level flash: energy per operation",
-        source: "buffered-bplus-tree.md §6.3.6, Fig. 12(b)",
+        source: "Agrawal et al. 2009 §6.3.6, Fig. 12(b)",
         paper_ran: "A B+-tree with nodes packed into a log on the Toshiba small-block NAND (byte-level costs, Table 1), fanout 4 to 64, node size 6f + 4 bytes, 64 KB of memory for its LRU node cache; a 50,000-key tree, then 200,000 insertions mixed with lookups at a lookup-to-insert ratio of 25%, keys i.i.d. uniform in 1..10,000; energy per operation.",
         we_ran: "`btree` on `raw:toshiba-byte` (1,024 Mbit: 8,192 blocks), which stores nodes in the node log of §5.2 (packed, out of place, one program per page), cache=lru, 64 KiB budget (the node table excluded, as in the paper, and reported as node_table_bytes); the `lat` workload (50,000-entry preload, 250,000 operations with lookups at 25% of inserts; --quick: 5,000 and 25,000); energy per measured operation. Our node is 12f + 16 bytes (4-byte keys and pointers, 8-byte entries, a 24-byte checksummed header) where the paper's is 6f + 4; nodes above 508 bytes (fanout 42 and up) span two log pages and cost two reads. The Buffered-B+ tree (`latree` at its defaults but the fanout, which the axis sets) runs the same axis. Every run ends with a flush charged as its own row; the headline is the paper's accounting (the flush row left out), the durable number beside it.",
         axis: Axis {
@@ -291,7 +291,7 @@ pub(super) fn lat_fig12b() -> Experiment {
         chart: Chart::Lines,
         published: vec![Published {
             name: "fanout with the lowest energy per operation",
-            source: "buffered-bplus-tree.md §6.3.6, Fig. 12(b)",
+            source: "Agrawal et al. 2009 §6.3.6, Fig. 12(b)",
             value: 8.0,
             unit: "",
             measured: Measure::ArgMin {
@@ -300,7 +300,7 @@ pub(super) fn lat_fig12b() -> Experiment {
             },
         }, Published {
             name: "Buffered-B+ tree: fanout with the lowest energy per operation",
-            source: "buffered-bplus-tree.md §6.3.6, Fig. 12(b)",
+            source: "Agrawal et al. 2009 §6.3.6, Fig. 12(b)",
             value: 16.0,
             unit: "",
             measured: Measure::ArgMin {
@@ -309,7 +309,7 @@ pub(super) fn lat_fig12b() -> Experiment {
             },
         }, Published {
             name: "the same with distinct keys (a lookup reads one leaf, as §6.3.6's analysis assumes)",
-            source: "buffered-bplus-tree.md §6.3.6",
+            source: "Agrawal et al. 2009 §6.3.6",
             value: 8.0,
             unit: "",
             measured: Measure::ArgMin {

@@ -1,5 +1,5 @@
 //! The Buffered-B+ tree paper's experiments on the buffered structures
-//! (`buffered-bplus-tree.md` §6.2–6.3; `lat.rs` holds §6.1's delta schemes
+//! (Agrawal et al. 2009 §6.2–6.3; `lat.rs` holds §6.1's delta schemes
 //! and the B+-tree fanout of Fig. 12(b)):
 //!
 //! * `lat-fig7` (§6.2, Fig. 7): the tuned B+-tree against the buffer tree
@@ -173,7 +173,7 @@ pub(super) fn lat_fig7() -> Experiment {
     Experiment {
         id: "lat-fig7",
         title: "Buffer tree with delayed and immediate lookups vs a tuned B+-tree",
-        source: "buffered-bplus-tree.md §6.2, Fig. 7",
+        source: "Agrawal et al. 2009 §6.2, Fig. 7",
         paper_ran: "The B+-tree at its best fanout (8) against the buffer tree with lookups batched with the insertions (delayed) and with lookups answered at once by scanning the path's nodes and buffers (immediate); Toshiba small-block NAND, 64 KB, 50,000-key tree, 200,000 insertions, lookup-to-insert ratio from 1% up; energy per operation.",
         we_ran: WE_RAN,
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1"]),
@@ -197,28 +197,28 @@ pub(super) fn lat_fig7() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.2, Fig. 7",
+                "Agrawal et al. 2009 §6.2, Fig. 7",
                 "B+-tree / buffer tree (delayed), energy, mean over q (\"about 5x better\")",
                 5.0,
                 "x",
                 Measure::MeanCellRatio { a: "B+-tree", b: "Buffer tree, delayed", metric: "energy_uj_per_op" },
             ),
             row(
-                "buffered-bplus-tree.md §6.2, Fig. 7",
+                "Agrawal et al. 2009 §6.2, Fig. 7",
                 "B+-tree / buffer tree (immediate) at q = 1% (\"considerably worse ... even for ... 1%\")",
                 1.0,
                 "x",
                 below(ratio("B+-tree", "Buffer tree, immediate", "0.01", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.2, Fig. 7",
+                "Agrawal et al. 2009 §6.2, Fig. 7",
                 "buffer tree (immediate): energy at q = 100% / at q = 1% (\"rises very rapidly\")",
                 1.0,
                 "x",
                 below(Measure::AcrossX { series: "Buffer tree, immediate", x_a: "0.01", x_b: "1", metric: "energy_uj_per_op" }),
             ),
             row(
-                "buffered-bplus-tree.md §6.2, Fig. 7",
+                "Agrawal et al. 2009 §6.2, Fig. 7",
                 "B+-tree / buffer tree (immediate) at q = 1%, both with 256 KiB (the run that moves the row above)",
                 1.0,
                 "x",
@@ -227,7 +227,7 @@ pub(super) fn lat_fig7() -> Experiment {
         ]
         .into_iter()
         .chain(below_at(
-            "buffered-bplus-tree.md §6.2, Fig. 7",
+            "Agrawal et al. 2009 §6.2, Fig. 7",
             "B+-tree",
             "Buffer tree, immediate",
             "energy_uj_per_op",
@@ -250,7 +250,7 @@ pub(super) fn lat_fig8() -> Experiment {
     Experiment {
         id: "lat-fig8",
         title: "Flash pages written: B+-tree, buffer tree and Buffered-B+ tree",
-        source: "buffered-bplus-tree.md §6.3.3, Fig. 8",
+        source: "Agrawal et al. 2009 §6.3.3, Fig. 8",
         paper_ran: "Pages written to flash by the three indexes in the setting of Fig. 9(a) (Toshiba NAND, 64 KB, uniform keys), across the lookup-to-insert ratio.",
         we_ran: WE_RAN,
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1", "2"]),
@@ -272,56 +272,56 @@ pub(super) fn lat_fig8() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 1% (\"3.5x fewer ... for write-intensive workloads\")",
                 3.5,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.01", "page_writes"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "Buffered-B+ tree / B+-tree, pages written at q = 200% (\"consistently better\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "2", "page_writes")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 25% (issue #14: at least 2x)",
                 2.0,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.25", "page_writes"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 1%, the paper's 6-byte entries",
                 3.5,
                 "x",
                 ratio("B+-tree, 6-byte entries", "Buffered-B+ tree, 6-byte entries", "0.01", "page_writes"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 25%, 256 KiB (issue #14: at least 2x)",
                 2.0,
                 "x",
                 ratio("B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "0.25", "page_writes"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "Buffered-B+ tree / B+-tree, pages written at q = 200%, 256 KiB (\"consistently better\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree, 256 KiB", "B+-tree, 256 KiB", "2", "page_writes")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree / Buffered-B+ tree, pages written at q = 25%, a second seed (issue #14: at least 2x)",
                 2.0,
                 "x",
                 ratio("B+-tree, seed 2", "Buffered-B+ tree, seed 2", "0.25", "page_writes"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.3, Fig. 8",
+                "Agrawal et al. 2009 §6.3.3, Fig. 8",
                 "B+-tree (64 KiB) / Buffered-B+ tree with its 16 KiB node cache and a 112 KiB buffer pool, pages written at q = 25% (issue #14: at least 2x)",
                 2.0,
                 "x",
@@ -330,7 +330,7 @@ pub(super) fn lat_fig8() -> Experiment {
         ]
         .into_iter()
         .chain(below_at(
-            "buffered-bplus-tree.md §6.3.3, Fig. 8",
+            "Agrawal et al. 2009 §6.3.3, Fig. 8",
             "Buffered-B+ tree",
             "B+-tree",
             "page_writes",
@@ -362,7 +362,7 @@ pub(super) fn lat_fig9() -> Experiment {
     Experiment {
         id: "lat-fig9",
         title: "Buffered-B+ tree across the lookup ratio: energy and the buffer sizes it keeps",
-        source: "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+        source: "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
         paper_ran: "Fig. 9(a): energy per operation of the B+-tree, the buffer tree and the Buffered-B+ tree (Adapt-Simple) as the workload goes from write- to read-intensive; Fig. 9(b): the buffer size the Buffered-B+ tree keeps as lookups ramp up; Toshiba NAND, 64 KB, uniform keys. Fig. 9(c) runs an image-sensor trace that is not available.",
         we_ran: WE_RAN,
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1", "2"]),
@@ -391,49 +391,49 @@ pub(super) fn lat_fig9() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / buffer tree (delayed), energy at q = 1% (\"works as well as the Buffer tree\")",
                 1.0,
                 "x",
                 ratio("Buffered-B+ tree", "Buffer tree, delayed", "0.01", "energy_uj_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 200% (\"better than a B+ tree even in a read-intensive regime\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "2", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "B+-tree / Buffered-B+ tree, energy at q = 1% (Fig. 9(c): \"about 4x better ... for write intensive\")",
                 4.0,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.01", "energy_uj_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "buffer size a lookup meets, q = 200% / q = 1% (Fig. 9(b): \"reduces their size rapidly\")",
                 1.0,
                 "x",
                 below(Measure::AcrossX { series: "Buffered-B+ tree", x_a: "2", x_b: "0.01", metric: "index.mean_buffer_entries_met" }),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / buffer tree (delayed), energy at q = 1%, both with 256 KiB",
                 1.0,
                 "x",
                 ratio("Buffered-B+ tree, 256 KiB", "Buffer tree, delayed, 256 KiB", "0.01", "energy_uj_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 200%, the paper's 6-byte entries and 256 KiB",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree, 6-byte entries, 256 KiB", "B+-tree, 6-byte entries, 256 KiB", "2", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "B+-tree / Buffered-B+ tree, energy at q = 1%, the paper's 6-byte entries",
                 4.0,
                 "x",
@@ -442,7 +442,7 @@ pub(super) fn lat_fig9() -> Experiment {
         ]
         .into_iter()
         .chain(below_at(
-            "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+            "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
             "Buffered-B+ tree",
             "B+-tree",
             "energy_uj_per_op",
@@ -456,14 +456,14 @@ pub(super) fn lat_fig9() -> Experiment {
         ))
         .chain([
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 100%, with ADAPT (§4.3, the algorithm Adapt-Simple approximates)",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree, ADAPT", "B+-tree", "1", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.1, Fig. 9(a)-(b)",
+                "Agrawal et al. 2009 §6.3.1, Fig. 9(a)-(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 100%, the paper's 6-byte entries and 256 KiB",
                 1.0,
                 "x",
@@ -486,7 +486,7 @@ pub(super) fn lat_fig10a() -> Experiment {
     Experiment {
         id: "lat-fig10a",
         title: "Buffered-B+ tree vs the tuned B+-tree from 8 KB to 1 MB of memory (write-intensive)",
-        source: "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+        source: "Agrawal et al. 2009 §6.3.2, Fig. 10(a)",
         paper_ran: "Memory from 8 KB to 1 MB (node table excluded), lookup-to-insert ratio 5%, a 200,000-key tree and 1 million insertions; Toshiba NAND; energy per operation.",
         we_ran: "As lat-fig9 at q = 5%, with a 200,000-entry tree and 1,000,000 inserts (--quick: 20,000 and 50,000) on a 65,536-block (1 GiB) `raw:toshiba-byte`, so that the Buffered-B+ tree's buffer partitions do not run short; memory per index on the axis.",
         axis: Axis {
@@ -516,14 +516,14 @@ pub(super) fn lat_fig10a() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(a)",
                 "B+-tree / Buffered-B+ tree, energy, mean over memory (\"2.5 - 4x\")",
                 3.25,
                 "x",
                 Measure::MeanCellRatio { a: "B+-tree", b: "Buffered-B+ tree", metric: "energy_uj_per_op" },
             ),
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(a)",
                 "B+-tree / Buffered-B+ tree, energy, mean over memory, the paper's 6-byte entries",
                 3.25,
                 "x",
@@ -546,7 +546,7 @@ pub(super) fn lat_fig10a() -> Experiment {
             .into_iter()
             .map(|(x, name)| {
                 row(
-                    "buffered-bplus-tree.md §6.3.2, Fig. 10(a)",
+                    "Agrawal et al. 2009 §6.3.2, Fig. 10(a)",
                     name,
                     3.25,
                     "x",
@@ -568,7 +568,7 @@ pub(super) fn lat_fig10b() -> Experiment {
     Experiment {
         id: "lat-fig10b",
         title: "Buffered-B+ tree vs the tuned B+-tree at 8 KB across the lookup ratio",
-        source: "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+        source: "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
         paper_ran: "8 KB of memory, lookup-to-insert ratio swept; Toshiba NAND, the setting of Fig. 9(a).",
         we_ran: "As lat-fig9 with 8 KiB per index.",
         axis: q_axis(vec!["0.01", "0.1", "0.25", "0.5", "0.75", "1", "2"]),
@@ -586,28 +586,28 @@ pub(super) fn lat_fig10b() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 25% (\"better ... when the lookup-to-insert-ratio is less than 60%\")",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree", "B+-tree", "0.25", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 200% (\"about 5-10% worse\")",
                 1.075,
                 "x",
                 ratio("Buffered-B+ tree", "B+-tree", "2", "energy_uj_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 25%, a second seed",
                 1.0,
                 "x",
                 below(ratio("Buffered-B+ tree, seed 2", "B+-tree, seed 2", "0.25", "energy_uj_per_op")),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
                 "Buffered-B+ tree / B+-tree, energy at q = 25%, both with 32 KiB",
                 1.0,
                 "x",
@@ -616,7 +616,7 @@ pub(super) fn lat_fig10b() -> Experiment {
         ]
         .into_iter()
         .chain(below_at(
-            "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+            "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
             "Buffered-B+ tree",
             "B+-tree",
             "energy_uj_per_op",
@@ -627,7 +627,7 @@ pub(super) fn lat_fig10b() -> Experiment {
             ],
         ))
         .chain(below_at(
-            "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+            "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
             "Buffered-B+ tree, 32 KiB",
             "B+-tree, 32 KiB",
             "energy_uj_per_op",
@@ -641,7 +641,7 @@ pub(super) fn lat_fig10b() -> Experiment {
             .into_iter()
             .map(|(x, name)| {
                 row(
-                    "buffered-bplus-tree.md §6.3.2, Fig. 10(b)",
+                    "Agrawal et al. 2009 §6.3.2, Fig. 10(b)",
                     name,
                     1.075,
                     "x",
@@ -674,7 +674,7 @@ pub(super) fn lat_fig11() -> Experiment {
     Experiment {
         id: "lat-fig11",
         title: "Buffered-B+ tree vs the tuned B+-tree on large-block flash: response time",
-        source: "buffered-bplus-tree.md §6.3.4, Fig. 11",
+        source: "Agrawal et al. 2009 §6.3.4, Fig. 11",
         paper_ran: "The Samsung large-block NAND (4 KB pages, Table 1; no energy figures, so response time), 64 KB of memory, the setting of Fig. 9(a).",
         we_ran: "As lat-fig9 on `raw:samsung-large` (8,192 blocks of 16 x 4 KiB pages = 512 MiB: as many blocks as lat-fig9's part, so as many buffer partitions; the `1 Gb part` series run Table 1's 2,048 blocks), time per operation. The B+-tree keeps fanout 8 and the Buffered-B+ tree 16, the fanouts the paper tunes on the small-block part.",
         axis: q_axis(vec!["0.01", "0.05", "0.1", "0.25", "0.5", "1", "2"]),
@@ -694,21 +694,21 @@ pub(super) fn lat_fig11() -> Experiment {
         chart: Chart::Lines,
         published: vec![
             row(
-                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "Agrawal et al. 2009 §6.3.4, Fig. 11",
                 "B+-tree / Buffered-B+ tree, time at q = 1% (\"gains of upto 15x for a write-intensive workload\")",
                 15.0,
                 "x",
                 ratio("B+-tree", "Buffered-B+ tree", "0.01", "time_us_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "Agrawal et al. 2009 §6.3.4, Fig. 11",
                 "B+-tree / Buffered-B+ tree, time at q = 1%, both with 256 KiB",
                 15.0,
                 "x",
                 ratio("B+-tree, 256 KiB", "Buffered-B+ tree, 256 KiB", "0.01", "time_us_per_op"),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "Agrawal et al. 2009 §6.3.4, Fig. 11",
                 "gain (B+-tree / Buffered-B+ tree, time) on small-block flash / the same on large-block, q = 1% (\"performs even better for the large block flash\")",
                 1.0,
                 "x",
@@ -718,7 +718,7 @@ pub(super) fn lat_fig11() -> Experiment {
                 )),
             ),
             row(
-                "buffered-bplus-tree.md §6.3.4, Fig. 11",
+                "Agrawal et al. 2009 §6.3.4, Fig. 11",
                 "B+-tree / Buffered-B+ tree, time at q = 1%, on Table 1's 1 Gb part (2,048 blocks: buffer partitions run short)",
                 15.0,
                 "x",
@@ -748,7 +748,7 @@ pub(super) fn lat_fig12a() -> Experiment {
     Experiment {
         id: "lat-fig12a",
         title: "Buffered-B+ tree: the node cache's share of memory",
-        source: "buffered-bplus-tree.md §6.3.5, Fig. 12(a)",
+        source: "Agrawal et al. 2009 §6.3.5, Fig. 12(a)",
         paper_ran: "64 KB split between the node cache and the buffer pool, lookup-to-insert ratio 25%; Toshiba NAND.",
         we_ran: "As lat-fig9 at q = 25%, sweeping node_cache_share.",
         axis: Axis {
@@ -764,7 +764,7 @@ pub(super) fn lat_fig12a() -> Experiment {
         panels: vec![Panel::of("energy_uj_per_op", "energy per operation (microjoules)")],
         chart: Chart::Lines,
         published: vec![row(
-                "buffered-bplus-tree.md §6.3.5, Fig. 12(a)",
+                "Agrawal et al. 2009 §6.3.5, Fig. 12(a)",
             "node cache share with the lowest energy (\"the minimum ... around 75%\" to the buffer pool)",
             0.25,
             "",
@@ -790,7 +790,7 @@ pub(super) fn lat_fig9c() -> Experiment {
     fixed.retain(|(k, _)| !matches!(*k, "workload" | "inserts"));
     fixed.push(("workload", "lat-phases"));
     fixed.push(("workload.phase_ops", "100000"));
-    let source = "buffered-bplus-tree.md §6.3.1, Fig. 9(c)";
+    let source = "Agrawal et al. 2009 §6.3.1, Fig. 9(c)";
     let phase_ratio = |name, from, to| {
         row(
             source,

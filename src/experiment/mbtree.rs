@@ -1,5 +1,5 @@
 //! The experiments of the MB-Tree paper of Kim, Whang and Song
-//! (`mb-tree.md` §6):
+//! (Roh et al. 2009 §6):
 //!
 //! * `mbtree-fig6` (§6.1, Fig. 6): B-tree node size 1–6 pages.
 //! * `mbtree-fig7-14` (§6.2, Figs. 7-14): MB-Tree against B-Tree(LRU),
@@ -29,24 +29,25 @@ pub(super) fn mbtree_fig6() -> Experiment {
     let pages = vec!["1", "2", "3", "4", "5", "6"];
     let optimal = |name: &'static str, series: &'static str, metric: &'static str| Published {
         name,
-        source: "mb-tree.md §6.1, Fig. 6",
+        source: "Roh et al. 2009 §6.1, Fig. 6",
         value: 1.0,
         unit: "pages",
         measured: Measure::ArgMin { series, metric },
     };
-    let optimal_other =
-        |name: &'static str, series: &'static str, metric: &'static str| Published {
+    let optimal_other = |name: &'static str, series: &'static str, metric: &'static str| {
+        Published {
             name,
             source:
-                "mb-tree.md §6.1 (\"the results were the same\" on SLC large block and MLC NAND)",
+                "Roh et al. 2009 §6.1 (\"the results were the same\" on SLC large block and MLC NAND)",
             value: 1.0,
             unit: "pages",
             measured: Measure::ArgMin { series, metric },
-        };
+        }
+    };
     Experiment {
         id: "mbtree-fig6",
         title: "B-Tree node size: page reads and writes of inserts and searches",
-        source: "mb-tree.md §6.1, Fig. 6",
+        source: "Roh et al. 2009 §6.1, Fig. 6",
         paper_ran: "A B-Tree on SLC small-block NAND (512 B pages), node size 1 to 6 pages; 200,000 inserts of 4-byte keys uniform in [0, 3,000,000] with 4-byte pointers, then 200,000 searches of the same keys; without a buffer and with a 20 KB modified LRU buffer.",
         we_ran: "`btree` over the page-mapping FTL on `slc-small`, node_pages 1 to 6, the `mbtree` workload (200,000 inserts then a search of each inserted key; --quick: 20,000), cache=none and cache=mlru with a 20 KiB budget. Page counts are the chip's physical reads and programs charged to each operation type.",
         axis: Axis {
@@ -117,7 +118,7 @@ pub(super) fn mbtree_fig6() -> Experiment {
     }
 }
 
-/// The panels of `mb-tree.md` Figs. 15-18: page reads and writes of the
+/// The panels of Roh et al. 2009 Figs. 15-18: page reads and writes of the
 /// inserts, page reads of the searches.
 fn insert_and_search_panels() -> Vec<Panel> {
     [
@@ -134,7 +135,7 @@ fn insert_and_search_panels() -> Vec<Panel> {
     .collect()
 }
 
-/// The indexes of `mb-tree.md` §6.2 on one workload: series names for
+/// The indexes of Roh et al. 2009 §6.2 on one workload: series names for
 /// MB-Tree, B-Tree(LRU), B-Tree, FlashDB and BFTL.
 fn mbtree_series(names: [&'static str; 5], workload: &'static str) -> Vec<Series> {
     let mut flashdb: Vec<(&'static str, &'static str)> = MBTREE_FLASHDB.to_vec();
@@ -214,7 +215,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             ("workload", genome_workload()),
         ],
     });
-    // And the top-level caching both keep from bftl.md §5.1.
+    // And the top-level caching both keep from Wu et al. 2003 §5.1.
     series.push(Series {
         name: "FlashDB, one cached level (DNA)",
         params: vec![
@@ -246,18 +247,18 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
     };
     let mean = |name, value, series, metric| Published {
         name,
-        source: "mb-tree.md §6.2, Fig. 8",
+        source: "Roh et al. 2009 §6.2, Fig. 8",
         value,
         unit: "pages",
         measured: Measure::Mean { series, metric },
     };
-    let w = "mb-tree.md §6.2, Figs. 11-12";
-    let r = "mb-tree.md §6.2, Figs. 9-10";
-    let s = "mb-tree.md §6.2, Figs. 13-14";
+    let w = "Roh et al. 2009 §6.2, Figs. 11-12";
+    let r = "Roh et al. 2009 §6.2, Figs. 9-10";
+    let s = "Roh et al. 2009 §6.2, Figs. 13-14";
     // The text gives its ratios for the real workload and says the
     // synthetic one showed "no significant difference" (reads) or "slight
     // differences" (writes): the same ratios are its claim for synthetic.
-    let syn = "mb-tree.md §6.2, Figs. 9, 11, 13 (as real: \"no significant difference\")";
+    let syn = "Roh et al. 2009 §6.2, Figs. 9, 11, 13 (as real: \"no significant difference\")";
     let syn_ratio = |name, value, b, metric| Published {
         name,
         source: syn,
@@ -289,7 +290,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
     Experiment {
         id: "mbtree-fig7-14",
         title: "MB-Tree vs B-Tree(LRU), B-Tree, FlashDB and BFTL by entries inserted",
-        source: "mb-tree.md §6.2, Figs. 7-14",
+        source: "Roh et al. 2009 §6.2, Figs. 7-14",
         paper_ran: "100,000 to 1,000,000 inserts of 4-byte keys with 4-byte pointers on SLC small-block NAND (Table 1), then a search of every inserted key; synthetic keys uniform in [0, 3,000,000] and real keys (16-base substrings of human chromosome 19 in sequence order); FlashDB and BFTL with C = 3; MB-Tree and B-Tree(LRU) given the memory FlashDB occupied, 40% of it the MB-Tree's LRU buffer. Memory of FlashDB and BFTL (Fig. 7), MB-Tree leaf-node size (Fig. 8), page reads and writes of the inserts (Figs. 9-12), page reads of the searches (Figs. 13-14).",
         we_ran: MBTREE_WE_RAN,
         axis: Axis {
@@ -366,7 +367,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             rank("insert page writes, synthetic: B-Tree's rank", w, 5.0, "B-Tree (synthetic)", iw, SYN),
             Published {
                 name: "FlashDB memory at 200,000 entries (real)",
-                source: "mb-tree.md §6.3 (\"the maximum main memory space 60 kbytes\"), Fig. 7",
+                source: "Roh et al. 2009 §6.3 (\"the maximum main memory space 60 kbytes\"), Fig. 7",
                 value: 61_440.0,
                 unit: "bytes",
                 measured: Measure::Cell {
@@ -381,7 +382,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             mean("its standard deviation, real", 1.06, "MB-Tree (DNA)", "index.leaf_size_std"),
             Published {
                 name: "BFTL memory / FlashDB memory (real)",
-                source: "mb-tree.md §6.2, Fig. 7",
+                source: "Roh et al. 2009 §6.2, Fig. 7",
                 value: 1.75,
                 unit: "ratio",
                 measured: Measure::MeanCellRatio {
@@ -394,7 +395,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
         .into_iter()
         .chain(mbtree_smallest_at_every_point())
         .collect(),
-        notes: "The real workload is a bacterial genome, not human chromosome 19 (not available here): its key range and repeats differ, which moves the leaf size the MB-Tree converges to (§6.2 ties it to the key range) and its spread (the standard deviation, 0.65 against 1.06). Our leaf node header gives 38 bytes to a checksummed frame and fixed fields and our KIVs take ⌈log₂(d + 1)⌉ bits, so fewer OIDs fit at interval 1 and the leaf size settles lower than the paper's 8 pages; smaller leaves gather fewer task entries a flush, so its writes fall fast with its memory (mbtree-fig15: 118,537 pages at 10 KiB, 31,232 at 60 KiB). FlashDB is BFTL with FlashDB's node modes (see docs/DEVIATIONS.md); at 200,000 entries (real) it occupies 249,208 B against the paper's 60 KB: its node translation table (40,908 B) and mode table (19,788 B), the tables §6 says FlashDB cannot run without, come to 60,696 B, and the rest is what a commit holds (the logical views of the nodes a batch touches, 123,760 B at most, and the batch's pending index units with their packed copy) besides its two cached levels and the reservation buffer; BFTL occupies 1.2 times as much (the paper: 1.75). Against the MB-Tree our FlashDB writes about as many pages as the paper's and reads far more for its inserts (ratios 0.19 and 0.04 against 0.16 and 0.40): 2.45 page reads an insert at 200,000 (real), since a batch reads each leaf it inserts into through its list of up to C = 3 sectors, and the third of its four levels, below the two it keeps in RAM. With C = 2 (the FlashDB, C = 2 series) it compacts more and reads shorter lists (1.99 page reads an insert). The paper's ratios put FlashDB at about 0.5 page reads an insert, less than one leaf read, which no FlashDB that reads the leaf it inserts into can reach; for the same reason it ranks third by insert reads, behind B-Tree(LRU) (0.67 page reads an insert at 200,000), where the paper ranks it second. The memory B-Tree(LRU) gets from FlashDB's count does not decide that rank: with 60 KiB, about FlashDB's tables, B-Tree(LRU) reads 0.95 pages an insert at 200,000 (mbtree-fig15), still fewer than FlashDB. For the searches our FlashDB reads 6% more pages than the MB-Tree, as the paper's (ratio 0.945 against 0.94): searching switches the nodes it reads to disk mode (one sector each), and FlashDB, like our BFTL, keeps its top two levels in RAM (bftl.md §5.1); with one cached level (the next series) it reads more (0.67). Our BFTL, against the MB-Tree, reads about as the paper's for its inserts and writes a little more (ratios 0.016 and 0.18 against 0.02 and 0.14), and reads fewer pages for its searches (0.40 against 0.20): it builds each node's logical view once per commit and keeps its top two levels in RAM; without them (BFTL, no cached levels) its search ratio moves to 0.23. Ratios are means over the sweep of the per-point ratios; ranks are at 500,000 entries, and the MB-Tree's (the smallest, \"for both real and synthetic workloads\") at every point of the sweep. Our MB-Tree's search reads depend on its leaf node header: a search for a key equal to its interval's KIV reads the next interval too unless the header says no key repeats across the boundary (a repeated key could go on there); on the genome, whose 16-mers repeat, its 200,000 searches at 60 KiB read 456,918 pages, where they read 496,035 before the header recorded it.",
+        notes: "The real workload is a bacterial genome, not human chromosome 19 (not available here): its key range and repeats differ, which moves the leaf size the MB-Tree converges to (§6.2 ties it to the key range) and its spread (the standard deviation, 0.65 against 1.06). Our leaf node header gives 38 bytes to a checksummed frame and fixed fields and our KIVs take ⌈log₂(d + 1)⌉ bits, so fewer OIDs fit at interval 1 and the leaf size settles lower than the paper's 8 pages; smaller leaves gather fewer task entries a flush, so its writes fall fast with its memory (mbtree-fig15: 118,537 pages at 10 KiB, 31,232 at 60 KiB). FlashDB is BFTL with FlashDB's node modes (see docs/DEVIATIONS.md); at 200,000 entries (real) it occupies 249,208 B against the paper's 60 KB: its node translation table (40,908 B) and mode table (19,788 B), the tables §6 says FlashDB cannot run without, come to 60,696 B, and the rest is what a commit holds (the logical views of the nodes a batch touches, 123,760 B at most, and the batch's pending index units with their packed copy) besides its two cached levels and the reservation buffer; BFTL occupies 1.2 times as much (the paper: 1.75). Against the MB-Tree our FlashDB writes about as many pages as the paper's and reads far more for its inserts (ratios 0.19 and 0.04 against 0.16 and 0.40): 2.45 page reads an insert at 200,000 (real), since a batch reads each leaf it inserts into through its list of up to C = 3 sectors, and the third of its four levels, below the two it keeps in RAM. With C = 2 (the FlashDB, C = 2 series) it compacts more and reads shorter lists (1.99 page reads an insert). The paper's ratios put FlashDB at about 0.5 page reads an insert, less than one leaf read, which no FlashDB that reads the leaf it inserts into can reach; for the same reason it ranks third by insert reads, behind B-Tree(LRU) (0.67 page reads an insert at 200,000), where the paper ranks it second. The memory B-Tree(LRU) gets from FlashDB's count does not decide that rank: with 60 KiB, about FlashDB's tables, B-Tree(LRU) reads 0.95 pages an insert at 200,000 (mbtree-fig15), still fewer than FlashDB. For the searches our FlashDB reads 6% more pages than the MB-Tree, as the paper's (ratio 0.945 against 0.94): searching switches the nodes it reads to disk mode (one sector each), and FlashDB, like our BFTL, keeps its top two levels in RAM (Wu et al. 2003 §5.1); with one cached level (the next series) it reads more (0.67). Our BFTL, against the MB-Tree, reads about as the paper's for its inserts and writes a little more (ratios 0.016 and 0.18 against 0.02 and 0.14), and reads fewer pages for its searches (0.40 against 0.20): it builds each node's logical view once per commit and keeps its top two levels in RAM; without them (BFTL, no cached levels) its search ratio moves to 0.23. Ratios are means over the sweep of the per-point ratios; ranks are at 500,000 entries, and the MB-Tree's (the smallest, \"for both real and synthetic workloads\") at every point of the sweep. Our MB-Tree's search reads depend on its leaf node header: a search for a key equal to its interval's KIV reads the next interval too unless the header says no key repeats across the boundary (a repeated key could go on there); on the genome, whose 16-mers repeat, its 200,000 searches at 60 KiB read 456,918 pages, where they read 496,035 before the header recorded it.",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -417,8 +418,8 @@ fn mbtree_smallest_at_every_point() -> Vec<Published> {
     const DNA: &[&str] = &MBTREE_DNA;
     const SYN: &[&str] = &MBTREE_SYN;
     let (r, w) = (
-        "mb-tree.md §6.2, Figs. 9-10",
-        "mb-tree.md §6.2, Figs. 11-12",
+        "Roh et al. 2009 §6.2, Figs. 9-10",
+        "Roh et al. 2009 §6.2, Figs. 11-12",
     );
     let rows: [RankRow; 40] = [
         ("insert page reads, real: MB-Tree's rank at 100,000 entries (smallest at every point)", r, "MB-Tree (DNA)", "100000", "insert.page_reads", DNA),
@@ -497,7 +498,7 @@ const MBTREE_SYN: [&str; 5] = [
 pub(super) fn mbtree_fig15() -> Experiment {
     let at = |name, value, x, metric| Published {
         name,
-        source: "mb-tree.md §6.3, Fig. 15",
+        source: "Roh et al. 2009 §6.3, Fig. 15",
         value,
         unit: "ratio",
         measured: Measure::CellRatio {
@@ -510,7 +511,7 @@ pub(super) fn mbtree_fig15() -> Experiment {
     Experiment {
         id: "mbtree-fig15",
         title: "MB-Tree vs B-Tree(LRU) by memory",
-        source: "mb-tree.md §6.3, Fig. 15",
+        source: "Roh et al. 2009 §6.3, Fig. 15",
         paper_ran: "200,000 real-workload inserts, then a search of each, with 10 to 60 KB of memory; 40% of the MB-Tree's memory its LRU buffer, the rest its BPB; the B-Tree(LRU) uses it all as its LRU buffer.",
         we_ran: "`mbtree` (lru_share 0.4) and `btree` (one-page nodes, cache=mlru) over the FTL on `slc-small`, the DNA workload of mbtree-fig7-14 (200,000 inserts then a search of each; --quick: 10,000), memory 10 to 60 KiB.",
         axis: Axis {
@@ -552,7 +553,7 @@ pub(super) fn mbtree_fig16_17() -> Experiment {
     Experiment {
         id: "mbtree-fig16-17",
         title: "MB-Tree with and without the Leaf Node Header",
-        source: "mb-tree.md §6.4, Figs. 16-17",
+        source: "Roh et al. 2009 §6.4, Figs. 16-17",
         paper_ran: "MB-Tree without the LNH at leaf sizes of 1 to 10 pages (entries sorted across the pages, binary search over them) against the MB-Tree with it; 200,000 real-workload inserts, then a search of each; 20 KB of memory, 40% of it the LRU buffer.",
         we_ran: "`mbtree` with lnh=false and leaf_pages 1 to 10, and `mbtree` with the LNH starting at that leaf size (it adapts from there), over the FTL on `slc-small`, the DNA workload of mbtree-fig7-14 (200,000 inserts then a search of each; --quick: 10,000), 20 KiB of memory, lru_share 0.4; the compared MB-Tree also with the memory our FlashDB occupied and, as a variant, with the paper's 60 KB (taken as KiB). Fig. 17's gain is the difference of two series.",
         axis: Axis {
@@ -593,7 +594,7 @@ pub(super) fn mbtree_fig16_17() -> Experiment {
         .into_iter()
         .map(|(name, b, x, value)| Published {
             name,
-            source: "mb-tree.md §6.4, Fig. 17",
+            source: "Roh et al. 2009 §6.4, Fig. 17",
             value,
             unit: "ratio",
             measured: Measure::GainOverLoss {
@@ -624,7 +625,7 @@ const LEAF_PAGES: [&str; 10] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10
 /// the compared MB-Tree; from 3 pages on the original MB-Tree "dominated"
 /// the MB-Tree (no LNH): each of its three counts below, at every size.
 fn fig17_directions() -> Vec<Published> {
-    let source = "mb-tree.md §6.4, Fig. 17";
+    let source = "Roh et al. 2009 §6.4, Fig. 17";
     let metrics: &'static [&'static str] = &[
         "insert.page_reads",
         "insert.page_writes",
@@ -740,7 +741,7 @@ const FIG17_PAPER_MEMORY: &str = "MB-Tree (60 KB: §6.3's FlashDB memory)";
 /// variant rows that show the memory of the compared MB-Tree moves the
 /// equal-memory misses.
 fn fig17_paper_memory() -> Vec<Published> {
-    let source = "mb-tree.md §6.4, Fig. 17 (reference memory: §6.3)";
+    let source = "Roh et al. 2009 §6.4, Fig. 17 (reference memory: §6.3)";
     let metrics: &'static [&'static str] = &[
         "insert.page_reads",
         "insert.page_writes",
@@ -791,7 +792,7 @@ pub(super) fn mbtree_fig18() -> Experiment {
     Experiment {
         id: "mbtree-fig18",
         title: "MB-Tree: the share of memory for the LRU buffer",
-        source: "mb-tree.md §6.5, Fig. 18",
+        source: "Roh et al. 2009 §6.5, Fig. 18",
         paper_ran: "200,000 real-workload inserts, then a search of each, 20 KB of memory, 30% to 90% of it the LRU buffer.",
         we_ran: "`mbtree` with lru_share 0.3 to 0.9 over the FTL on `slc-small`, the DNA workload of mbtree-fig7-14 (200,000 inserts then a search of each; --quick: 10,000), 20 KiB of memory.",
         axis: Axis {
@@ -812,17 +813,17 @@ pub(super) fn mbtree_fig18() -> Experiment {
         published: vec![
             below(
                 "insert page reads at a 30% LRU share over at 90% (\"sharply increased\" with the share)",
-                "mb-tree.md §6.5, Fig. 18",
+                "Roh et al. 2009 §6.5, Fig. 18",
                 Measure::AcrossX { series: "MB-Tree", x_a: "0.3", x_b: "0.9", metric: "insert.page_reads" },
             ),
             below(
                 "insert page writes at 30% over at 90%",
-                "mb-tree.md §6.5, Fig. 18",
+                "Roh et al. 2009 §6.5, Fig. 18",
                 Measure::AcrossX { series: "MB-Tree", x_a: "0.3", x_b: "0.9", metric: "insert.page_writes" },
             ),
             below(
                 "search page reads at 90% over at 30% (\"steadily decreased\")",
-                "mb-tree.md §6.5, Fig. 18",
+                "Roh et al. 2009 §6.5, Fig. 18",
                 Measure::AcrossX { series: "MB-Tree", x_a: "0.9", x_b: "0.3", metric: "search.page_reads" },
             ),
         ],
@@ -839,7 +840,7 @@ pub(super) fn mbtree_variants() -> Experiment {
     Experiment {
         id: "mbtree-variants",
         title: "MB-Tree variants: without KIVs, and with the Free Entry Indicator",
-        source: "mb-tree.md §5.3 (and §6's remark on the FEI variant)",
+        source: "Roh et al. 2009 §5.3 (and §6's remark on the FEI variant)",
         paper_ran: "§5.3 describes two variants and what each trades: excluding the KIVs \"decreases the insertion cost\" with \"a slight increase in the search cost\"; appending the FEI \"reduces the number of updates on leaf pages triggered by each delete operation\" and \"slightly increases the search cost\". §6 says the FEI variant was measured as in §6.2 and differed from the MB-Tree only by \"the slight increase in the search cost\"; no numbers are given.",
         we_ran: "`mbtree` (lru_share 0.4), `mbtree` kiv=false and `mbtree` fei=true with 20 KiB of memory over the FTL on `slc-small`, the `mbtree` workload (keys uniform in [0, 3,000,000]) with deletes of live entries mixed into the inserts (the axis: deletes per insert), 200,000 operations (--quick: 20,000), then a search of every inserted key.",
         axis: Axis {
@@ -879,22 +880,22 @@ pub(super) fn mbtree_variants() -> Experiment {
         published: vec![
             below(
                 "without KIVs / MB-Tree, insert page writes (\"decreases the insertion cost\")",
-                "mb-tree.md §5.3.1",
+                "Roh et al. 2009 §5.3.1",
                 ratio(no_kiv, mb, "insert.page_writes"),
             ),
             below(
                 "MB-Tree / without KIVs, search page reads (\"a slight increase in the search cost\")",
-                "mb-tree.md §5.3.1",
+                "Roh et al. 2009 §5.3.1",
                 ratio(mb, no_kiv, "search.page_reads"),
             ),
             below(
                 "with FEI / MB-Tree, delete page writes (\"reduces the number of updates on leaf pages triggered by each delete\")",
-                "mb-tree.md §5.3.2",
+                "Roh et al. 2009 §5.3.2",
                 ratio(fei, mb, "delete.page_writes"),
             ),
             below(
                 "MB-Tree / with FEI, search page reads (\"slightly increases the search cost\")",
-                "mb-tree.md §5.3.2",
+                "Roh et al. 2009 §5.3.2",
                 ratio(mb, fei, "search.page_reads"),
             ),
         ],

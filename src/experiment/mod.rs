@@ -29,6 +29,7 @@ mod lat;
 mod lat_buffered;
 mod mbtree;
 pub mod output;
+pub mod papers;
 pub mod partial;
 #[cfg(feature = "cli")]
 pub mod plot;

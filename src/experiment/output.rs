@@ -529,6 +529,7 @@ pub fn results_md(
         out.display(),
         summary.display()
     );
+    let _ = writeln!(md, "{}", super::papers::references_md());
     for (exp, outcome) in done {
         md.push_str(&section_md(exp, outcome, summary));
     }

@@ -57,7 +57,7 @@ impl Drop for ScratchFile {
 /// `memory` value that means "what FlashDB occupied on this workload".
 pub(super) const MATCH_FLASHDB: &str = "flashdb";
 /// FlashDB's budget in the MB-Tree experiments: more than it ever takes
-/// (4 MiB), since mb-tree.md §6 gives it the memory it needs ("a
+/// (4 MiB), since Roh et al. 2009 §6 gives it the memory it needs ("a
 /// pre-requisite") and the others what it occupied. It keeps no node cache
 /// besides its top two levels, so what it takes is its node translation
 /// table, mode table, reservation buffer, those levels and a commit's node

@@ -1,7 +1,7 @@
 //! `ssd-table1`: the flash-disk microbenchmark behind the SSD timing model
 //! ([`crate::device::ssd`]): sequential and random reads and writes of 4,
 //! 8, 16 and 32 KB requests, on each SSD profile beside the table it was
-//! calibrated from (`as-btree.md` Table 1, `fd-tree.md` Table I), and on
+//! calibrated from (Kim et al. 2014 Table 1, Li et al. 2009 Table I), and on
 //! this machine's disk through a real file (O_DIRECT where the file system
 //! allows it), reported as measured.
 //!
@@ -70,7 +70,7 @@ pub(super) fn ssd_table1() -> Experiment {
     series.extend(file);
     let x25e = |name, series, x, value| Published {
         name,
-        source: "as-btree.md §2.3, Table 1 (IOMeter, QD32)",
+        source: "Kim et al. 2014 §2.3, Table 1 (IOMeter, QD32)",
         value,
         unit: "MB/s",
         measured: Measure::Cell {
@@ -81,7 +81,7 @@ pub(super) fn ssd_table1() -> Experiment {
     };
     let iops = |name, series, value| Published {
         name,
-        source: "fd-tree.md §I, Table I",
+        source: "Li et al. 2009 §I, Table I",
         value,
         unit: "IO/s",
         measured: Measure::Cell {
@@ -181,9 +181,9 @@ pub(super) fn ssd_table1() -> Experiment {
     Experiment {
         id: "ssd-table1",
         title: "Flash disks: sequential and random reads and writes by request size",
-        source: "as-btree.md §2.3, Table 1; fd-tree.md §I, Table I",
-        paper_ran: "as-btree.md: IOMeter on an Intel X25-E, 32 outstanding requests, Ext2, sequential and random reads and writes of 4 to 32 KB (MB/s). fd-tree.md: random reads and writes per second of a Samsung 32 GB SSD and an Intel Extreme SSD (request size not stated).",
-        we_ran: "The SSD timing model (`x25e`, `samsung-ssd32`, `intel-extreme`; see src/device/ssd.rs) with its page size set to the request size: 20,000 requests a run (--quick: 500), sequential at consecutive pages, random uniform over 1 GiB; and the same on a file in the temporary directory (this machine's disk, O_DIRECT where available, 2,000 requests over 64 MiB), timed by the wall clock. fd-tree.md's IO/s are compared at 4 KB requests, the size Intel rates the X25-E's 35,000 / 3,300 IO/s at.",
+        source: "Kim et al. 2014 §2.3, Table 1; Li et al. 2009 §I, Table I",
+        paper_ran: "Kim et al. 2014: IOMeter on an Intel X25-E, 32 outstanding requests, Ext2, sequential and random reads and writes of 4 to 32 KB (MB/s). Li et al. 2009: random reads and writes per second of a Samsung 32 GB SSD and an Intel Extreme SSD (request size not stated).",
+        we_ran: "The SSD timing model (`x25e`, `samsung-ssd32`, `intel-extreme`; see src/device/ssd.rs) with its page size set to the request size: 20,000 requests a run (--quick: 500), sequential at consecutive pages, random uniform over 1 GiB; and the same on a file in the temporary directory (this machine's disk, O_DIRECT where available, 2,000 requests over 64 MiB), timed by the wall clock. Li et al. 2009's IO/s are compared at 4 KB requests, the size Intel rates the X25-E's 35,000 / 3,300 IO/s at.",
         axis: Axis {
             param: "device.page_size",
             label: "request size (bytes)",
@@ -200,7 +200,7 @@ pub(super) fn ssd_table1() -> Experiment {
         ],
         chart: Chart::Lines,
         published,
-        notes: "The model's curves pass through Table 1's points by construction, so the x25e rows check the simulator's arithmetic and its sequential/random classification, not a prediction; the fd-tree.md rows check the 4 KB random points the other two profiles were built from. \"this disk\" is measured, not modelled, and varies from machine to machine; the prediction check of compare (as-btree issue) sets it beside the model.",
+        notes: "The model's curves pass through Table 1's points by construction, so the x25e rows check the simulator's arithmetic and its sequential/random classification, not a prediction; the Li et al. 2009 rows check the 4 KB random points the other two profiles were built from. \"this disk\" is measured, not modelled, and varies from machine to machine; the prediction check of compare (as-btree issue) sets it beside the model.",
         kind: RunKind::DeviceBench,
         axis_for: vec![],
     }

@@ -4,7 +4,7 @@
 //!
 //! A bulk loader writes an index bottom-up in one sequential pass — the
 //! way an index of 10⁸–10⁹ entries is built in practice, and the only way
-//! `fd-tree.md` §III's 10⁹-entry indexes could have been built on a disk
+//! Li et al. 2009 §III's 10⁹-entry indexes could have been built on a disk
 //! that takes 25 random writes a second. The FD-tree and the LSM-tree
 //! place the whole input in one level / component chosen by its size, so
 //! the number of entries must be known first: it is the iterator's exact

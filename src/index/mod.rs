@@ -60,7 +60,7 @@ pub trait Index: Send {
     /// Replaces `out` with the values stored under `key`, ascending.
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()>;
     /// Whether lookups are answered later, in batches (the buffer tree's
-    /// delayed lookups, `buffered-bplus-tree.md` §3.1): a runner then
+    /// delayed lookups, Agrawal et al. 2009 §3.1): a runner then
     /// queues each with [`Index::get_later`] and collects the answers with
     /// [`Index::take_answers`]. `get` still answers at once.
     fn defers_lookups(&self) -> bool {

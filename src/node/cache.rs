@@ -6,7 +6,7 @@
 //! * `lru`: classic write-back LRU. Searches and updates both bring nodes
 //!   in; updates make them dirty; a dirty node is written when evicted or
 //!   flushed.
-//! * `mlru`: the MB-Tree paper's modified LRU buffer (`mb-tree.md` §4.7).
+//! * `mlru`: the MB-Tree paper's modified LRU buffer (Roh et al. 2009 §4.7).
 //!   Eviction priority is first the node level (the lowest level, closest to
 //!   the leaves, goes first), then age (the least recently accessed). Only
 //!   updates insert nodes: an updated node already buffered is changed in
@@ -48,7 +48,7 @@ pub enum CachePolicy {
     ModifiedLru,
     /// LRU whose cached copies stay clean: every update also goes to the
     /// node store at once, as a change (the delta schemes of
-    /// `buffered-bplus-tree.md` §6.1 turn it into a delta; the store's own
+    /// Agrawal et al. 2009 §6.1 turn it into a delta; the store's own
     /// buffers decide when it reaches flash).
     WriteThroughLru,
 }

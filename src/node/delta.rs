@@ -1,5 +1,5 @@
 //! Deltas and record pages, shared by the delta schemes of
-//! `buffered-bplus-tree.md` §6.1 (Basic Delta, Consolidation, IPL).
+//! Agrawal et al. 2009 §6.1 (Basic Delta, Consolidation, IPL).
 //!
 //! A **delta** describes one high-level change to a B+-tree node, as §6.1
 //! puts it: "insertion of a new key-pointer pair or updation of a child

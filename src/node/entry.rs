@@ -5,7 +5,7 @@ use super::NodeError;
 /// Widths of an entry's key and value on flash, in bytes (each 2, 4 or 8).
 ///
 /// Two-byte keys are the Buffered-B+ tree paper's entries (a 6-byte
-/// key-pointer pair, `buffered-bplus-tree.md` §6.3.6) and sensor-sized keys.
+/// key-pointer pair, Agrawal et al. 2009 §6.3.6) and sensor-sized keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct EntryFormat {
     pub key_bytes: u8,

@@ -1,5 +1,5 @@
 //! [`LogNodeStore`]: tree nodes packed into pages of a **node log** on a raw
-//! chip (`buffered-bplus-tree.md` §5.2, "Node layout on flash"): several
+//! chip (Agrawal et al. 2009 §5.2, "Node layout on flash"): several
 //! small nodes share a page, every node write goes out of place to the head
 //! of the log, and an in-memory **node table** maps each node to its current
 //! place. The log is split into two halves; when the active half fills up,

@@ -1,7 +1,7 @@
 //! How a tree's logical nodes reach the device: the [`NodeStore`] trait, and
 //! [`PageNodeStore`], which writes every node in place at a fixed logical
-//! address over any [`BlockDevice`] (the "B-tree over FTL" of `bftl.md` §2
-//! and the B-Tree of `mb-tree.md` §6).
+//! address over any [`BlockDevice`] (the "B-tree over FTL" of Wu et al. 2003 §2
+//! and the B-Tree of Roh et al. 2009 §6).
 //!
 //! Later indexes keep the same B+-tree ([`crate::index::btree`]) and swap the
 //! store: BFTL's node translation table of index units, the delta schemes'
@@ -377,7 +377,7 @@ pub struct PageNodeStore {
     capacity_pages: u64,
     image: Vec<u8>,
     ids: IdAllocator,
-    /// The top levels kept decoded (`cached_levels`, `bftl.md` §5.1);
+    /// The top levels kept decoded (`cached_levels`, Wu et al. 2003 §5.1);
     /// writes go through to the device.
     hot: TopLevels,
 }

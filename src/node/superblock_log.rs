@@ -1,5 +1,5 @@
 //! The superblock log of the stores that manage erase units themselves (the
-//! node log of `buffered-bplus-tree.md` §5.2 and IPL): the newest valid
+//! node log of Agrawal et al. 2009 §5.2 and IPL): the newest valid
 //! superblock says which state on flash is the durable one, and a power
 //! cut at any moment, a torn superblock included, must leave one valid.
 //!

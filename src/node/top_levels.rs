@@ -1,4 +1,4 @@
-//! The top levels of a tree kept decoded in RAM, as `bftl.md` §5.1 runs
+//! The top levels of a tree kept decoded in RAM, as Wu et al. 2003 §5.1 runs
 //! its B-trees: "a small amount of B-Tree nodes in the top levels were
 //! cached in RAM so that these 'hot' nodes could be accessed efficiently".
 //! A store that keeps them serves reads of those nodes without touching

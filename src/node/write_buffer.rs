@@ -1,4 +1,4 @@
-//! [`WriteBuffer`]: the AS B-tree's **Write Buffer** (`as-btree.md` §3.2,
+//! [`WriteBuffer`]: the AS B-tree's **Write Buffer** (Kim et al. 2014 §3.2,
 //! Algorithms 2 and 3), a [`NodeStore`] decorator that holds modified
 //! nodes in RAM and writes them all at once when it is full.
 //!

@@ -111,7 +111,7 @@ pub struct IndexDescription {
 }
 
 /// Index stats that name a part of `memory_bytes` a paper may keep
-/// outside its budget (the node table of `buffered-bplus-tree.md` §6 and
+/// outside its budget (the node table of Agrawal et al. 2009 §6 and
 /// the LA-tree's other RAM structures).
 pub const NAMED_MEMORY_LINES: [&str; 6] = [
     "node_table_bytes",

@@ -1,4 +1,4 @@
-//! The MB-Tree paper's real workload (`mb-tree.md` §6): every 16-base
+//! The MB-Tree paper's real workload (Roh et al. 2009 §6): every 16-base
 //! substring of a DNA sequence, 2 bits a base (A 0, C 1, G 2, T 3), as a
 //! 32-bit key, in sequence order, with the substring's position as its
 //! pointer.

@@ -1,11 +1,11 @@
 //! Seeded synthetic workloads.
 //!
 //! Key distributions ([`KeyDist`]):
-//! * `uniform`: i.i.d. uniform over `[key_min, key_max]` (`mb-tree.md` §6:
-//!   [0, 3,000,000]; `buffered-bplus-tree.md` §6: 1 … 10,000).
+//! * `uniform`: i.i.d. uniform over `[key_min, key_max]` (Roh et al. 2009 §6:
+//!   [0, 3,000,000]; Agrawal et al. 2009 §6: 1 … 10,000).
 //! * `ascending`: `key_min, key_min + 1, …` (wrapping back to `key_min` past
 //!   `key_max`).
-//! * `rs`: BFTL's mix (`bftl.md` §5.2): "when rs equals zero all of the keys
+//! * `rs`: BFTL's mix (Wu et al. 2003 §5.2): "when rs equals zero all of the keys
 //!   were randomly generated; if rs equals 1 the keys were in an ascending
 //!   order; if rs equals 0.5 one-half of the keys were in an ascending
 //!   order, while the other keys were randomly generated". Each insert key
@@ -28,7 +28,7 @@
 //! keys leave in the order they came: with ascending keys, `rs = 1`, the
 //! deletes ascend too), with `delete_order=newest` the newest (the deletes
 //! meet the inserts at the same end of the key range); with random keys
-//! either is as random as `uniform`. `bftl.md` §5.3 does not say which
+//! either is as random as `uniform`. Wu et al. 2003 §5.3 does not say which
 //! keys its maintenance runs deleted; `bftl-fig11` runs the three. Searches pick
 //! the key of a live entry (or a random key with `search_existing=false`).
 //! Ranges start at a live key and span `range_len` keys.
@@ -46,7 +46,7 @@
 //! Values are unique per generated insert (a counter), so a repeated key is
 //! a distinct entry, as the Buffered-B+ paper's §6 workload requires.
 //! `search_after` appends, after the measured operations, one search per
-//! insert of the same keys in insertion order (`mb-tree.md` §6.1: "200,000
+//! insert of the same keys in insertion order (Roh et al. 2009 §6.1: "200,000
 //! search operations, querying the same key-values of the previous insert
 //! operations").
 //!
@@ -263,7 +263,7 @@ impl WorkloadSpec {
             "preload_sorted" => self.preload_sorted = flag(value)?,
             "ops" => self.ops = num(value)?,
             "delete_share" => {
-                // bftl.md §5.3's "deletion/insertion ratio": deletes take this
+                // Wu et al. 2003 §5.3's "deletion/insertion ratio": deletes take this
                 // share of the operations, inserts the rest.
                 let d = frac(value)?;
                 if d > 1.0 {

@@ -3,14 +3,14 @@
 //!
 //! | preset | what | source |
 //! |---|---|---|
-//! | `insert-uniform` | inserts, keys uniform in [0, 3,000,000] | `mb-tree.md` §6 |
-//! | `mbtree` | inserts of uniform keys in [0, 3,000,000], then a search of every inserted key | `mb-tree.md` §6.1–6.2 |
-//! | `bftl` | inserts, keys an `rs` mix (rs = 0.5) | `bftl.md` §5.2 |
-//! | `bftl-maintain` | 50% deletes / 50% inserts, rs = 0.5, after a preload | `bftl.md` §5.3 |
-//! | `lat` | keys i.i.d. uniform in 1 … 10,000; lookups at 25% of inserts; 50,000-key preload | `buffered-bplus-tree.md` §6 |
-//! | `lat-phases` | `lat` in three equal phases of lookups at 5%, 200% and 5% of inserts | ours, for `buffered-bplus-tree.md` Fig. 9(c) (its image-sensor trace is not available) |
-//! | `w-search` / `w-update` | 80/10/5/5 and 20/40/20/20 search/insert/delete/update, keys uniform in [0, 2³² − 1] | `fd-tree.md` §III |
-//! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | `as-btree.md` §4.2 |
+//! | `insert-uniform` | inserts, keys uniform in [0, 3,000,000] | Roh et al. 2009 §6 |
+//! | `mbtree` | inserts of uniform keys in [0, 3,000,000], then a search of every inserted key | Roh et al. 2009 §6.1–6.2 |
+//! | `bftl` | inserts, keys an `rs` mix (rs = 0.5) | Wu et al. 2003 §5.2 |
+//! | `bftl-maintain` | 50% deletes / 50% inserts, rs = 0.5, after a preload | Wu et al. 2003 §5.3 |
+//! | `lat` | keys i.i.d. uniform in 1 … 10,000; lookups at 25% of inserts; 50,000-key preload | Agrawal et al. 2009 §6 |
+//! | `lat-phases` | `lat` in three equal phases of lookups at 5%, 200% and 5% of inserts | ours, for Agrawal et al. 2009 Fig. 9(c) (its image-sensor trace is not available) |
+//! | `w-search` / `w-update` | 80/10/5/5 and 20/40/20/20 search/insert/delete/update, keys uniform in [0, 2³² − 1] | Li et al. 2009 §III |
+//! | `tpcc-index` | 72% search, 24% insert, 3% range, 1% delete | Kim et al. 2014 §4.2 |
 //! | `ycsb-a` / `ycsb-b` / `ycsb-c` | 50/50, 95/5 read/update; read only; a preload of distinct scrambled keys, requests by YCSB's scrambled Zipfian (0.99) | YCSB core workloads |
 //! | `zipf` | inserts, Zipf(0.99) keys | — |
 
@@ -61,7 +61,7 @@ pub fn presets() -> Vec<Preset> {
     let mut v = Vec::new();
     v.push(Preset {
         name: "insert-uniform",
-        description: "inserts, keys uniform in [0, 3,000,000] (mb-tree.md §6)",
+        description: "inserts, keys uniform in [0, 3,000,000] (Roh et al. 2009 §6)",
         spec: base("insert-uniform"),
     });
     let mut s = base("mbtree");
@@ -69,7 +69,7 @@ pub fn presets() -> Vec<Preset> {
     s.search_after = true;
     v.push(Preset {
         name: "mbtree",
-        description: "200,000 inserts of uniform keys in [0, 3,000,000], then a search of each inserted key (mb-tree.md §6.1)",
+        description: "200,000 inserts of uniform keys in [0, 3,000,000], then a search of each inserted key (Roh et al. 2009 §6.1)",
         spec: s,
     });
     let mut s = base("bftl");
@@ -79,7 +79,7 @@ pub fn presets() -> Vec<Preset> {
     v.push(Preset {
         name: "bftl",
         description:
-            "24,000 inserts, keys an rs mix of ascending and random, rs=0.5 (bftl.md §5.2)",
+            "24,000 inserts, keys an rs mix of ascending and random, rs=0.5 (Wu et al. 2003 §5.2)",
         spec: s,
     });
     let mut s = base("bftl-maintain");
@@ -90,7 +90,7 @@ pub fn presets() -> Vec<Preset> {
     s.ops = 24_000;
     v.push(Preset {
         name: "bftl-maintain",
-        description: "24,000 operations, deletion/insertion 50/50, rs=0.5 after 12,000 inserts (bftl.md §5.3)",
+        description: "24,000 operations, deletion/insertion 50/50, rs=0.5 after 12,000 inserts (Wu et al. 2003 §5.3)",
         spec: s,
     });
     let mut s = base("lat");
@@ -101,25 +101,25 @@ pub fn presets() -> Vec<Preset> {
     s.ops = 250_000;
     v.push(Preset {
         name: "lat",
-        description: "keys i.i.d. uniform in 1..10,000, lookup-to-insert ratio 25%, 50,000-key preload (buffered-bplus-tree.md §6)",
+        description: "keys i.i.d. uniform in 1..10,000, lookup-to-insert ratio 25%, 50,000-key preload (Agrawal et al. 2009 §6)",
         spec: s.clone(),
     });
     s.name = "lat-phases".into();
     s.phases = vec![0.05, 2.0, 0.05];
     v.push(Preset {
         name: "lat-phases",
-        description: "lat in three equal phases: write-heavy (lookups at 5% of inserts), read-heavy (200%), write-heavy (5%); ours, for buffered-bplus-tree.md Fig. 9(c), whose image-sensor trace is not available",
+        description: "lat in three equal phases: write-heavy (lookups at 5% of inserts), read-heavy (200%), write-heavy (5%); ours, for Agrawal et al. 2009 Fig. 9(c), whose image-sensor trace is not available",
         spec: s,
     });
     for (name, description, m) in [
         (
             "w-search",
-            "W-Search: 80% search, 10% insert, 5% delete, 5% update, keys uniform in [0, 2^32 - 1] (fd-tree.md §III)",
+            "W-Search: 80% search, 10% insert, 5% delete, 5% update, keys uniform in [0, 2^32 - 1] (Li et al. 2009 §III)",
             mix(0.10, 0.80, 0.05, 0.05, 0.0),
         ),
         (
             "w-update",
-            "W-Update: 20% search, 40% insert, 20% delete, 20% update, keys uniform in [0, 2^32 - 1] (fd-tree.md §III)",
+            "W-Update: 20% search, 40% insert, 20% delete, 20% update, keys uniform in [0, 2^32 - 1] (Li et al. 2009 §III)",
             mix(0.40, 0.20, 0.20, 0.20, 0.0),
         ),
     ] {
@@ -137,7 +137,7 @@ pub fn presets() -> Vec<Preset> {
     s.preload = 100_000;
     v.push(Preset {
         name: "tpcc-index",
-        description: "72% search, 24% insert, 3% range, 1% delete after a 100,000-entry preload (as-btree.md §4.2)",
+        description: "72% search, 24% insert, 3% range, 1% delete after a 100,000-entry preload (Kim et al. 2014 §4.2)",
         spec: s,
     });
     for (name, description, m) in [

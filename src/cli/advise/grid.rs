@@ -5,17 +5,17 @@
 //!
 //! | index | parameters | why (the paper) |
 //! |---|---|---|
-//! | `btree` | node of one page or two (and fanout 8 on byte-level flash) × cache none, LRU, modified LRU | `mb-tree.md` §6.1 (one page optimal), §4.7 (the modified LRU); `buffered-bplus-tree.md` §6.3.6 (fanout 8 optimal where bytes cost) |
-//! | `bftl` | reservation buffer 20, 60, 120 records × C 3, 8 | `bftl.md` §5.4 (10 to 120 records, 60 recommended), §3.4 (the compaction bound C) |
-//! | `flashdb` | C 3, 8 | `mb-tree.md` §6 (C = 3 as in its papers) |
-//! | `mbtree` | LRU share 0.3, 0.4, 0.5, 0.7 | `mb-tree.md` §6.5 (30% to 90% tried, 40–50% appropriate) |
-//! | `basic-delta`, `consolidation` | fanout 8, 16, 32 | `buffered-bplus-tree.md` §6.1 (fanout 16 best for the delta schemes) |
-//! | `ipl` | a node of one page, fanout 16 | `buffered-bplus-tree.md` §6.1 (fanout 84, a page, best for IPL) |
-//! | `fdtree` | k = k₀/4, k₀/2, k₀ (k₀ = f/2) × head: default, M/4 | `fd-tree.md` §III ("further tuning on k"), §II-A (the head tree) |
-//! | `lsm` | ratio r₀/4, r₀/2, r₀ × C0: default, M/4 | `fd-tree.md` §III (the LSM-tree baseline); O'Neil's ratio and C0 |
-//! | `buffer-tree` | buffers of M/2, M/4 (immediate lookups) | `buffered-bplus-tree.md` §3.1, §6.2 |
-//! | `latree` | Adapt-Simple, ADAPT × node-cache share 0.25, 0.5 | `buffered-bplus-tree.md` §4 (ADAPT, Adapt-Simple), §6.3.5 (25% best) |
-//! | `asbtree` | write buffer 16, 32, 64 nodes | `as-btree.md` §3 (the write buffer) |
+//! | `btree` | node of one page or two (and fanout 8 on byte-level flash) × cache none, LRU, modified LRU | Roh et al. 2009 §6.1 (one page optimal), §4.7 (the modified LRU); Agrawal et al. 2009 §6.3.6 (fanout 8 optimal where bytes cost) |
+//! | `bftl` | reservation buffer 20, 60, 120 records × C 3, 8 | Wu et al. 2003 §5.4 (10 to 120 records, 60 recommended), §3.4 (the compaction bound C) |
+//! | `flashdb` | C 3, 8 | Roh et al. 2009 §6 (C = 3 as in its papers) |
+//! | `mbtree` | LRU share 0.3, 0.4, 0.5, 0.7 | Roh et al. 2009 §6.5 (30% to 90% tried, 40–50% appropriate) |
+//! | `basic-delta`, `consolidation` | fanout 8, 16, 32 | Agrawal et al. 2009 §6.1 (fanout 16 best for the delta schemes) |
+//! | `ipl` | a node of one page, fanout 16 | Agrawal et al. 2009 §6.1 (fanout 84, a page, best for IPL) |
+//! | `fdtree` | k = k₀/4, k₀/2, k₀ (k₀ = f/2) × head: default, M/4 | Li et al. 2009 §III ("further tuning on k"), §II-A (the head tree) |
+//! | `lsm` | ratio r₀/4, r₀/2, r₀ × C0: default, M/4 | Li et al. 2009 §III (the LSM-tree baseline); O'Neil's ratio and C0 |
+//! | `buffer-tree` | buffers of M/2, M/4 (immediate lookups) | Agrawal et al. 2009 §3.1, §6.2 |
+//! | `latree` | Adapt-Simple, ADAPT × node-cache share 0.25, 0.5 | Agrawal et al. 2009 §4 (ADAPT, Adapt-Simple), §6.3.5 (25% best) |
+//! | `asbtree` | write buffer 16, 32, 64 nodes | Kim et al. 2014 §3 (the write buffer) |
 //!
 //! M is the memory budget. The buffer tree's delayed lookups are left out:
 //! they answer a lookup only when its batch reaches the leaves, which no

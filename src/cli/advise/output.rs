@@ -550,7 +550,7 @@ pub fn write(adv: &Advice, a: &AdviseArgs, w: &WorkloadArgs) -> CliResult<()> {
             if a.exclude_node_tables {
                 ""
             } else {
-                ", or count as buffered-bplus-tree.md §6 does with --exclude-node-tables"
+                ", or count as Agrawal et al. 2009 §6 does with --exclude-node-tables"
             }
         )
         .into());
@@ -585,7 +585,7 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
             bytes_text(adv.memory),
             group(adv.memory),
             if a.exclude_node_tables {
-                ", node tables outside it (buffered-bplus-tree.md §6)"
+                ", node tables outside it (Agrawal et al. 2009 §6)"
             } else {
                 ""
             },

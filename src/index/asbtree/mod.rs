@@ -1,5 +1,5 @@
 //! `asbtree`: the Always Sequential B-tree of Kim, Roh, Lee and Park
-//! (`as-btree.md` §3).
+//! (Kim et al. 2014 §3).
 //!
 //! Five parts, as Fig. 4 draws them:
 //! * the **Legacy B+-tree**: the shared [`BTree`] (same search, insert,
@@ -90,7 +90,8 @@ fn options(params: &mut Params) -> Result<AsOptions> {
     };
     if tree.cache == CachePolicy::ModifiedLru {
         return Err(IndexError::Config(
-            "asbtree's buffer cache is LRU (as-btree.md §4.1): cache=wt-lru, lru or none".into(),
+            "asbtree's buffer cache is LRU (Kim et al. 2014 §4.1): cache=wt-lru, lru or none"
+                .into(),
         ));
     }
     let o = AsOptions {

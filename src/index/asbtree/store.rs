@@ -799,7 +799,7 @@ impl NodeStore for SequentialStore {
 
     fn notes(&self) -> Vec<String> {
         vec![format!(
-            "address mapping table: {} bytes for {} nodes, outside the memory budget (as-btree.md §4.2 budgets the cache and the write buffer)",
+            "address mapping table: {} bytes for {} nodes, outside the memory budget (Kim et al. 2014 §4.2 budgets the cache and the write buffer)",
             self.ids.live() * 8,
             self.ids.live()
         )]

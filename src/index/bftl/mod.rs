@@ -1,5 +1,5 @@
 //! `bftl`: BFTL, the B-tree layer over an FTL of Wu, Chang and Kuo
-//! (`bftl.md` §3).
+//! (Wu et al. 2003 §3).
 //!
 //! Inserts and deletes first become **dirty records** in the **reservation
 //! buffer** (deletes as invalidation records). When it holds
@@ -18,7 +18,7 @@
 //! (default 2: the top two levels of the tree stay in RAM, §5.1's "small
 //! amount of B-Tree nodes in the top levels"), `cache=none|wt-lru` (default
 //! `none`; `wt-lru` gives the memory the reservation buffer leaves to an
-//! LRU node cache of clean copies, as `buffered-bplus-tree.md` §6.1 runs
+//! LRU node cache of clean copies, as Agrawal et al. 2009 §6.1 runs
 //! BFTL: "whenever memory is not being used by the reserve buffer or delta
 //! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
 //! nodes), `key_bytes`, `value_bytes`, `deletes=checked|blind` (default
@@ -27,7 +27,7 @@
 //! deletions are handled by adding invalidation records to the reservation
 //! buffer": no lookup, the answer is always `true`, and an invalidation
 //! record for an absent pair deletes nothing when it is applied; only for
-//! workloads that delete present pairs, as bftl.md §5.3's),
+//! workloads that delete present pairs, as Wu et al. 2003 §5.3's),
 //! `commit_order=arrival|key` (default `arrival`: a commit applies the
 //! records in arrival order; `key` applies them sorted by key, stably, so
 //! each leaf's records come together and its view is used while it is
@@ -38,7 +38,7 @@
 //! Memory: the budget (`memory`) covers everything BFTL keeps in RAM, all
 //! counted in `memory_bytes` and so in the runner's peak: the reservation
 //! buffer (capacity × (entry + 1 flag byte)), the node translation table (4
-//! bytes per listed sector and per node, what `mb-tree.md` Fig. 7 shows),
+//! bytes per listed sector and per node, what Roh et al. 2009 Fig. 7 shows),
 //! FlashDB's mode table, the cached top-level nodes (at their image size),
 //! a `wt-lru` cache, and the **commit views** (`bftl::views`): the logical
 //! views of the nodes a batch touches, held through its commit. The views
@@ -52,7 +52,7 @@
 //! `commit_view_budget_bytes`, `commit_views_dropped`, `ntt_bytes`,
 //! `mode_table_bytes`.
 //!
-//! **FlashDB** (`flashdb`, `mb-tree.md` §2.3) is this index with the node
+//! **FlashDB** (`flashdb`, Roh et al. 2009 §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is
 //! one page (fanout 40 and 60 entries a leaf with 4 + 4-byte entries in
 //! 512-byte sectors), every other parameter as BFTL's.
@@ -78,7 +78,7 @@ use crate::node::{CachePolicy, NodeLayout};
 
 /// Name in the registry.
 pub const NAME: &str = "bftl";
-/// FlashDB (`mb-tree.md` §2.3): BFTL whose nodes switch between log and
+/// FlashDB (Roh et al. 2009 §2.3): BFTL whose nodes switch between log and
 /// disk mode (`bftl::modes`).
 pub const FLASHDB: &str = "flashdb";
 
@@ -122,7 +122,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
         .map_err(IndexError::Config)?;
     if !matches!(cache, CachePolicy::None | CachePolicy::WriteThroughLru) {
         return Err(IndexError::Config(
-            "{name} turns every node change into index units, so its node cache must be              `none` (bftl.md) or `wt-lru` (clean copies, buffered-bplus-tree.md §6.1)"
+            "{name} turns every node change into index units, so its node cache must be              `none` (Wu et al. 2003) or `wt-lru` (clean copies, Agrawal et al. 2009 §6.1)"
                 .into(),
         ));
     }
@@ -161,7 +161,7 @@ impl Bftl {
     ///
     /// A new FlashDB's node is by default the largest that fits a sector
     /// with its node-page header: a disk-mode node "operates as does an
-    /// original B-Tree node" of one page (`mb-tree.md` §2.3), with no leaf
+    /// original B-Tree node" of one page (Roh et al. 2009 §2.3), with no leaf
     /// cap.
     fn layout(
         name: &str,

@@ -1,4 +1,4 @@
-//! FlashDB's self-tuning node modes (`mb-tree.md` §2.3; Nath and Kansal,
+//! FlashDB's self-tuning node modes (Roh et al. 2009 §2.3; Nath and Kansal,
 //! "FlashDB: dynamic self-tuning database for NAND flash", IPSN 2007),
 //! over BFTL's index units, reservation buffer and node translation table.
 //!
@@ -20,7 +20,7 @@
 //! variable reaches the cost of translating the node to the other mode and
 //! back, the node switches and the variable restarts at 0. The variable is
 //! not clamped, so a mode's accumulated benefit must be paid back before it
-//! switches — the behaviour `mb-tree.md` §2.3 criticises ("the node mode
+//! switches — the behaviour Roh et al. 2009 §2.3 criticises ("the node mode
 //! cannot be switched until the loss from the current mode dominates the
 //! accumulated benefit").
 //!

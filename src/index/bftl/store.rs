@@ -1,4 +1,4 @@
-//! BFTL's node storage (`bftl.md` §3.2–3.4): every change to a logical
+//! BFTL's node storage (Wu et al. 2003 §3.2–3.4): every change to a logical
 //! B-tree node becomes an **index unit**; the units of a batch are
 //! partitioned by node and packed into sectors by the **commit policy**
 //! (FIRST-FIT over the per-node sets, §3.3); the **node translation table**
@@ -229,7 +229,7 @@ impl BftlStore {
     }
 
     /// RAM of everything but the views: the node translation table at 4
-    /// bytes per LBA and 4 per node entry (what `mb-tree.md` Fig. 7
+    /// bytes per LBA and 4 per node entry (what Roh et al. 2009 Fig. 7
     /// measures), the free id list, FlashDB's mode table, the cached
     /// top-level nodes and the batch's pending units.
     fn table_memory(&self) -> usize {

@@ -1,4 +1,4 @@
-//! BFTL's index units (`bftl.md` §3.2): their encoding in a sector, the
+//! BFTL's index units (Wu et al. 2003 §3.2): their encoding in a sector, the
 //! replay that rebuilds a node's logical view from them, the units that
 //! write a node whole, and the commit policy's FIRST-FIT packing (§3.3).
 //! The sector layout is drawn in [`super::store`] and `docs/FORMAT.md`.

@@ -1,11 +1,11 @@
-//! The logical views of the nodes a BFTL batch touches (`bftl.md` §3.3–3.4),
+//! The logical views of the nodes a BFTL batch touches (Wu et al. 2003 §3.3–3.4),
 //! bounded by the memory budget.
 //!
 //! While a batch of dirty records is applied, each node read or written
 //! keeps its logical view here, so a node the batch touches many times is
 //! built from its sectors once per commit and a compaction right after the
 //! commit needs no second read. With a reservation buffer of b records a
-//! batch touches up to b leaves and their parents: at as-btree.md §4.1's
+//! batch touches up to b leaves and their parents: at Kim et al. 2014 §4.1's
 //! setting (b = 256, 8 KiB nodes) over a MiB, more than the budget.
 //!
 //! So the views take only what the budget leaves after every other

@@ -6,7 +6,7 @@
 //!
 //! **Fill.** Nodes are filled to [`FILL`] = ln 2 ≈ 69% of their capacity,
 //! the utilisation a B+-tree built by random inserts settles at (Yao; the
-//! "typically 70%" `fd-tree.md` §II-D cites), so a bulk-loaded tree has the
+//! "typically 70%" Li et al. 2009 §II-D cites), so a bulk-loaded tree has the
 //! node count and height of the tree the random-insert preload would have
 //! built, and its first inserts do not all split. The node counts per level
 //! are planned from the input's size, with entries spread evenly, so no node

@@ -1,12 +1,12 @@
 //! `btree`: the B+-tree baseline every paper compares against — "B-tree
-//! over FTL" in `bftl.md` §5, "B-Tree" and "B-Tree(LRU)" in `mb-tree.md` §6,
-//! the tuned B+-tree of `buffered-bplus-tree.md` §6.
+//! over FTL" in Wu et al. 2003 §5, "B-Tree" and "B-Tree(LRU)" in Roh et al. 2009 §6,
+//! the tuned B+-tree of Agrawal et al. 2009 §6.
 //!
 //! Entries are ordered by (key, value), so repeated keys are distinct
 //! entries and a pair is unique. Nodes are written in place through a
 //! [`NodeStore`] ([`PageNodeStore`](crate::node::PageNodeStore) here; later indexes keep this tree and
 //! swap the store). A [`NodeCache`] with policy `none`, `lru` or `mlru`
-//! (`mb-tree.md` §4.7) sits in front of the store. Deletion is real:
+//! (Roh et al. 2009 §4.7) sits in front of the store. Deletion is real:
 //! an underfull node borrows from a sibling (redistribution) or merges with
 //! it, and a root left with one child is collapsed.
 //!
@@ -20,7 +20,7 @@
 //!
 //! Storage: on a logical-page device (FTL, file) nodes are written in place
 //! ([`PageNodeStore`](crate::node::PageNodeStore)); on a raw chip (`raw:PROFILE`) they are packed into
-//! the node log of `buffered-bplus-tree.md` §5.2 ([`LogNodeStore`](crate::node::LogNodeStore)), the
+//! the node log of Agrawal et al. 2009 §5.2 ([`LogNodeStore`](crate::node::LogNodeStore)), the
 //! layout that paper's tuned B+-tree uses.
 //!
 //! Reopening takes the entry widths and node size from the superblock when
@@ -37,7 +37,7 @@
 //! the store's part is its write buffer (`write_buffer=N`, whole node
 //! images), its decoded top levels (`cached_levels`), and on the node log
 //! the node table, which is also its own index stat, `node_table_bytes`
-//! (`buffered-bplus-tree.md` §6 keeps it outside the budget).
+//! (Agrawal et al. 2009 §6 keeps it outside the budget).
 //! Freed node ids (after merges) grow the free list beyond the budget by
 //! 4 bytes each; the report shows it.
 //!

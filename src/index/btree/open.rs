@@ -102,7 +102,7 @@ impl BTreeOptions {
 }
 
 /// `cached_levels=N`: the top N levels kept decoded in RAM, read for free
-/// and written through (`bftl.md` §5.1's cached "hot" nodes), on logical
+/// and written through (Wu et al. 2003 §5.1's cached "hot" nodes), on logical
 /// pages only.
 fn top_levels(params: &mut Params, storage: &Storage) -> Result<u8> {
     let levels: u8 = params.get("cached_levels", 0)?;
@@ -115,7 +115,7 @@ fn top_levels(params: &mut Params, storage: &Storage) -> Result<u8> {
 }
 
 /// `write_buffer=N`: the AS B-tree's Write Buffer of N nodes in front of
-/// the in-place store (`as-btree.md` Table 2 compares the two trees with
+/// the in-place store (Kim et al. 2014 Table 2 compares the two trees with
 /// the same buffer); 0, the default, writes nodes as the tree commits them.
 fn write_buffer(params: &mut Params) -> Result<usize> {
     params.get("write_buffer", 0)
@@ -130,7 +130,7 @@ fn buffered(store: Box<dyn NodeStore>, nodes: usize) -> Result<Box<dyn NodeStore
 
 impl BTree {
     /// Caps the node cache at `nodes` (`cache_nodes=N`: a cache of so many
-    /// nodes, as `as-btree.md` Figs. 13–14 size theirs); more than the
+    /// nodes, as Kim et al. 2014 Figs. 13–14 size theirs); more than the
     /// budget leaves for the cache is `BudgetTooSmall`. Only a cache that
     /// holds nothing yet is replaced, so no dirty node is ever dropped:
     /// call it right after `create_on` or `open_on`.

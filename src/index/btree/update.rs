@@ -1,7 +1,7 @@
 //! An update in place: `update(key, old, new)` as one descent that
 //! rewrites the leaf holding `(key, old)` once, as a B+-tree updates a
-//! record (`as-btree.md` §4.1 runs "update operations" on the B+-tree and
-//! the AS B-tree; `fd-tree.md` §III's W-Search and W-Update mixes hold
+//! record (Kim et al. 2014 §4.1 runs "update operations" on the B+-tree and
+//! the AS B-tree; Li et al. 2009 §III's W-Search and W-Update mixes hold
 //! updates too). The trait's default — a delete, then an insert — descends
 //! twice and may write the leaf twice.
 //!

@@ -1,5 +1,5 @@
 //! [`DeltaChainStore`]: the node storage of **Basic Delta** and
-//! **Consolidation** (`buffered-bplus-tree.md` §6.1), over a logical-page
+//! **Consolidation** (Agrawal et al. 2009 §6.1), over a logical-page
 //! device (an FTL or a file).
 //!
 //! Every node is a **base node** plus a list of at most `max_deltas`
@@ -14,7 +14,7 @@
 //!
 //! * A change that would need a delta page beyond `max_deltas` writes the
 //!   node as a new base instead (its chain is consolidated).
-//! * **Consolidation** (FlashDB, `mb-tree.md` §2.3) keeps a counter C per
+//! * **Consolidation** (FlashDB, Roh et al. 2009 §2.3) keeps a counter C per
 //!   node: `+NodeWriteCost` for every new delta, `−PageReadCost × i` for
 //!   every read of a chain of `i` delta pages; when C < 0 the node is
 //!   consolidated into one base and C restarts at 0. The costs come from the
@@ -651,7 +651,7 @@ impl NodeStore for DeltaChainStore {
     fn notes(&self) -> Vec<String> {
         vec![format!(
             "the {}-byte node table is counted in memory but kept outside the budget, which \
-             goes to the head page and the node cache (buffered-bplus-tree.md §6)",
+             goes to the head page and the node cache (Agrawal et al. 2009 §6)",
             self.node_table_bytes()
         )]
     }

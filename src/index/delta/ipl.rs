@@ -1,5 +1,5 @@
 //! [`IplStore`]: In-Page Logging (Lee & Moon, SIGMOD 2007, as
-//! `buffered-bplus-tree.md` §6.1 implements it under a B+-tree).
+//! Agrawal et al. 2009 §6.1 implements it under a B+-tree).
 //!
 //! Every erase unit is split statically into `node_pages_per_block` node
 //! pages and `log_pages_per_block` log pages (default 16 + 16, "since these
@@ -895,7 +895,7 @@ impl NodeStore for IplStore {
         let mut notes =
             vec![format!(
             "IPL erase units of {} node pages + {} log pages ({} node slots of {} page(s) each); \
-             the {}-byte node table is outside the memory budget (buffered-bplus-tree.md §6)",
+             the {}-byte node table is outside the memory budget (Agrawal et al. 2009 §6)",
             self.node_area, self.log_pages, self.slots, self.node_pages, self.node_table_bytes()
         )];
         if let Storage::Pages(_) = self.storage {

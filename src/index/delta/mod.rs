@@ -1,4 +1,4 @@
-//! The delta schemes of `buffered-bplus-tree.md` §6.1, each a node-storage
+//! The delta schemes of Agrawal et al. 2009 §6.1, each a node-storage
 //! layer under the same B+-tree ([`BTree`]) with an LRU node cache in the
 //! memory the layer's buffers leave (`wt-lru`: cached copies stay clean and
 //! every change reaches the layer as a delta):
@@ -8,7 +8,7 @@
 //! * `consolidation` — Consolidation, §6.1's scheme "inspired by the FlashDB
 //!   algorithm": Basic Delta plus a per-node cost counter that consolidates
 //!   a node's chain into one page when reading it has cost more than the
-//!   deltas saved. (FlashDB itself, as `mb-tree.md` §2.3 describes and
+//!   deltas saved. (FlashDB itself, as Roh et al. 2009 §2.3 describes and
 //!   compares against it — BFTL's units with per-node log/disk modes — is
 //!   `flashdb`, in [`crate::index::bftl`].)
 //! * `ipl` — In-Page Logging: per-node log sectors inside the node's erase

@@ -1,4 +1,4 @@
-//! FD-tree's merge (`fd-tree.md` §II-C) and the logarithmic deletion it
+//! FD-tree's merge (Li et al. 2009 §II-C) and the logarithmic deletion it
 //! completes (§II-D): two adjacent levels are scanned in key order and
 //! combined into one sorted run in contiguous pages; a filter entry and the
 //! phantom entry it deletes meet here and both vanish.

@@ -1,4 +1,4 @@
-//! `fdtree`: the FD-tree of Li, He, Luo and Yi (`fd-tree.md` §II), a tree
+//! `fdtree`: the FD-tree of Li, He, Luo and Yi (Li et al. 2009 §II), a tree
 //! index for flash disks built with the logarithmic method and fractional
 //! cascading.
 //!
@@ -253,7 +253,7 @@ impl FdTree {
         let k = k.unwrap_or_else(|| default_k(format, g.page_size));
         if k >= f - 1 {
             return Err(IndexError::Config(format!(
-                "k = {k} must be below f − 1 = {} (fd-tree.md §II-A: fewer fences than entries)",
+                "k = {k} must be below f − 1 = {} (Li et al. 2009 §II-A: fewer fences than entries)",
                 f - 1
             )));
         }

@@ -1,4 +1,4 @@
-//! FD-tree's sorted runs (`fd-tree.md` §II-A): where a run lies, and the
+//! FD-tree's sorted runs (Li et al. 2009 §II-A): where a run lies, and the
 //! writer that lays a run out page by page, adding internal fences. The
 //! page codec, extents and page cache are shared with the LSM-tree
 //! ([`crate::index::runs::page`], which gives the page format).

@@ -26,62 +26,62 @@ pub fn list() -> Vec<IndexInfo> {
     vec![
         IndexInfo {
             name: "btree",
-            description: "B+-tree baseline: in-place nodes over an FTL or file, or a node log on raw:; node cache none/lru/mlru (mb-tree.md §4.7)",
+            description: "B+-tree baseline: in-place nodes over an FTL or file, or a node log on raw:; node cache none/lru/mlru (Roh et al. 2009 §4.7)",
             params: "node_bytes=N | node_pages=N | fanout=N, leaf_entries=N, cache=none|lru|mlru, cached_levels=0, write_buffer=0 (nodes), cache_nodes=N (default: what the budget leaves), key_bytes=2|4|8, value_bytes=2|4|8, log_blocks=N",
         },
         IndexInfo {
             name: "bftl",
-            description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (bftl.md §3)",
+            description: "BFTL: reservation buffer, index units, first-fit commit policy, node translation table with compaction (Wu et al. 2003 §3)",
             params: "fanout=N | node_bytes=N (default: fanout = units per sector + 1), leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, cache_nodes=N (wt-lru), deletes=checked|blind, commit_order=arrival|key, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::mbtree::NAME,
-            description: "MB-Tree: batch processing buffer with Unique Path Search, leaf nodes of an LNH (OIDs, KIVs) and L leaf pages with best-fit placement, adaptive leaf size, modified LRU buffer (mb-tree.md §4)",
+            description: "MB-Tree: batch processing buffer with Unique Path Search, leaf nodes of an LNH (OIDs, KIVs) and L leaf pages with best-fit placement, adaptive leaf size, modified LRU buffer (Roh et al. 2009 §4)",
             params: "lru_share=0.4, lnh=true|false, kiv=true|false, fei=true|false, leaf_pages=4, max_leaf_pages=16, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: delta::BASIC_DELTA,
-            description: "Basic Delta: base node + up to max_deltas shared delta pages per node, written as a log, LRU node cache (buffered-bplus-tree.md §6.1)",
+            description: "Basic Delta: base node + up to max_deltas shared delta pages per node, written as a log, LRU node cache (Agrawal et al. 2009 §6.1)",
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::bftl::FLASHDB,
-            description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (mb-tree.md §2.3)",
+            description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (Roh et al. 2009 §2.3)",
             params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: delta::CONSOLIDATION,
-            description: "Consolidation: Basic Delta whose per-node cost counter consolidates read-heavy chains, FlashDB's idea as buffered-bplus-tree.md §6.1 runs it",
+            description: "Consolidation: Basic Delta whose per-node cost counter consolidates read-heavy chains, FlashDB's idea as Agrawal et al. 2009 §6.1 runs it",
             params: "fanout=16 | node_bytes=N, max_deltas=4, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::fdtree::NAME,
-            description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (fd-tree.md §II)",
+            description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (Li et al. 2009 §II)",
             params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::lsm::NAME,
-            description: "LSM-tree: C0 in memory over B+-tree components of ratio r built bottom-up by rolling merges with sequential writes; a search looks in every component (O'Neil et al., the baseline of fd-tree.md §III)",
+            description: "LSM-tree: C0 in memory over B+-tree components of ratio r built bottom-up by rolling merges with sequential writes; a search looks in every component (O'Neil et al., the baseline of Li et al. 2009 §III)",
             params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::latree::BUFFER_TREE,
-            description: "Buffer tree (Arge) as buffered-bplus-tree.md §3.1 runs it: super-nodes of about M/4 bytes, each with a buffer of M/2 emptied to the children when full; lookups immediate (scan the path's nodes and buffers) or delayed (batched with the inserts, answered at the leaves)",
+            description: "Buffer tree (Arge) as Agrawal et al. 2009 §3.1 runs it: super-nodes of about M/4 bytes, each with a buffer of M/2 emptied to the children when full; lookups immediate (scan the path's nodes and buffers) or delayed (batched with the inserts, answered at the leaves)",
             params: "lookup=immediate|delayed, node_bytes=M/4, max_buffer_bytes=M/2, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::latree::NAME,
-            description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (buffered-bplus-tree.md §4-5)",
+            description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (Agrawal et al. 2009 §4-5)",
             params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: crate::index::asbtree::NAME,
-            description: "AS B-tree: a B+-tree whose modified nodes collect in a write buffer and are appended at the end of the file (sequential LBAs) through a NodeID -> LBA address mapping table; a node validation manager recycles subfiles with few valid nodes (as-btree.md §3)",
+            description: "AS B-tree: a B+-tree whose modified nodes collect in a write buffer and are appended at the end of the file (sequential LBAs) through a NodeID -> LBA address mapping table; a node validation manager recycles subfiles with few valid nodes (Kim et al. 2014 §3)",
             params: "fanout=N | node_bytes=N (default: a record of one page), write_buffer=32, cache_nodes=N (default: what the budget leaves), cache=wt-lru|lru|none, subfile_bytes=1024 records (paper: 64 MiB), threshold=0.05, nvm=true|false, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: delta::IPL,
-            description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (buffered-bplus-tree.md §6.1); raw: chips, or aligned page groups over an FTL or file",
+            description: "IPL: node pages and per-node log sectors in each erase unit, merged when the log area fills (Agrawal et al. 2009 §6.1); raw: chips, or aligned page groups over an FTL or file",
             params: "fanout=N | node_bytes=N (default: one page), max_deltas=4, node_pages_per_block, log_pages_per_block, log_buffers, key_bytes=2|4|8, value_bytes=2|4|8",
         },
     ]

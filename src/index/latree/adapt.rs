@@ -1,4 +1,4 @@
-//! Adaptive buffering (`buffered-bplus-tree.md` §4.2–4.4): whether a
+//! Adaptive buffering (Agrawal et al. 2009 §4.2–4.4): whether a
 //! lookup that reaches a subtree's buffer scans it or first empties it.
 //!
 //! * **ADAPT** (§4.3), the 2-competitive online algorithm. With `s_j` the

@@ -1,4 +1,4 @@
-//! `buffer-tree`: Arge's buffer tree as `buffered-bplus-tree.md` §3.1
+//! `buffer-tree`: Arge's buffer tree as Agrawal et al. 2009 §3.1
 //! describes it, the structure the Buffered-B+ tree starts from.
 //!
 //! §4.1 builds the Buffered-B+ tree by replacing each super-node of the

@@ -1,4 +1,4 @@
-//! The Buffered-B+ tree's buffers (`buffered-bplus-tree.md` §5.2 "Buffer
+//! The Buffered-B+ tree's buffers (Agrawal et al. 2009 §5.2 "Buffer
 //! layout on flash" and §5.3 "Memory Allocation"): one buffer per subtree
 //! root, its pages on flash written log-like, its tail page in the
 //! **buffer pool** in RAM.

@@ -1,4 +1,4 @@
-//! Emptying a buffer (`buffered-bplus-tree.md` §5.1 "Buffer Emptying"),
+//! Emptying a buffer (Agrawal et al. 2009 §5.1 "Buffer Emptying"),
 //! and keeping buffers with their subtree roots when the tree changes
 //! shape (§5.1: "In case the subtree has a non-empty buffer, its buffer is
 //! also split").

@@ -1,5 +1,5 @@
 //! `latree`: the Buffered-B+ tree, or Lazy-Adaptive tree, of
-//! `buffered-bplus-tree.md` §4–5 (section numbers below are that paper's).
+//! Agrawal et al. 2009 §4–5 (section numbers below are that paper's).
 //!
 //! A B+-tree of fanout F (`fanout`, default 16; [`crate::index::btree`],
 //! its node code, cache and split logic) divided into subtrees of height h

@@ -1,4 +1,4 @@
-//! Where buffer pages go (`buffered-bplus-tree.md` §5.2, "Buffer layout
+//! Where buffer pages go (Agrawal et al. 2009 §5.2, "Buffer layout
 //! on flash"; the format is in [`super::buffers`]):
 //!
 //! * on a raw chip, **partitions** of `partition_blocks` erase blocks from

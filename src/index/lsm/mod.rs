@@ -1,6 +1,6 @@
 //! `lsm`: the log-structured merge-tree of O'Neil, Cheng, Gawlick and
 //! O'Neil (Acta Informatica 33(4), 1996), the write-optimised baseline
-//! `fd-tree.md` §III compares against.
+//! Li et al. 2009 §III compares against.
 //!
 //! * **C0** lives in memory (a sorted map standing in for the paper's AVL
 //!   tree) and takes every insert and delete.

@@ -1,4 +1,4 @@
-//! MB-Tree leaf nodes in RAM and on flash (`mb-tree.md` §4.1, §4.3, §4.5):
+//! MB-Tree leaf nodes in RAM and on flash (Roh et al. 2009 §4.1, §4.3, §4.5):
 //! a leaf node is a Leaf Node Header page followed by `L` leaf pages; new
 //! entries go into free slots by **best fit**, each rewritten leaf page is
 //! sorted locally, and the header is rebuilt by [`Lnh::build`].

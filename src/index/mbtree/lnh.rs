@@ -1,4 +1,4 @@
-//! The **Leaf Node Header** (`mb-tree.md` §4.4, Algorithms 2 and 3): one
+//! The **Leaf Node Header** (Roh et al. 2009 §4.4, Algorithms 2 and 3): one
 //! page that records, in key order, which leaf page holds each entry of a
 //! leaf node, so that a search reads the header and then only the leaf
 //! pages its key can be on.

@@ -1,4 +1,4 @@
-//! `mbtree`: the MB-Tree of Kim, Whang and Song (`mb-tree.md` §4).
+//! `mbtree`: the MB-Tree of Kim, Whang and Song (Roh et al. 2009 §4).
 //!
 //! * **Batch Processing Buffer** (§4.2): inserts and deletes become task
 //!   entries (TEs: an entry and a flag I/D; an update is D then I) kept

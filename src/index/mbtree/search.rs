@@ -1,4 +1,4 @@
-//! How MB-Tree reads a leaf node for a query (`mb-tree.md` §4.4): with the
+//! How MB-Tree reads a leaf node for a query (Roh et al. 2009 §4.4): with the
 //! leaf node header, only the pages of the key interval the KIVs name;
 //! without KIVs, a pseudo-binary search over the uncompacted OIDs; without
 //! the header (`lnh=false`), a binary search over sorted pages. Split out of

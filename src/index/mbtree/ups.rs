@@ -1,4 +1,4 @@
-//! Flushing the batch processing buffer (`mb-tree.md` Algorithm 1, §4.3,
+//! Flushing the batch processing buffer (Roh et al. 2009 Algorithm 1, §4.3,
 //! §4.5): Unique Path Search picks the FTES and the one root-to-leaf path it
 //! needs, its operations are applied to the leaf node (best-fit placement,
 //! adaptive leaf size at splits), and splits travel back up the path. Split

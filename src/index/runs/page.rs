@@ -1,5 +1,5 @@
 //! Pages of sorted entries, shared by the indexes that write immutable
-//! sorted runs (the FD-tree's runs, `fd-tree.md` §II-A, and the LSM-tree's
+//! sorted runs (the FD-tree's runs, Li et al. 2009 §II-A, and the LSM-tree's
 //! components, O'Neil et al.): the entry and page codec, multi-page I/O,
 //! the extent allocator that keeps a run contiguous (so writing it is
 //! sequential), and an LRU cache of decoded pages.

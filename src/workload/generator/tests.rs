@@ -38,7 +38,7 @@ fn phases_change_the_search_share_and_a_shorter_run_is_a_prefix() {
 
 #[test]
 fn oldest_order_deletes_ascend_with_ascending_keys() {
-    // bftl.md §5.3 at rs = 1: the deletes take the keys in the order
+    // Wu et al. 2003 §5.3 at rs = 1: the deletes take the keys in the order
     // they were inserted, here ascending, so each deletes the smallest
     // live key; the default picks live entries anywhere.
     let mut s = spec();

@@ -1,4 +1,4 @@
-//! Reading a node's committed state back from its sectors (`bftl.md`
+//! Reading a node's committed state back from its sectors (Wu et al. 2003
 //! §3.2: a node's logical view is the replay of its index units): the hot
 //! path of every BFTL search and update, kept apart from the writing side
 //! in [`super`].

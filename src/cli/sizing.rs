@@ -322,7 +322,7 @@ pub fn full_hint(error: &dyn std::fmt::Display, sizing: Option<&Sizing>) -> Stri
     }
 }
 
-/// The device lines of `run` and `compare`, wrapped to [`WIDTH`]:
+/// The device lines of `run` and `compare`, wrapped to [`WIDTH`](super::format::WIDTH):
 /// capacity, chip, over-provisioning, how the size was chosen and, where
 /// the chip is preconditioned, the occupancy and how to change it.
 pub fn device_line(spec: &DeviceSpec, capacity_pages: u64, sizing: Option<&Sizing>) -> String {

@@ -1,7 +1,7 @@
 //! Every index kind and its parameters: the [`registry`] that builds and
 //! reopens each kind by name, the typed parameter bag [`Params`], which
 //! parameters are runtime knobs ([`runtime`]), and the check that a reopen's
-//! parameters agree with what the image records ([`reopen`]).
+//! parameters agree with what the image records (`reopen`).
 //!
 //! The registry imports every index; no index imports the registry. The
 //! parameter types and the reopen check are imported by the indexes and

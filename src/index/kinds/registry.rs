@@ -1,6 +1,6 @@
 //! Every index by name: create one on a storage, reopen one, list them.
-//! Each later index adds one line to [`list`] and one arm to [`create`] and
-//! [`open`].
+//! Each later index adds one line to [`list`] and one arm to [`create_bare`] and
+//! [`open_bare`].
 
 use crate::device::Storage;
 

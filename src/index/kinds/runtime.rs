@@ -3,7 +3,7 @@
 //! policies), as against the *structural* ones its superblock records (node
 //! size, the FD-tree's k and head, the LSM-tree's ratio and C0, entry
 //! widths), which a reopen must repeat or leave out
-//! ([`super::IndexError::Mismatch`]).
+//! ([`crate::index::IndexError::Mismatch`]).
 //!
 //! An index built with one set of runtime knobs and reopened with another
 //! is a valid index of the second kind: that is what lets `flashix advise`

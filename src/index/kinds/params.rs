@@ -45,7 +45,6 @@ impl Params {
         self.values.get(key).cloned()
     }
 
-    /// Typed value of `key`, or `default` when absent.
     /// The entry widths `key_bytes` / `value_bytes` (default 4 + 4).
     pub fn entry_format(&mut self) -> Result<EntryFormat, IndexError> {
         let k = self.get("key_bytes", 4u8)?;
@@ -53,6 +52,7 @@ impl Params {
         Ok(EntryFormat::new(k, v)?)
     }
 
+    /// Typed value of `key`, or `default` when absent.
     pub fn get<T: FromStr>(&mut self, key: &str, default: T) -> Result<T, IndexError> {
         Ok(self.get_opt(key)?.unwrap_or(default))
     }

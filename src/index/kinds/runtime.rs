@@ -28,11 +28,7 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
         crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
         crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
         crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
-        crate::index::lsm::NAME
-        | crate::index::fdtree::NAME
-        | crate::index::delta::BASIC_DELTA
-        | crate::index::delta::CONSOLIDATION
-        | crate::index::delta::IPL => &["tables"],
+        crate::index::lsm::NAME | crate::index::fdtree::NAME => &["tables"],
         _ => &[],
     }
 }

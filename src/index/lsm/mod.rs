@@ -223,7 +223,9 @@ impl LsmTree {
         let per = g.per_page as usize;
         // C0, the two merge buffers and the emptying block, the filling
         // leaf of one pass and one cached page: less, and a step cannot run.
-        let needed = c0_capacity as usize * entry_bytes(format) + 3 * per * entry_bytes(format) + 2 * page_size;
+        let needed = c0_capacity as usize * entry_bytes(format)
+            + 3 * per * entry_bytes(format)
+            + 2 * page_size;
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
                 needed,
@@ -468,8 +470,7 @@ impl LsmTree {
     /// (the trees and segments the state record names, and a step's copy).
     fn held_besides_c0_and_cache(&self) -> usize {
         let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
-        let merge =
-            self.batch.capacity() + self.older.capacity() + self.io.emptying_entries();
+        let merge = self.batch.capacity() + self.older.capacity() + self.io.emptying_entries();
         let segments: usize = self.disk.iter().map(|c| c.segments.len()).sum();
         let directory = self.trees.len() * std::mem::size_of::<(u32, Tree)>()
             + (segments + self.ranges.capacity()) * std::mem::size_of::<Segment>();

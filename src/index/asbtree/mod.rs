@@ -58,7 +58,7 @@ pub use store::{SequentialStore, SubfileOptions};
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{IndexError, Params, Result};
-use crate::node::{CachePolicy, NodeLayout, NodeStore, WriteBuffer};
+use crate::node::{CachePolicy, NodeLayout, NodeStore, Tables, WriteBuffer};
 
 /// Name in the registry.
 pub const NAME: &str = "asbtree";
@@ -79,6 +79,8 @@ struct AsOptions {
     subfile_bytes: Option<u64>,
     nvm: bool,
     threshold: f64,
+    /// Whether the Address Mapping Table is paid from the budget.
+    tables: Tables,
 }
 
 fn options(params: &mut Params) -> Result<AsOptions> {
@@ -101,6 +103,8 @@ fn options(params: &mut Params) -> Result<AsOptions> {
         subfile_bytes: params.get_opt("subfile_bytes")?,
         nvm: params.get("nvm", true)?,
         threshold: params.get("threshold", 0.05)?,
+        // Only where the tables stand: the memory is `assemble`'s.
+        tables: params.budget(0)?.tables,
     };
     params.finish(NAME)?;
     Ok(o)
@@ -175,6 +179,7 @@ fn assemble(o: &AsOptions, store: SequentialStore, memory: usize, reopen: bool) 
         BTree::create_on(NAME, Box::new(wb), memory, policy)?
     };
     tree.limit_cache(o.cache_nodes)?;
+    tree.fit_to_budget(o.tables, 0)?;
     Ok(tree)
 }
 

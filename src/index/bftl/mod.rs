@@ -74,7 +74,7 @@ pub use store::BftlStore;
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
-use crate::node::{CachePolicy, NodeLayout};
+use crate::node::{Budget, CachePolicy, NodeLayout};
 
 /// Name in the registry.
 pub const NAME: &str = "bftl";
@@ -112,9 +112,11 @@ struct BftlOptions {
     cache_nodes: Option<usize>,
     blind_deletes: bool,
     key_order: bool,
+    /// `memory` and `tables=in-budget|outside`.
+    budget: Budget,
 }
 
-fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
+fn options(name: &str, params: &mut Params, memory: usize) -> Result<BftlOptions> {
     let layout_of = BTreeOptions::from_params(params)?;
     let cache = params
         .get("cache", "none".to_string())?
@@ -132,6 +134,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
     let blind_deletes = params.switch("deletes", "checked", "blind")?;
     let key_order = params.switch("commit_order", "arrival", "key")?;
+    let budget = params.budget(memory)?;
     params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(
@@ -147,6 +150,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
         cache_nodes,
         blind_deletes,
         key_order,
+        budget,
     })
 }
 
@@ -192,10 +196,15 @@ impl Bftl {
         opts.layout(page_size)
     }
 
+    /// Bytes of a reservation buffer of `capacity` records of `format`.
+    fn reservation_bytes(capacity: usize, format: EntryFormat) -> usize {
+        capacity * (format.entry_bytes() + 1)
+    }
+
     /// Checks the budget holds the reservation buffer; returns what is
     /// left for the tree (its node cache, when there is one).
     fn check_budget(o: &BftlOptions, memory: usize) -> Result<usize> {
-        let needed = o.capacity * (o.layout_of.format.entry_bytes() + 1);
+        let needed = Self::reservation_bytes(o.capacity, o.layout_of.format);
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
                 needed,
@@ -221,9 +230,8 @@ impl Bftl {
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, true)?;
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
-        let mut tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
-        tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, &o))
+        let tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
+        Self::assemble(name, tree, &o)
     }
 
     /// Reopens the BFTL `flush` left on `storage` (the node translation
@@ -253,9 +261,8 @@ impl Bftl {
         if read_only {
             store.set_read_only();
         }
-        let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
-        tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, &o))
+        let tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
+        Self::assemble(name, tree, &o)
     }
 
     /// The options, the node store and the memory left for the tree.
@@ -266,31 +273,38 @@ impl Bftl {
         params: &mut Params,
         creating: bool,
     ) -> Result<(BftlOptions, BftlStore, usize)> {
-        let o = options(name, params)?;
+        let o = options(name, params, memory)?;
         let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(name, &o, &storage, creating)?;
         // The store's tables and batch views share what the reservation
-        // buffer leaves, less the tree's own: a `wt-lru` cache takes all of
-        // it unless `cache_nodes` caps it.
+        // buffer leaves, less the tree's own, with the node cache: a
+        // `wt-lru` cache takes all the tables leave unless `cache_nodes`
+        // caps it.
         let cache_bytes = match (o.cache, o.cache_nodes) {
             (CachePolicy::None, _) => 0,
             (_, Some(n)) => n.saturating_mul(layout.node_bytes),
             (_, None) => tree_memory,
         };
-        let view_budget = tree_memory.saturating_sub(TREE_META_BYTES + cache_bytes);
+        let shared = Budget::new(tree_memory.saturating_sub(TREE_META_BYTES), o.budget.tables);
         let store = BftlStore::new(
             storage,
             layout,
             o.compaction_c,
             o.cached_levels,
             name == FLASHDB,
-            view_budget,
+            shared,
+            cache_bytes,
         )?;
         Ok((o, store, tree_memory))
     }
 
-    fn assemble(name: &'static str, tree: BTree, o: &BftlOptions) -> Self {
-        Bftl {
+    /// The index around `tree`, its node cache capped by `cache_nodes`
+    /// and fitted to what the data-bound tables leave of the budget.
+    fn assemble(name: &'static str, mut tree: BTree, o: &BftlOptions) -> Result<Self> {
+        tree.limit_cache(o.cache_nodes)?;
+        let beside = Self::reservation_bytes(o.capacity, o.layout_of.format);
+        tree.fit_to_budget(o.budget.tables, beside)?;
+        Ok(Bftl {
             name,
             tree,
             reservation_buffer: Vec::with_capacity(o.capacity),
@@ -299,7 +313,7 @@ impl Bftl {
             scratch: Vec::new(),
             blind_deletes: o.blind_deletes,
             key_order: o.key_order,
-        }
+        })
     }
 
     /// Applies every dirty record to the tree and commits the index units.
@@ -444,7 +458,7 @@ impl Index for Bftl {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.capacity * (self.format().entry_bytes() + 1) + self.tree.memory_bytes()
+        Self::reservation_bytes(self.capacity, self.format()) + self.tree.memory_bytes()
     }
 
     fn stats(&self) -> IndexStats {

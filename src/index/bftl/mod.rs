@@ -21,7 +21,8 @@
 //! LRU node cache of clean copies, as Agrawal et al. 2009 §6.1 runs
 //! BFTL: "whenever memory is not being used by the reserve buffer or delta
 //! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
-//! nodes), `key_bytes`, `value_bytes`, `deletes=checked|blind` (default
+//! nodes), `key_bytes`, `value_bytes`, `tables=in-budget|outside`
+//! (below), `deletes=checked|blind` (default
 //! `checked`: a delete first looks the pair up, in the buffer and then in
 //! the tree, so that it answers exactly; `blind` is §3.1's "record
 //! deletions are handled by adding invalidation records to the reservation
@@ -35,22 +36,40 @@
 //! leaf nodes"; records of one key keep their order, so the content is the
 //! same).
 //!
-//! Memory: the budget (`memory`) covers everything BFTL keeps in RAM, all
-//! counted in `memory_bytes` and so in the runner's peak: the reservation
-//! buffer (capacity × (entry + 1 flag byte)), the node translation table (4
-//! bytes per listed sector and per node, what Roh et al. 2009 Fig. 7 shows),
-//! FlashDB's mode table, the cached top-level nodes (at their image size),
-//! a `wt-lru` cache, and the **commit views** (`bftl::views`): the logical
-//! views of the nodes a batch touches, held through its commit. The views
-//! get only what the other structures leave of the budget; a batch that
+//! Memory (issue #43's two kinds, `node::budget`; all counted in
+//! `memory_bytes` and so in the runner's peak):
+//! * data-bound, growing with the data: the **node translation table**
+//!   (§3.4, Fig. 8) at the paper's layout, a 4-byte entry per node and a
+//!   4-byte LBA per listed sector, so at most 4·(C + 1) bytes a node
+//!   between batches (what Roh et al. 2009 Fig. 7 measures), reported as
+//!   `node_translation_table_bytes`; FlashDB's **mode table**, 4 bytes a
+//!   node (`bftl::modes`), reported as `mode_table_bytes`;
+//! * budget-bound: the **reservation buffer** (capacity × (entry + 1
+//!   flag byte), fixed: the minimum working set with one sector's worth
+//!   of index units), the batch's **pool of index units** (twice a unit's
+//!   40 bytes in RAM: the pool and its packed copy), the cached top levels
+//!   (whole nodes), the free id list (4 bytes an id), the **commit views**
+//!   (`bftl::views`) and a `wt-lru` node cache.
+//!
+//! With `tables=in-budget` (the default) the tables are paid from the
+//! budget first, and the budget-bound structures share what they leave,
+//! shrinking as they grow: the pool holds as many units as that leaves (a
+//! batch past it is committed in parts, `early_commits`), the views what
+//! the pool, the cached levels and the node cache leave (a batch that
 //! touches more nodes drops the least recently used views and re-reads
-//! those nodes if it needs them again (one more read of their lists), so
-//! BFTL runs within the same memory as the indexes it is compared with.
-//! They are charged at the most a batch has held (still bounded by what
-//! the budget leaves), since the runner samples between operations and a
-//! commit happens inside one. Stats: `commit_view_peak_bytes`,
-//! `commit_view_budget_bytes`, `commit_views_dropped`, `ntt_bytes`,
-//! `mode_table_bytes`.
+//! those nodes), and the node cache what the rest leaves, refitted after
+//! every operation (`BTree::fit_to_budget`); when even an empty cache
+//! leaves too little, the cached top levels go (`cached_levels_shed`).
+//! Where the tables alone pass the budget the notes say so, with the
+//! smallest budget this data needs, and the run goes on with the minimum
+//! working set. `tables=outside` keeps the tables beside the budget, the
+//! budget-bound structures then sharing all of it. The views are charged
+//! at the most a batch has held (bounded by what the budget leaves), since
+//! the runner samples between operations and a commit happens inside one.
+//! Stats: `commit_view_peak_bytes`, `commit_view_budget_bytes`,
+//! `commit_views_dropped`, `early_commits`, `cached_levels_shed`,
+//! `node_translation_table_bytes` (and `ntt_held_bytes`, what our
+//! representation holds), `mode_table_bytes`.
 //!
 //! **FlashDB** (`flashdb`, Roh et al. 2009 §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is

@@ -221,6 +221,17 @@ impl NodeCache {
         }
     }
 
+    /// Holds at most `capacity` nodes from now on (none under `none`); the
+    /// oldest are evicted into `evicted` (dirty ones for the caller to
+    /// write) until the cache fits. Between operations only: no node may
+    /// be out of the cache.
+    pub fn set_capacity(&mut self, capacity: usize, evicted: &mut Vec<Evicted>) {
+        if self.policy != CachePolicy::None {
+            self.capacity = capacity;
+            self.evict_to(0, evicted);
+        }
+    }
+
     pub fn policy(&self) -> CachePolicy {
         self.policy
     }

@@ -52,9 +52,10 @@ use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::top_levels::TopLevels;
-use crate::node::{EntryFormat, IndexStats, NodeError};
+use crate::node::{Budget, EntryFormat, IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
+mod memory;
 mod read;
 
 use super::modes::{SelfTuning, Switch};
@@ -101,12 +102,20 @@ pub struct BftlStore {
     /// While a batch is applied: the logical views of the nodes it read or
     /// wrote, so that a node the batch touches many times is read from its
     /// sectors once per commit (§3.3 partitions a batch's units by node:
-    /// each node is visited once), as many as `view_budget` leaves room
+    /// each node is visited once), as many as the budget leaves room
     /// for (`bftl::views`). Dropped at the commit.
     views: CommitViews,
-    /// Bytes of the budget the store's RAM structures may take: the
-    /// batch views get what the others leave.
-    view_budget: usize,
+    /// The budget the store and the tree's node cache share (the index's
+    /// less the reservation buffer and the tree's metadata), and whether
+    /// the data-bound tables are paid from it.
+    budget: Budget,
+    /// Of that, the most the tree's node cache may take (`cache_nodes`
+    /// images, all of it for an uncapped `wt-lru` cache, none without a
+    /// cache): the batch views get what the cache, the tables and the
+    /// store's working set leave.
+    cache_bytes: usize,
+    /// The cached top levels were dropped to fit the budget (`shed`).
+    hot_shed: bool,
     /// FlashDB's per-node log/disk modes (`None`: BFTL, every node logs).
     modes: Option<SelfTuning>,
     /// A reused node for FlashDB's node pages.
@@ -116,6 +125,8 @@ pub struct BftlStore {
     read_only: bool,
     pub(crate) node_pages_written: u64,
     pub(crate) compactions: u64,
+    /// Commits of part of a batch whose units passed the pool's budget.
+    pub(crate) early_commits: u64,
     pub(crate) sectors_committed: u64,
     pub(crate) units_committed: u64,
 }
@@ -127,7 +138,8 @@ impl BftlStore {
         compaction_c: usize,
         cached_levels: u8,
         self_tuning: bool,
-        view_budget: usize,
+        budget: Budget,
+        cache_bytes: usize,
     ) -> Result<Self, NodeError> {
         let sector_size =
             match &storage {
@@ -185,8 +197,11 @@ impl BftlStore {
             unit_scratch: Vec::new(),
             hot: TopLevels::new(cached_levels),
             views: CommitViews::default(),
-            view_budget,
+            budget,
+            cache_bytes,
+            hot_shed: false,
             compactions: 0,
+            early_commits: 0,
             sectors_committed: 0,
             units_committed: 0,
         })
@@ -220,44 +235,6 @@ impl BftlStore {
         }
         let limit = self.view_limit();
         self.views.keep(id, node, limit);
-    }
-
-    /// How many views the budget leaves room for beside the store's other
-    /// RAM structures.
-    fn view_limit(&self) -> usize {
-        self.view_budget.saturating_sub(self.table_memory()) / views::view_bytes(&self.layout)
-    }
-
-    /// RAM of everything but the views: the node translation table at 4
-    /// bytes per LBA and 4 per node entry (what Roh et al. 2009 Fig. 7
-    /// measures), the free id list, FlashDB's mode table, the cached
-    /// top-level nodes and the batch's pending units.
-    fn table_memory(&self) -> usize {
-        (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
-            + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
-            + self.hot.len() * self.layout.node_bytes
-            + self.pool_memory()
-    }
-
-    /// RAM of the batch's pending units (the pool, whose allocation is
-    /// kept between commits) and of their packed copy while a commit
-    /// writes them (about as large: FIRST-FIT copies every unit once).
-    fn pool_memory(&self) -> usize {
-        2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
-    }
-
-    /// RAM the batch views take: the most a batch has held, bounded by what
-    /// the budget leaves now (a commit needs it each time the reservation
-    /// buffer fills), or what they hold now if more.
-    fn view_memory(&self) -> usize {
-        let reserve = self.views.most.min(self.view_limit());
-        self.views.len().max(reserve) * views::view_bytes(&self.layout)
-    }
-
-    /// Node translation table entries (LBAs over all lists).
-    pub fn ntt_entries(&self) -> usize {
-        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
-        self.ntt_total
     }
 
     /// FlashDB: writes `node` whole as node `id`'s page, which starts its
@@ -471,6 +448,12 @@ impl BftlStore {
         result?;
         pool.clear();
         self.pool = pool;
+        // Tables that grew leave the pool less: give back what it held
+        // beyond that (rare: only when the limit fell).
+        let limit = self.pool_limit(0);
+        if self.pool.capacity() > limit {
+            self.pool.shrink_to(limit);
+        }
         Ok(())
     }
 
@@ -516,22 +499,6 @@ impl BftlStore {
     /// top-level node.
     fn view(&self, id: NodeId) -> Option<&Node> {
         self.views.get(id).or_else(|| self.hot.get(id))
-    }
-
-    /// RAM our node translation table and its sector bookkeeping hold (a
-    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
-    /// the free sectors), where `memory_bytes` charges the paper's compact
-    /// table (4 bytes per LBA and per node): the excess is this index's
-    /// representation, not BFTL's, and is reported apart as
-    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
-    pub fn ntt_held_bytes(&self) -> usize {
-        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
-        /// (leaves of 11 entries, about half full when filled by appends).
-        const REF_BYTES: usize = 28;
-        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
-            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
-            + self.refs.len() * REF_BYTES
-            + self.free_lbas.capacity() * 8
     }
 
     /// The longest sector list of any node (at most C between batches).
@@ -667,34 +634,40 @@ impl NodeStore for BftlStore {
                     })?;
                     node.children[pos + 1]
                 };
-                self.pool.push(Unit {
+                self.pend(
+                    &[Unit {
+                        node: id,
+                        op: Op::Insert,
+                        key,
+                        value,
+                        parent: NO_NODE,
+                        left: NO_NODE,
+                        right,
+                    }],
+                    0,
+                )
+            }
+            NodeChange::Delete(key, value) => self.pend(
+                &[Unit {
                     node: id,
-                    op: Op::Insert,
+                    op: Op::Delete,
                     key,
                     value,
                     parent: NO_NODE,
                     left: NO_NODE,
-                    right,
-                });
-            }
-            NodeChange::Delete(key, value) => self.pool.push(Unit {
-                node: id,
-                op: Op::Delete,
-                key,
-                value,
-                parent: NO_NODE,
-                left: NO_NODE,
-                right: NO_NODE,
-            }),
+                    right: NO_NODE,
+                }],
+                0,
+            ),
             NodeChange::Rewrite => {
                 let mut units = std::mem::take(&mut self.scratch);
                 units.clear();
                 unit::full_units(id, node, &mut units);
-                self.pool.extend_from_slice(&units);
+                let r = self.pend(&units, units.capacity());
                 self.scratch = units;
+                r
             }
         }
-        Ok(())
     }
 
     fn allocate(&mut self) -> Result<NodeId, NodeError> {
@@ -864,9 +837,36 @@ impl NodeStore for BftlStore {
         Ok(self.dev().sync()?)
     }
 
-    /// The tables (`table_memory`) and the batch views (`view_memory`).
+    /// The data-bound tables, the working set and the batch views.
     fn memory_bytes(&self) -> usize {
-        self.table_memory() + self.view_memory()
+        self.data_bound_bytes() + self.reserved_bytes()
+    }
+
+    /// The node translation table and FlashDB's mode table.
+    fn data_bound_bytes(&self) -> usize {
+        self.ntt_bytes() + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
+    }
+
+    /// The budget-bound part: the working set and the views, which the
+    /// tree's node cache leaves room for.
+    fn reserved_bytes(&self) -> usize {
+        self.working_memory() + self.view_memory()
+    }
+
+    /// The pool gives back what it holds past its limit (the tables or the
+    /// free list grew since it was sized), and the cached top levels go
+    /// (§5.1 keeps them for speed) when even an empty node cache leaves too
+    /// little for them.
+    fn shed(&mut self, room: usize) -> Result<(), NodeError> {
+        let limit = self.pool_limit(0);
+        if self.pool.capacity() > limit {
+            self.pool.shrink_to(limit);
+        }
+        if self.reserved_bytes() > room && !self.hot.is_empty() {
+            self.hot = TopLevels::new(0);
+            self.hot_shed = true;
+        }
+        Ok(())
     }
 
     fn flash_bytes_used(&self) -> u64 {
@@ -885,6 +885,7 @@ impl NodeStore for BftlStore {
         stats.set("lambda", self.lambda as f64);
         stats.set("compaction_c", self.compaction_c as f64);
         stats.set("compactions", self.compactions as f64);
+        stats.set("early_commits", self.early_commits as f64);
         if let Some(m) = &self.modes {
             stats.set("disk_mode_nodes", m.disk_nodes() as f64);
             stats.set("switches_to_disk", m.switches_to_disk as f64);
@@ -896,7 +897,11 @@ impl NodeStore for BftlStore {
             "commit_view_peak_bytes",
             (self.views.most * views::view_bytes(&self.layout)) as f64,
         );
-        stats.set("commit_view_budget_bytes", self.view_budget as f64);
+        stats.set(
+            "commit_view_budget_bytes",
+            (self.view_limit() * views::view_bytes(&self.layout)) as f64,
+        );
+        stats.set("cached_levels_shed", u8::from(self.hot_shed) as f64);
         stats.set("commit_views_dropped", self.views.dropped as f64);
         stats.set("ntt_held_bytes", self.ntt_held_bytes() as f64);
         stats.set("cached_levels", self.hot.levels() as f64);
@@ -905,10 +910,7 @@ impl NodeStore for BftlStore {
         stats.set("units_committed", self.units_committed as f64);
         stats.set("ntt_entries", self.ntt_entries() as f64);
         stats.set("ntt_longest_list", self.longest_list() as f64);
-        stats.set(
-            "ntt_bytes",
-            ((self.ntt_entries() + self.ntt.len()) * 4) as f64,
-        );
+        stats.set("node_translation_table_bytes", self.ntt_bytes() as f64);
     }
 
     fn begin_batch(&mut self) {
@@ -919,9 +921,5 @@ impl NodeStore for BftlStore {
         let r = self.commit();
         self.views.end();
         r
-    }
-
-    fn reserved_bytes(&self) -> usize {
-        0
     }
 }

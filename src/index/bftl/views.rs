@@ -67,6 +67,21 @@ impl CommitViews {
         self.views.as_ref().map_or(0, BTreeMap::len)
     }
 
+    /// Drops the least recently used views until at most `limit` are held
+    /// (the budget left them less room: the batch's pool grew).
+    pub(super) fn trim(&mut self, limit: usize) {
+        let Some(views) = &mut self.views else {
+            return;
+        };
+        while views.len() > limit {
+            let Some(oldest) = views.iter().min_by_key(|(_, v)| v.1).map(|(&k, _)| k) else {
+                return;
+            };
+            views.remove(&oldest);
+            self.dropped += 1;
+        }
+    }
+
     /// Keeps `node` as node `id`'s view, holding at most `limit` views.
     pub(super) fn keep(&mut self, id: NodeId, node: &Node, limit: usize) {
         let Some(views) = &mut self.views else {
@@ -78,14 +93,14 @@ impl CommitViews {
             v.1 = self.clock;
             return;
         }
-        while views.len() >= limit {
-            // An empty map (`limit` 0) has no oldest: keep no view.
-            let Some(oldest) = views.iter().min_by_key(|(_, v)| v.1).map(|(&k, _)| k) else {
-                return;
-            };
-            views.remove(&oldest);
-            self.dropped += 1;
+        // Room for this one; with `limit` 0, no view is kept.
+        self.trim(limit.saturating_sub(1));
+        if limit == 0 {
+            return;
         }
+        let Some(views) = &mut self.views else {
+            return;
+        };
         views.insert(id, (node.clone(), self.clock));
         self.most = self.most.max(views.len());
     }

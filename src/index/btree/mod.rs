@@ -58,6 +58,7 @@
 //! `Corrupt`.
 
 mod bulk;
+mod fit;
 mod image;
 mod open;
 mod route;
@@ -118,18 +119,28 @@ pub struct BTree {
     counters: Counters,
     /// Shape changes since the last [`BTree::take_shapes`], when recorded.
     shapes: Option<Vec<ShapeChange>>,
+    /// Fitting the cache to the budget beside the store's data-bound
+    /// tables, once [`BTree::fit_to_budget`] asked for it.
+    fit: Option<fit::Fit>,
 }
 
 impl BTree {
     /// Tells the node store a batch of changes begins.
     pub fn begin_batch(&mut self) {
+        if let Some(fit) = &mut self.fit {
+            fit.in_batch = true;
+        }
         self.store.begin_batch()
     }
 
     /// Tells the node store a batch of changes is complete (BFTL commits
     /// its index units then).
     pub fn end_batch(&mut self) -> Result<()> {
-        Ok(self.store.end_batch()?)
+        if let Some(fit) = &mut self.fit {
+            fit.in_batch = false;
+        }
+        self.store.end_batch()?;
+        self.fit_cache()
     }
 
     /// The node layout in use.
@@ -763,7 +774,7 @@ impl Index for BTree {
                 self.meta.height += 1;
             }
         }
-        Ok(())
+        self.fit_cache()
     }
 
     /// One descent when it can (`btree::update`), else delete then insert.
@@ -779,51 +790,28 @@ impl Index for BTree {
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
-        self.layout.format.check(key, value)?;
-        let root = self.meta.root;
-        let top = self.meta.height.saturating_sub(1);
-        match self.delete_from(root, top, (key, value))? {
-            Del::NotFound => Ok(false),
-            Del::Done => {
-                self.meta.entries -= 1;
-                Ok(true)
-            }
-            Del::Underflow(node, cached) => {
-                self.meta.entries -= 1;
-                if !node.is_leaf() && node.children.len() == 1 {
-                    let child = node.children[0];
-                    self.recycle(node);
-                    self.discard(root)?;
-                    if let Some(shapes) = &mut self.shapes {
-                        shapes.push(ShapeChange::Collapse {
-                            old: root,
-                            new: child,
-                        });
-                    }
-                    self.meta.root = child;
-                    self.meta.height -= 1;
-                } else {
-                    self.commit(root, node, cached, NodeChange::Rewrite)?;
-                }
-                Ok(true)
-            }
-        }
+        let found = self.delete_entry(key, value)?;
+        self.fit_cache()?;
+        Ok(found)
     }
 
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         out.clear();
         self.layout.format.check_key(key)?;
-        self.scan(key, key, |_, v| out.push(v))
+        self.scan(key, key, |_, v| out.push(v))?;
+        self.fit_cache()
     }
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
         out.clear();
         let max = self.layout.format.max_key();
-        self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))
+        self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))?;
+        self.fit_cache()
     }
 
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
-        self.bulk_load_sorted(entries)
+        self.bulk_load_sorted(entries)?;
+        self.fit_cache()
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -848,7 +836,8 @@ impl Index for BTree {
         self.meta.next_id = self.store.next_id();
         self.meta.generation += 1;
         self.store.store_meta(&self.meta)?;
-        Ok(self.store.sync()?)
+        self.store.sync()?;
+        self.fit_cache()
     }
 
     fn memory_bytes(&self) -> usize {
@@ -856,7 +845,9 @@ impl Index for BTree {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.store.notes()
+        let mut notes = self.store.notes();
+        notes.extend(self.fit_note());
+        notes
     }
 
     fn stats(&self) -> IndexStats {
@@ -892,6 +883,40 @@ impl Index for BTree {
 }
 
 impl BTree {
+    /// Deletes the pair, if present: `Index::delete` before the cache is
+    /// fitted to the budget.
+    fn delete_entry(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.layout.format.check(key, value)?;
+        let root = self.meta.root;
+        let top = self.meta.height.saturating_sub(1);
+        match self.delete_from(root, top, (key, value))? {
+            Del::NotFound => Ok(false),
+            Del::Done => {
+                self.meta.entries -= 1;
+                Ok(true)
+            }
+            Del::Underflow(node, cached) => {
+                self.meta.entries -= 1;
+                if !node.is_leaf() && node.children.len() == 1 {
+                    let child = node.children[0];
+                    self.recycle(node);
+                    self.discard(root)?;
+                    if let Some(shapes) = &mut self.shapes {
+                        shapes.push(ShapeChange::Collapse {
+                            old: root,
+                            new: child,
+                        });
+                    }
+                    self.meta.root = child;
+                    self.meta.height -= 1;
+                } else {
+                    self.commit(root, node, cached, NodeChange::Rewrite)?;
+                }
+                Ok(true)
+            }
+        }
+    }
+
     /// Invariant 4: the store must be able to give `height + 1` nodes.
     fn ensure_room(&mut self) -> Result<()> {
         let need = self.meta.height as usize + 1;

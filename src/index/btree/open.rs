@@ -350,6 +350,7 @@ impl BTree {
             scratch_children: Vec::new(),
             counters: Counters::default(),
             shapes: None,
+            fit: None,
         }
     }
 

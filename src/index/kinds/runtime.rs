@@ -23,11 +23,12 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
             "cached_levels",
             "cache",
             "cache_nodes",
+            "tables",
         ],
         crate::index::mbtree::NAME => &["lru_share"],
         crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
         crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
-        crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
+        crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes", "tables"],
         crate::index::lsm::NAME | crate::index::fdtree::NAME => &["tables"],
         _ => &[],
     }

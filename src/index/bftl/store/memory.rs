@@ -1,0 +1,113 @@
+//! The RAM side of BFTL's store (issue #43, `node::budget`): what its
+//! data-bound tables cost at the paper's layout, and how its budget-bound
+//! structures (the batch's pool of index units, the commit views) are sized
+//! from what the tables, the node cache and the working set leave.
+
+use super::super::unit::Unit;
+use super::super::views;
+use super::BftlStore;
+use crate::node::{NodeError, NodeStore};
+
+impl BftlStore {
+    /// How many views the budget leaves room for beside the data-bound
+    /// tables (when they are in it), the node cache and the store's
+    /// working set.
+    pub(super) fn view_limit(&self) -> usize {
+        self.budget
+            .for_budget_bound(self.data_bound_bytes())
+            .saturating_sub(self.cache_bytes + self.working_memory())
+            / views::view_bytes(&self.layout)
+    }
+
+    /// The node translation table at the paper's layout (§3.4, Fig. 8):
+    /// a 4-byte entry per node and a 4-byte LBA per listed sector, what
+    /// Roh et al. 2009 Fig. 7 measures. Data-bound: O(N·C) for N nodes.
+    pub(super) fn ntt_bytes(&self) -> usize {
+        (self.ntt_entries() + self.ntt.len()) * 4
+    }
+
+    /// Budget-bound RAM besides the views: the free id list, the cached
+    /// top-level nodes and the batch's pending units.
+    pub(super) fn working_memory(&self) -> usize {
+        self.ids.free.len() * 4 + self.hot.len() * self.layout.node_bytes + self.pool_memory()
+    }
+
+    /// Adds one node change's units to the batch's pool. A pool that would
+    /// pass what the budget leaves it is committed first, so a batch may
+    /// take more than one commit; a change's units are never split
+    /// between two (a reset and the units after it stay together).
+    /// `taken`: the scratch units' capacity when `units` is the scratch,
+    /// taken out of the store meanwhile.
+    pub(super) fn pend(&mut self, units: &[Unit], taken: usize) -> Result<(), NodeError> {
+        let limit = self.pool_limit(taken);
+        if !self.pool.is_empty() && self.pool.len() + units.len() > limit {
+            self.commit()?;
+            self.early_commits += 1;
+        }
+        let need = self.pool.len() + units.len();
+        if need > self.pool.capacity() {
+            // Grown by doubling up to the limit, not past it.
+            let grown = (2 * self.pool.capacity()).clamp(16, limit.max(need));
+            self.pool.reserve_exact(grown.max(need) - self.pool.len());
+        }
+        self.pool.extend_from_slice(units);
+        // The pool's growth leaves the views less.
+        let limit = self.view_limit();
+        self.views.trim(limit);
+        Ok(())
+    }
+
+    /// Units the pool may hold: what the budget leaves beside the tables,
+    /// the free list, the cached top levels and the scratch units, at
+    /// twice a unit's RAM (`pool_memory`); at least a sector's (Λ), the
+    /// minimum working set.
+    pub(super) fn pool_limit(&self, taken: usize) -> usize {
+        let unit = std::mem::size_of::<Unit>();
+        let room = self
+            .budget
+            .for_budget_bound(self.data_bound_bytes())
+            .saturating_sub(
+                self.ids.free.len() * 4
+                    + self.hot.len() * self.layout.node_bytes
+                    + 2 * self.scratch.capacity().max(taken) * unit,
+            );
+        (room / (2 * unit)).max(self.lambda)
+    }
+
+    /// RAM of the batch's pending units (the pool, whose allocation is
+    /// kept between commits) and of their packed copy while a commit
+    /// writes them (about as large: FIRST-FIT copies every unit once).
+    pub(super) fn pool_memory(&self) -> usize {
+        2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
+    }
+
+    /// RAM the batch views take: the most a batch has held, bounded by what
+    /// the budget leaves now (a commit needs it each time the reservation
+    /// buffer fills), or what they hold now if more.
+    pub(super) fn view_memory(&self) -> usize {
+        let reserve = self.views.most.min(self.view_limit());
+        self.views.len().max(reserve) * views::view_bytes(&self.layout)
+    }
+
+    /// Node translation table entries (LBAs over all lists).
+    pub fn ntt_entries(&self) -> usize {
+        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
+        self.ntt_total
+    }
+
+    /// RAM our node translation table and its sector bookkeeping hold (a
+    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
+    /// the free sectors), where `memory_bytes` charges the paper's compact
+    /// table (4 bytes per LBA and per node): the excess is this index's
+    /// representation, not BFTL's, and is reported apart as
+    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
+    pub fn ntt_held_bytes(&self) -> usize {
+        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
+        /// (leaves of 11 entries, about half full when filled by appends).
+        const REF_BYTES: usize = 28;
+        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
+            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
+            + self.refs.len() * REF_BYTES
+            + self.free_lbas.capacity() * 8
+    }
+}

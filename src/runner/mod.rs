@@ -30,7 +30,7 @@ pub(crate) mod progress;
 pub mod report;
 pub mod staged;
 
-pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report, NAMED_MEMORY_LINES};
+pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -47,6 +47,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{DeviceStats, RunWear};
 use crate::index::{Index, IndexError};
+use crate::node::budget::{data_bound_bytes, Budget, Tables};
 #[cfg(not(feature = "cli"))]
 use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
@@ -87,11 +88,14 @@ pub enum RunError {
         source: IndexError,
     },
     /// The index's counted memory passed `RunOptions::memory_limit` after
-    /// operation `op_number`: the run stopped there.
+    /// operation `op_number`: the run stopped there. `tables`: the bytes
+    /// of its data-bound tables then (`node::budget`), which tell a budget
+    /// the tables alone pass from one the caches and buffers pass.
     OverBudget {
         op_number: u64,
         bytes: u64,
         limit: u64,
+        tables: u64,
     },
 }
 
@@ -123,10 +127,20 @@ impl fmt::Display for RunError {
                 op_number,
                 bytes,
                 limit,
-            } => write!(
-                f,
-                "the index held {bytes} B of memory after operation {op_number}, over the limit of {limit} B"
-            ),
+                tables,
+            } => {
+                write!(
+                    f,
+                    "the index held {bytes} B of memory after operation {op_number}, over the limit of {limit} B"
+                )?;
+                if *tables > *limit {
+                    write!(
+                        f,
+                        " (its data-bound tables alone held {tables} B: this data needs a budget of at least that)"
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -184,11 +198,15 @@ pub struct RunOptions {
     /// preload's included) passes this many bytes: a configuration that
     /// cannot stay within a budget need not finish (`flashix advise`).
     pub memory_limit: Option<u64>,
-    /// Track the peak of the memory less the named lines a paper keeps
-    /// outside its budget ([`NAMED_MEMORY_LINES`], read from the index's
-    /// stats after every operation), report it as
+    /// The budget keeps the data-bound tables outside it (the index runs
+    /// with `tables=outside`, as Agrawal et al. 2009 §6 keeps the node
+    /// table out): track the peak of the memory less the data-bound lines
+    /// ([`crate::node::DATA_BOUND_LINES`], read from the index's stats
+    /// after every operation), report it as
     /// `Report::memory_peak_unnamed_bytes`, and hold `memory_limit` against
-    /// it instead of the whole count.
+    /// it instead of the whole count. Only data-bound lines are excluded:
+    /// a budget-bound line an index reports apart (scratch, frame slack,
+    /// delayed lookups) stays in what the budget holds.
     pub exclude_named: bool,
     /// Entries the index already holds when the run starts (a reopened
     /// preload, `staged`): the oracle starts from them with `verify`.
@@ -430,6 +448,8 @@ pub fn run(
         energy_uj: measured.energy_uj,
         memory_peak_bytes: memory.peak,
         memory_peak_unnamed_bytes: options.exclude_named.then_some(memory.unnamed_peak),
+        memory_tables_need_bytes: memory.tables_need(options),
+        memory_budget_bound_excess_bytes: memory.excess,
         memory_final_bytes: index.memory_bytes() as u64,
         flash_bytes_used: index.flash_bytes_used(),
         index_stats: index.stats(),
@@ -443,11 +463,22 @@ pub fn run(
     })
 }
 
-/// The peaks of an index's counted memory, whole and less the named
-/// lines (`RunOptions::exclude_named`).
+/// The peaks of an index's counted memory, whole and by kind
+/// (`node::budget`). The data-bound tables are read from the index's stats
+/// after every operation where the budget keeps them outside
+/// (`RunOptions::exclude_named`), else only while the count passes the
+/// budget: the tables are part of the count, so they alone can pass the
+/// budget only then, and a run within its budget reads no stats.
 struct MemoryPeak {
     peak: u64,
+    /// The peak of the count less the data-bound lines (tracked with
+    /// `exclude_named`).
     unnamed_peak: u64,
+    /// The largest data-bound tables read.
+    tables_peak: u64,
+    /// The most the budget-bound structures held beyond what the budget
+    /// left them (`Budget::for_budget_bound`).
+    excess: u64,
 }
 
 impl MemoryPeak {
@@ -455,19 +486,48 @@ impl MemoryPeak {
         let mut m = MemoryPeak {
             peak: 0,
             unnamed_peak: 0,
+            tables_peak: 0,
+            excess: 0,
         };
         m.measure(index, options);
         m
     }
 
+    fn budget(options: &RunOptions) -> Budget {
+        let tables = if options.exclude_named {
+            Tables::Outside
+        } else {
+            Tables::InBudget
+        };
+        Budget::new(options.memory_budget as usize, tables)
+    }
+
     fn measure(&mut self, index: &dyn Index, options: &RunOptions) {
         let now = index.memory_bytes() as u64;
         self.peak = self.peak.max(now);
-        if options.exclude_named {
-            let stats = index.stats();
-            let named: f64 = NAMED_MEMORY_LINES.iter().filter_map(|k| stats.get(k)).sum();
-            self.unnamed_peak = self.unnamed_peak.max(now.saturating_sub(named as u64));
+        let budgeted = options.memory_budget > 0;
+        let over = budgeted && now > options.memory_budget;
+        if !(options.exclude_named || over) {
+            return;
         }
+        let tables = data_bound_bytes(&index.stats());
+        self.tables_peak = self.tables_peak.max(tables);
+        let besides = now.saturating_sub(tables);
+        if options.exclude_named {
+            self.unnamed_peak = self.unnamed_peak.max(besides);
+        }
+        if budgeted {
+            let left = Self::budget(options).for_budget_bound(tables as usize) as u64;
+            self.excess = self.excess.max(besides.saturating_sub(left));
+        }
+    }
+
+    /// The smallest budget the run's data needs, where its data-bound
+    /// tables alone passed a budget they are paid from.
+    fn tables_need(&self, options: &RunOptions) -> Option<u64> {
+        Self::budget(options)
+            .tables_pass(self.tables_peak as usize)
+            .then_some(self.tables_peak)
     }
 
     /// Measures, then [`RunError::OverBudget`] when the peak the limit
@@ -489,6 +549,7 @@ impl MemoryPeak {
                 op_number,
                 bytes: held,
                 limit,
+                tables: data_bound_bytes(&index.stats()),
             }),
             _ => Ok(()),
         }

@@ -727,3 +727,28 @@ fn write_summary(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::tables_outside;
+
+    /// `--exclude-node-tables` gives the index `tables=outside`; a set that
+    /// says so itself counts the same; one that says otherwise is refused.
+    #[test]
+    fn the_flag_and_the_parameter_keep_the_tables_outside_together() {
+        let mut set = vec!["cache=lru".to_string()];
+        assert!(tables_outside(&mut set, true).unwrap());
+        assert_eq!(set, ["cache=lru", "tables=outside"]);
+        // Applied twice (a second pass of advise), nothing is added.
+        assert!(tables_outside(&mut set, true).unwrap());
+        assert_eq!(set.len(), 2);
+        let mut given = vec!["tables=outside".to_string()];
+        assert!(tables_outside(&mut given, false).unwrap());
+        let mut inside = vec!["tables=in-budget".to_string()];
+        assert!(!tables_outside(&mut inside, false).unwrap());
+        let e = tables_outside(&mut inside, true).unwrap_err().to_string();
+        assert!(e.contains("--set tables=in-budget"), "{e}");
+        let mut none = Vec::new();
+        assert!(!tables_outside(&mut none, false).unwrap() && none.is_empty());
+    }
+}

@@ -12,6 +12,7 @@ use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Experiment, RunOutcome};
 
@@ -617,11 +618,13 @@ impl BarPanel<'_> {
                 PathElement::new(vec![(x, limit), (x + 0.3, limit)], BLACK.stroke_width(2))
             });
             chart.draw_series(dashes).map_err(err)?;
+            // Above the line, where only bars past it (grey) are.
+            let above = Pos::new(HPos::Left, VPos::Bottom);
             chart
                 .draw_series(std::iter::once(Text::new(
                     label.to_string(),
                     (0.05, limit),
-                    ("sans-serif", 12).into_font().color(&BLACK),
+                    ("sans-serif", 12).into_font().color(&BLACK).pos(above),
                 )))
                 .map_err(err)?;
         }

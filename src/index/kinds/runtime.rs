@@ -25,7 +25,7 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
             "cache_nodes",
             "tables",
         ],
-        crate::index::mbtree::NAME => &["lru_share"],
+        crate::index::mbtree::NAME => &["lru_share", "tables"],
         crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
         crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
         crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes", "tables"],

@@ -112,6 +112,10 @@ impl MbOptions {
             leaf_pages: params.get("leaf_pages", 4u8)?,
             max_leaf_pages: params.get("max_leaf_pages", 16u8)?,
         };
+        // Every structure the MB-Tree keeps in RAM (the LRU buffer, the
+        // batch processing buffer) is budget-bound: `tables` is accepted
+        // (`node::budget`) and changes nothing.
+        params.budget(0)?;
         params.finish(NAME)?;
         if !(0.0..1.0).contains(&o.lru_share) {
             return Err(IndexError::Config(format!(

@@ -326,13 +326,10 @@ fn a_stated_node_size_is_the_whole_record() {
     assert!(matches!(e, IndexError::Mismatch { .. }), "{e}");
 }
 
-#[path = "common/within_budget.rs"]
-mod within_budget;
-
 /// Issue #43: the AS B-tree's counted memory within 16 KiB, 64 KiB and
 /// 1 MiB over insert-heavy, mixed and search-heavy workloads, with the
 /// address mapping table in the budget and outside it.
 #[test]
 fn counted_memory_stays_within_every_budget() {
-    within_budget::check_every_budget("asbtree", &[], ftl, 2_000, 4_000);
+    common::budget::check_every_budget("asbtree", &[], ftl, 2_000, 4_000);
 }

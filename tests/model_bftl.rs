@@ -239,9 +239,6 @@ proptest! {
     }
 }
 
-#[path = "common/within_budget.rs"]
-mod within_budget;
-
 /// Issue #43: BFTL's and FlashDB's counted memory within 16 KiB, 64 KiB and
 /// 1 MiB over insert-heavy, mixed and search-heavy workloads, with the
 /// node translation table and the mode table in the budget and outside
@@ -249,7 +246,7 @@ mod within_budget;
 /// leaves.
 #[test]
 fn counted_memory_stays_within_every_budget() {
-    within_budget::check_every_budget("bftl", &[], ftl, 1_000, 2_000);
-    within_budget::check_every_budget("bftl", &["cache=wt-lru"], ftl, 1_000, 2_000);
-    within_budget::check_every_budget("flashdb", &[], ftl, 1_000, 2_000);
+    common::budget::check_every_budget("bftl", &[], ftl, 1_000, 2_000);
+    common::budget::check_every_budget("bftl", &["cache=wt-lru"], ftl, 1_000, 2_000);
+    common::budget::check_every_budget("flashdb", &[], ftl, 1_000, 2_000);
 }

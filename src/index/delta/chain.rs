@@ -37,11 +37,23 @@
 //! rebuilt by reading those pages in sequence order (a node's last base and
 //! the delta pages after it).
 //!
-//! Memory: the head page is the store's buffer (reserved from the budget);
-//! the node table (4 + 2 bytes a base, 4 a delta page, 4 for C, 2 per page
-//! reference count) is counted in `memory_bytes` and reported as
-//! `node_table_bytes`, but, as in §6 ("We exclude the memory usage of the
-//! Node Table"), it does not shrink the node cache.
+//! Memory (issue #43, [`crate::node::budget`]):
+//! * **data-bound**, the node table, reported as `node_table_bytes`: per
+//!   node with a base 6 bytes (its base page `u32` and offset `u16`), 4 a
+//!   delta page it names, and for Consolidation 4 for its counter C (an
+//!   `f32` in the paper's layout; FlashDB and §6.1 keep one per node in
+//!   RAM, so it grows with the nodes, not with the budget); per logical
+//!   page used 2 bytes of reference count, 4 per free page and 4 per
+//!   freed node id (the free lists grow with what the data freed). Kept
+//!   as counts that change with the table, so it is O(1) to ask.
+//! * **budget-bound**: the head page (one page, the minimum working set)
+//!   and the tree's LRU node cache, which gets what the budget leaves
+//!   after the table (`tables=in-budget`, the default) or after nothing
+//!   (`tables=outside`, as §6 does: "We exclude the memory usage of the
+//!   Node Table"), refitted after every operation
+//!   (`BTree::fit_to_budget`). A table that alone passes the budget
+//!   leaves the tree no cache, and the notes say what budget the data
+//!   needs.
 //!
 //! Limit: a base record must fit one page (`node_bytes` ≤ page − 29 bytes).
 //!
@@ -57,7 +69,7 @@ use crate::device::{BlockDevice, CostModel, DeviceError, Storage};
 use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
 use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
-use crate::node::{IndexStats, NodeError};
+use crate::node::{IndexStats, NodeError, Tables};
 
 use super::{decode_state, encode_state, STATE_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
@@ -141,6 +153,12 @@ pub struct DeltaChainStore {
     counters: Counters,
     /// Opened for queries only: reads consolidate nothing (module doc).
     read_only: bool,
+    /// Chains with a base, and delta page references in them: the node
+    /// table's size, kept as it changes so that the tree can fit its
+    /// cache after every operation without a scan.
+    live_chains: usize,
+    delta_refs: usize,
+    tables: Tables,
 }
 
 impl DeltaChainStore {
@@ -200,6 +218,9 @@ impl DeltaChainStore {
             image: vec![0u8; layout.node_bytes],
             counters: Counters::default(),
             read_only: false,
+            live_chains: 0,
+            delta_refs: 0,
+            tables: Tables::InBudget,
         })
     }
 
@@ -207,6 +228,12 @@ impl DeltaChainStore {
     /// Set before the first read: opening a tree reads nodes.
     pub fn set_read_only(&mut self) {
         self.read_only = true;
+    }
+
+    /// Whether the node table is paid from the budget, for the notes
+    /// (the tree fits its cache to it, `BTree::fit_to_budget`).
+    pub fn set_tables(&mut self, tables: Tables) {
+        self.tables = tables;
     }
 
     fn dev(&mut self) -> &mut dyn BlockDevice {
@@ -225,19 +252,34 @@ impl DeltaChainStore {
         &mut self.chains[i]
     }
 
-    /// Bytes of RAM the node table takes (module docs).
+    /// Bytes of RAM the node table takes at its layout (module docs):
+    /// the chains, the page reference counts, the free pages and the free
+    /// node ids. O(1): the counts are kept as the table changes.
     pub fn node_table_bytes(&self) -> usize {
         let per_counter = match self.policy {
             Consolidation::Never => 0,
             Consolidation::Counter { .. } => 4,
         };
-        let chains: usize = self
-            .chains
-            .iter()
-            .filter(|c| c.base != NOWHERE)
-            .map(|c| 6 + 4 * c.deltas.len() + per_counter)
-            .sum();
-        chains + 2 * self.refs.len() + 4 * self.free_pages.len()
+        self.live_chains * (6 + per_counter)
+            + 4 * self.delta_refs
+            + 2 * self.refs.len()
+            + 4 * self.free_pages.len()
+            + 4 * self.ids.free.len()
+    }
+
+    /// Takes chain `old`, just removed from the table, out of its size.
+    fn uncount(&mut self, old: &Chain) {
+        if old.base != NOWHERE {
+            self.live_chains -= 1;
+        }
+        self.delta_refs -= old.deltas.len();
+    }
+
+    /// Counts the whole table again (after a rebuild).
+    fn recount(&mut self) {
+        let live = self.chains.iter().filter(|c| c.base != NOWHERE);
+        self.live_chains = live.clone().count();
+        self.delta_refs = live.map(|c| c.deltas.len()).sum();
     }
 
     fn free_page_count(&self) -> u64 {
@@ -280,6 +322,7 @@ impl DeltaChainStore {
             return Ok(());
         };
         let old = std::mem::replace(c, Chain::EMPTY);
+        self.uncount(&old);
         self.unref(old.base)?;
         for &p in &old.deltas {
             if p != old.base {
@@ -366,6 +409,7 @@ impl DeltaChainStore {
             let c = &mut self.chains[id as usize];
             if !c.deltas.is_empty() {
                 let old = std::mem::take(&mut c.deltas);
+                self.delta_refs -= old.len();
                 for &p in &old {
                     self.unref(p)?;
                 }
@@ -382,6 +426,8 @@ impl DeltaChainStore {
         c.base = HEAD;
         c.base_at = at as u16;
         c.counter = 0.0;
+        // `drop_chain` left it without a base.
+        self.live_chains += 1;
         self.head_nodes.push(id);
         self.counters.base_writes += 1;
         Ok(())
@@ -416,6 +462,7 @@ impl DeltaChainStore {
         c.counter += add;
         if c.deltas.last() != Some(&HEAD) {
             c.deltas.push(HEAD);
+            self.delta_refs += 1;
             self.head_nodes.push(id);
         }
         Ok(())
@@ -569,6 +616,10 @@ impl NodeStore for DeltaChainStore {
         for &id in &free {
             if let Some(c) = self.chains.get_mut(id as usize) {
                 let old = std::mem::replace(c, Chain::EMPTY);
+                if old.base != NOWHERE {
+                    self.live_chains -= 1;
+                }
+                self.delta_refs -= old.deltas.len();
                 for p in std::iter::once(old.base).chain(old.deltas) {
                     if let Some(r) = self.refs.get_mut(p as usize) {
                         *r = r.saturating_sub(1);
@@ -628,7 +679,12 @@ impl NodeStore for DeltaChainStore {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.page_size + self.node_table_bytes() + 4 * self.ids.free.len()
+        self.reserved_bytes() + self.data_bound_bytes()
+    }
+
+    /// The node table (module docs), Consolidation's counters included.
+    fn data_bound_bytes(&self) -> usize {
+        self.node_table_bytes()
     }
 
     fn reserved_bytes(&self) -> usize {
@@ -649,11 +705,7 @@ impl NodeStore for DeltaChainStore {
     }
 
     fn notes(&self) -> Vec<String> {
-        vec![format!(
-            "the {}-byte node table is counted in memory but kept outside the budget, which \
-             goes to the head page and the node cache (Agrawal et al. 2009 §6)",
-            self.node_table_bytes()
-        )]
+        vec![super::table_note(self.node_table_bytes(), self.tables)]
     }
 
     fn report(&self, s: &mut IndexStats) {
@@ -747,6 +799,7 @@ impl DeltaChainStore {
         }
         self.page_buf = buf;
         result?;
+        self.recount();
         for c in &self.chains {
             if c.base == NOWHERE {
                 continue;

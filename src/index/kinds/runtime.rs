@@ -30,6 +30,9 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
         crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
         crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes", "tables"],
         crate::index::lsm::NAME | crate::index::fdtree::NAME => &["tables"],
+        crate::index::delta::BASIC_DELTA
+        | crate::index::delta::CONSOLIDATION
+        | crate::index::delta::IPL => &["tables"],
         _ => &[],
     }
 }

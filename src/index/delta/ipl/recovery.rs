@@ -185,6 +185,7 @@ impl IplStore {
                 ));
             }
             self.places[id as usize].logs.push(log);
+            self.current_bytes += 2;
         }
         Ok(())
     }
@@ -283,7 +284,8 @@ impl IplStore {
         self.units
             .resize(self.reserved as usize, UnitState::default());
         self.places.clear();
-        self.saved.clear();
+        self.current_bytes = 0;
+        self.forget_saved();
         self.buffers.clear();
         self.tainted.clear();
         let mut used_end = FIRST_UNIT;

@@ -25,8 +25,8 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
             "cache_nodes",
         ],
         crate::index::mbtree::NAME => &["lru_share"],
-        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
-        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
+        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes", "tables"],
+        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes", "tables"],
         crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
         _ => &[],
     }

@@ -249,6 +249,32 @@ impl Delayed {
         self.parts.len()
     }
 
+    /// The first pair of the part with the lowest id (the first to answer
+    /// when the parts pass their share).
+    pub fn some_part(&self) -> Option<(u64, u64)> {
+        self.parts
+            .iter()
+            .min_by_key(|&(&id, _)| id)
+            .map(|(_, p)| p.span.0)
+    }
+
+    /// What the lookups in flight as parts hold, at the tables' entry
+    /// widths (without the tables' spare room).
+    pub fn held_bytes(&self) -> usize {
+        self.pending
+            .values()
+            .map(|l| l.values.capacity() * 8)
+            .sum::<usize>()
+            + self.pending.len() * (size_of::<(u64, Pending)>() + 1)
+            + self.parts.len() * (size_of::<(u64, Part)>() + 1)
+    }
+
+    /// Gives the tables' spare room back (after many were answered).
+    pub fn shrink(&mut self) {
+        self.parts.shrink_to_fit();
+        self.pending.shrink_to_fit();
+    }
+
     /// RAM the delayed lookups hold: each lookup in flight as parts, each
     /// part and each answer not yet taken, at their in-RAM widths and
     /// capacities (a whole lookup in flight holds none: it is its element).

@@ -15,7 +15,8 @@
 //!   operation.
 
 use super::buffers::{Elem, Op};
-use super::LaTree;
+use super::{Cause, LaTree};
+use crate::index::Result;
 use crate::node::page::FRAME_HEADER;
 use crate::node::NodeId;
 
@@ -23,6 +24,8 @@ use crate::node::NodeId;
 /// the emptying's chunk, a thirty-second for a lookup's vectors.
 const CHUNK_SHARE: usize = 4;
 const LOOKUP_SHARE: usize = 32;
+/// The delayed lookups' share (`lookup=delayed`): an eighth.
+const DELAYED_SHARE: usize = 8;
 /// The smallest chunk, for the smallest budgets.
 const MIN_CHUNK: usize = 8;
 
@@ -39,10 +42,12 @@ pub(super) struct Scratch {
     /// A lookup's vectors (its buffered entries, the tree's pairs, the
     /// merge, the path).
     pub lookup_bytes: usize,
+    /// Delayed lookups cut across subtrees (`lookup=delayed` only).
+    pub delayed_bytes: usize,
 }
 
 impl Scratch {
-    pub fn of(rest: usize, page_size: usize, elem_bytes: usize) -> Scratch {
+    pub fn of(rest: usize, page_size: usize, elem_bytes: usize, delayed: bool) -> Scratch {
         let per_page = (page_size.saturating_sub(FRAME_HEADER + 4) / elem_bytes).max(1);
         let per_entry = size_of::<Elem>() + 2 * size_of::<NodeId>();
         let chunk_entries = (rest / CHUNK_SHARE / per_entry).max(MIN_CHUNK);
@@ -50,6 +55,7 @@ impl Scratch {
             chunk_entries,
             page_entries: per_page.min(chunk_entries),
             lookup_bytes: rest / LOOKUP_SHARE,
+            delayed_bytes: if delayed { rest / DELAYED_SHARE } else { 0 },
         }
     }
 
@@ -58,6 +64,7 @@ impl Scratch {
         self.chunk_entries * (size_of::<Elem>() + 2 * size_of::<NodeId>())
             + self.page_entries * size_of::<Elem>()
             + self.lookup_bytes
+            + self.delayed_bytes
     }
 }
 
@@ -101,5 +108,43 @@ impl LaTree {
         trim(&mut self.walk, share);
         trim(&mut self.stack, share);
         trim(&mut self.kids, share);
+    }
+
+    /// Keeps the delayed lookups cut across subtrees (the only ones that
+    /// hold RAM in flight, `super::lookups`) within their share: past it,
+    /// the buffers on the path of one of them are emptied, top down, to
+    /// the leaves, which answers it and every lookup on that path, until
+    /// they hold half their share; then their tables give the rest back.
+    pub(super) fn fit_lookups(&mut self) -> Result<()> {
+        let share = self.scratch.delayed_bytes;
+        if !self.delayed || self.delayed_lookups.memory_bytes() <= share {
+            return Ok(());
+        }
+        while self.delayed_lookups.held_bytes() > share / 2 {
+            let before = self.delayed_lookups.parts();
+            let Some(pair) = self.delayed_lookups.some_part() else {
+                break;
+            };
+            let (mut id, mut level) = self.tree.root();
+            loop {
+                if self.bufs.entries(id) > 0 {
+                    self.empty(id, Cause::Lookups)?;
+                    self.settle()?;
+                }
+                let Some(below) = self.child_level(level) else {
+                    break;
+                };
+                id = self.route(pair, below)?;
+                level = below;
+            }
+            if self.delayed_lookups.parts() >= before
+                && self.delayed_lookups.some_part() == Some(pair)
+            {
+                // Not on that path after all: nothing more to do here.
+                break;
+            }
+        }
+        self.delayed_lookups.shrink();
+        Ok(())
     }
 }

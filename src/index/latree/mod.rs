@@ -108,7 +108,7 @@ mod space;
 
 pub use adapt::Policy;
 
-use crate::device::{DeviceError, Storage};
+use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::kinds::reopen::tree_params;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
@@ -473,7 +473,7 @@ impl LaTree {
     /// path the range takes, deepest buffer first, and `self.base` with the
     /// tree's entries; `adaptive` lets the policy empty buffers on the way
     /// (a lookup), otherwise they are only scanned (a range).
-    fn collect(&mut self, lo: u64, hi: u64, mut adaptive: bool) -> Result<()> {
+    fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
         'restart: loop {
             self.walk.clear();
             self.stack.clear();
@@ -491,15 +491,13 @@ impl LaTree {
                                 .ensure_partitions(0, &[], u8::MAX)
                                 .and_then(|_| self.empty(id, Cause::Adapt))
                                 .and_then(|()| self.settle());
-                            match emptied {
-                                Ok(()) => {}
-                                // A full device: the lookup is answered
-                                // by scanning (what was taken is spilled).
-                                Err(IndexError::Device(DeviceError::Full { .. })) => {
-                                    self.stuck = true;
-                                    adaptive = false
-                                }
-                                Err(e) => return Err(e),
+                            if let Err(e) = emptied {
+                                // A full device (or a failed write) reaches
+                                // the caller, as at any operation: what the
+                                // emptying had taken is spilled, in order,
+                                // and the next operation retries it first.
+                                self.stuck = true;
+                                return Err(e);
                             }
                             continue 'restart;
                         }

@@ -26,8 +26,8 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
             "tables",
         ],
         crate::index::mbtree::NAME => &["lru_share", "tables"],
-        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
-        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
+        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes", "tables"],
+        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes", "tables"],
         crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes", "tables"],
         crate::index::lsm::NAME | crate::index::fdtree::NAME => &["tables"],
         crate::index::delta::BASIC_DELTA

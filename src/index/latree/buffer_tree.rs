@@ -24,8 +24,13 @@
 //! Memory M: half is the node cache, which must hold a super-node and the
 //! sibling a split creates, so a super-node is about M/4 bytes
 //! (`node_bytes`; the paper's D = (M − 1)/2 elements is half of M); the
-//! other half is the buffer pool, and U is M/2 bytes of elements
-//! (`max_buffer_bytes`). Node occupancy is the B+-tree's (a = b/2, where
+//! other half holds the scratch and the buffer pool as in `super` (with
+//! `lookup=delayed`, an eighth of it for lookups cut across subtrees), and
+//! U is M/2 bytes of elements (`max_buffer_bytes`), emptied in chunks. A
+//! delayed lookup is an element on flash carrying its ticket, holding no
+//! RAM; only one whose key's pairs straddle a separator becomes parts with
+//! their ranges in RAM (`super::lookups`), and when those pass their share
+//! the buffers on one's path are emptied to the leaves. Node occupancy is the B+-tree's (a = b/2, where
 //! the paper's (a, b)-tree allows a = b/4; `docs/DEVIATIONS.md`).
 //!
 //! On flash it is the Buffered-B+ tree's format (`super`): nodes in the

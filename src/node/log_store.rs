@@ -718,6 +718,11 @@ impl NodeStore for LogNodeStore {
         self.page_size
     }
 
+    /// The node table (`node_table_bytes`): one entry a node, data-bound.
+    fn data_bound_bytes(&self) -> usize {
+        self.node_table_bytes()
+    }
+
     fn flash_bytes_used(&self) -> u64 {
         (FIRST_BLOCK * self.pages_per_block + self.head_page + u64::from(self.head_used > 0))
             * self.page_size as u64

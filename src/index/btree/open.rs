@@ -163,6 +163,7 @@ impl BTree {
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
         let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
+        let tables = params.budget(memory)?.tables;
         params.finish(NAME)?;
         let layout = match &storage {
             Storage::Raw(_) => opts.log_layout(storage.page_size())?,
@@ -176,6 +177,7 @@ impl BTree {
         };
         let mut tree = Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)?;
         tree.limit_cache(cache_nodes)?;
+        tree.fit_to_budget(tables, 0)?;
         Ok(tree)
     }
 
@@ -186,9 +188,11 @@ impl BTree {
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
         let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
+        let tables = params.budget(memory)?.tables;
         params.finish(NAME)?;
         let mut tree = Self::open_store(storage, memory, opts, cached_levels, write_buffer)?;
         tree.limit_cache(cache_nodes)?;
+        tree.fit_to_budget(tables, 0)?;
         Ok(tree)
     }
 

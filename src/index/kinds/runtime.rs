@@ -16,7 +16,13 @@
 /// The runtime parameters of index `name` (none for an unknown name).
 pub fn runtime_params(name: &str) -> &'static [&'static str] {
     match name {
-        "btree" => &["cache", "cache_nodes", "cached_levels", "write_buffer", "tables"],
+        "btree" => &[
+            "cache",
+            "cache_nodes",
+            "cached_levels",
+            "write_buffer",
+            "tables",
+        ],
         "bftl" | crate::index::bftl::FLASHDB => &[
             "reservation_buffer",
             "compaction_c",

@@ -101,9 +101,6 @@ pub const NAME: &str = "bftl";
 /// disk mode (`bftl::modes`).
 pub const FLASHDB: &str = "flashdb";
 
-/// Bytes `BTree::memory_bytes` charges for the tree's own metadata.
-const TREE_META_BYTES: usize = 64;
-
 /// BFTL.
 pub struct Bftl {
     /// [`NAME`] or [`FLASHDB`].
@@ -304,7 +301,10 @@ impl Bftl {
             (_, Some(n)) => n.saturating_mul(layout.node_bytes),
             (_, None) => tree_memory,
         };
-        let shared = Budget::new(tree_memory.saturating_sub(TREE_META_BYTES), o.budget.tables);
+        let shared = Budget::new(
+            tree_memory.saturating_sub(BTree::held_beside_cache(layout)),
+            o.budget.tables,
+        );
         let store = BftlStore::new(
             storage,
             layout,

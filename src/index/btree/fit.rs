@@ -66,9 +66,12 @@ impl BTree {
             return Ok(());
         }
         let (tables, limit) = (fit.tables, fit.limit);
+        // The nodes kept for reuse are charged like the metadata: the
+        // cache and the store share what is left after both.
+        let pool = self.pool_cap * self.layout.node_bytes;
         let room = Budget::new(self.budget, tables)
             .for_budget_bound(data)
-            .saturating_sub(META_MEMORY);
+            .saturating_sub(META_MEMORY + pool);
         if reserved > room {
             self.store.shed(room)?;
             reserved = self.store.reserved_bytes();
@@ -84,7 +87,7 @@ impl BTree {
         if let Some(fit) = &mut self.fit {
             if reserved > room {
                 let counted = if tables == Tables::InBudget { data } else { 0 };
-                let needed = counted + META_MEMORY + reserved + fit.beside;
+                let needed = counted + META_MEMORY + pool + reserved + fit.beside;
                 let (d, n) = fit.passed.unwrap_or((0, 0));
                 fit.passed = Some((d.max(data), n.max(needed)));
             }

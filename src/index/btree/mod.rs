@@ -33,7 +33,9 @@
 //! images, the working set of a split (a node and its new sibling), plus
 //! the store's part; the root-to-leaf path an operation holds is transient
 //! and not counted between operations. `memory_bytes()` = cached nodes at
-//! their image size + the store's buffers and free list + the metadata;
+//! their image size + the emptied nodes kept for reuse (at most two, left
+//! out of the cache's share) + the store's buffers and free list + the
+//! metadata;
 //! the store's part is its write buffer (`write_buffer=N`, whole node
 //! images), its decoded top levels (`cached_levels`), and on the node log
 //! the node table, which is also its own index stat, `node_table_bytes`
@@ -79,6 +81,18 @@ use crate::node::{
 /// Name in the registry.
 pub const NAME: &str = "btree";
 const META_MEMORY: usize = 64;
+/// The most emptied nodes kept for reuse between operations: a read on a
+/// cache miss takes one and an eviction gives one back, so two cover the
+/// steady state (a node and a split sibling) without an allocation an
+/// operation. Counted, and left out of the cache's share of the budget.
+const POOL_NODES: usize = 2;
+
+/// Nodes kept for reuse when `nodes` node images fit the budget beside
+/// the metadata and the store: [`POOL_NODES`], fewer at the smallest
+/// budgets.
+fn pool_nodes(nodes: usize) -> usize {
+    nodes.min(POOL_NODES)
+}
 
 /// What an insert below a node did.
 enum Ins {
@@ -110,7 +124,9 @@ pub struct BTree {
     layout: NodeLayout,
     meta: TreeMeta,
     budget: usize,
+    /// Emptied nodes kept for reuse, at most `pool_cap` (counted).
     pool: Vec<Node>,
+    pool_cap: usize,
     /// One node image per level, for inserts that descend through images.
     images: Vec<Vec<u8>>,
     evicted: Vec<Evicted>,
@@ -143,6 +159,13 @@ impl BTree {
         self.fit_cache()
     }
 
+    /// The most bytes the tree charges beside its node cache and its
+    /// store (its metadata and the nodes kept for reuse), for a store that
+    /// sizes its own budget-bound part from the same budget.
+    pub fn held_beside_cache(layout: NodeLayout) -> usize {
+        META_MEMORY + POOL_NODES * layout.node_bytes
+    }
+
     /// The node layout in use.
     pub fn layout(&self) -> NodeLayout {
         self.layout
@@ -166,7 +189,7 @@ impl BTree {
     }
 
     fn recycle(&mut self, node: Node) {
-        if self.pool.len() < 64 {
+        if self.pool.len() < self.pool_cap {
             self.pool.push(node);
         }
     }
@@ -841,7 +864,9 @@ impl Index for BTree {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.cache.len() * self.layout.node_bytes + self.store.memory_bytes() + META_MEMORY
+        (self.cache.len() + self.pool.len()) * self.layout.node_bytes
+            + self.store.memory_bytes()
+            + META_MEMORY
     }
 
     fn notes(&self) -> Vec<String> {

@@ -12,7 +12,7 @@ use crate::node::{
     TreeMeta, WriteBuffer,
 };
 
-use super::{BTree, Counters, META_MEMORY, NAME};
+use super::{pool_nodes, BTree, Counters, META_MEMORY, NAME};
 
 /// Node size and cache choice parsed from parameters.
 #[derive(Clone, Copy, Debug)]
@@ -326,9 +326,10 @@ impl BTree {
                 ),
             });
         }
+        let nodes = memory.saturating_sub(META_MEMORY + reserved) / layout.node_bytes;
         Ok(NodeCache::new(
             policy,
-            memory.saturating_sub(META_MEMORY + reserved) / layout.node_bytes,
+            nodes.saturating_sub(pool_nodes(nodes)),
         ))
     }
 
@@ -340,8 +341,10 @@ impl BTree {
         meta: TreeMeta,
         budget: usize,
     ) -> Self {
+        let nodes = budget.saturating_sub(META_MEMORY + store.reserved_bytes()) / layout.node_bytes;
         BTree {
             name,
+            pool_cap: pool_nodes(nodes),
             store,
             cache,
             layout,

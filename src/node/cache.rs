@@ -736,7 +736,7 @@ mod tests {
         for step in 0..20_000u32 {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             let id = ((x >> 33) % 97) as NodeId * 64;
-            if (x >> 20) % 3 == 0 {
+            if (x >> 20).is_multiple_of(3) {
                 index.remove(id);
                 model.remove(&id);
             } else {

@@ -29,6 +29,10 @@ pub(super) struct Fit {
     /// The most data-bound bytes, and the smallest whole budget, seen when
     /// the tree passed its budget even with its minimum working set.
     passed: Option<(usize, usize)>,
+    /// Data-bound bytes the index holds outside the tree (the Buffered-B+
+    /// tree's buffer directory and ADAPT's counters), set by the index
+    /// after each of its operations: the cache makes room for them too.
+    tables_beside: usize,
     /// The (data-bound, reserved) bytes the cache was last fitted to.
     last: Option<(usize, usize)>,
     /// Inside a batch (`BTree::begin_batch`): the index's operation is
@@ -46,6 +50,7 @@ impl BTree {
             tables,
             limit: self.cache.capacity(),
             beside,
+            tables_beside: 0,
             passed: None,
             last: None,
             in_batch: false,
@@ -60,7 +65,7 @@ impl BTree {
         let Some(fit) = self.fit.as_ref().filter(|f| !f.in_batch) else {
             return Ok(());
         };
-        let data = self.store.data_bound_bytes();
+        let data = self.store.data_bound_bytes() + fit.tables_beside;
         let mut reserved = self.store.reserved_bytes();
         if fit.last == Some((data, reserved)) {
             return Ok(());
@@ -94,6 +99,17 @@ impl BTree {
             fit.last = Some((data, reserved));
         }
         Ok(())
+    }
+
+    /// Tells the fit the data-bound bytes the index holds outside the
+    /// tree now (`bytes`) and refits the cache to them. Between the
+    /// index's operations only; without [`BTree::fit_to_budget`], nothing.
+    pub fn fit_tables_beside(&mut self, bytes: usize) -> Result<()> {
+        match &mut self.fit {
+            Some(fit) if fit.tables_beside != bytes => fit.tables_beside = bytes,
+            _ => return Ok(()),
+        }
+        self.fit_cache()
     }
 
     /// The note for a budget the tree passed with its minimum working set.

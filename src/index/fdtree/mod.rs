@@ -257,8 +257,8 @@ impl FdTree {
             page_bytes,
             head_bytes,
             memory,
-            "FD-tree",
-            "head_bytes",
+            ("FD-tree", "head_bytes"),
+            ("two cached pages", |page_size, _, _| 2 * page_size),
         )?;
         let f = g.per_page;
         let k = k.unwrap_or_else(|| default_k(format, g.page_size));

@@ -37,9 +37,11 @@
 //!
 //! Memory (§5.3; issue #43). `tables=outside` keeps the data-bound
 //! tables beside the budget, as §6 keeps the node table; `tables=in-budget`
-//! (the default) sizes everything below from the whole budget too, so the
-//! tables then grow on top of it (the structures are sized once, at open:
-//! see `docs/DEVIATIONS.md`).
+//! (the default) sizes everything below from the whole budget at open
+//! and, as the tables grow, shrinks the node cache by what they hold
+//! (`BTree::fit_to_budget`, refitted at the end of every operation); the
+//! pool and the scratch stay as sized. When the tables leave no node
+//! cache, the run says so with the budget this data needs.
 //! * **Budget-bound** (sized from the budget, never grown with the data):
 //!   the B+-tree's node cache, a share `node_cache_share` (default 0.25;
 //!   `cache=lru` by default: "an LRU eviction policy") that includes the
@@ -112,7 +114,7 @@ use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::kinds::reopen::tree_params;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
-use crate::node::{Budget, LogNodeStore, NodeId, NodeStore, PageNodeStore};
+use crate::node::{Budget, LogNodeStore, NodeId, NodeStore, PageNodeStore, Tables};
 
 use adapt::{IoCosts, PolicyState};
 use buffers::{Buffers, Elem, Op, PoolUnit};
@@ -406,6 +408,11 @@ impl LaTree {
             },
             e => e,
         })?;
+        if budget.tables == Tables::InBudget {
+            // The tables grow into the budget: the node cache makes room
+            // for them (the pool and scratch stay as sized).
+            tree.fit_to_budget(Tables::InBudget, memory.saturating_sub(node_memory))?;
+        }
         let max_bytes = la.max_buffer_bytes.unwrap_or(memory * 3 / 4);
         let max_entries = (max_bytes / bufs.elem_bytes()).max(1) as u64;
         tree.record_shapes(true);
@@ -701,7 +708,16 @@ impl LaTree {
         }
         // Every delayed lookup is answered: their tables' room goes back.
         self.delayed_lookups.shrink();
-        self.tree.flush()
+        self.tree.flush()?;
+        self.fit_tables()
+    }
+
+    /// Refits the node cache to the buffer directory and ADAPT's counters
+    /// as they stand now (with `tables=in-budget`; the node table the tree
+    /// fits itself). At the end of every operation.
+    fn fit_tables(&mut self) -> Result<()> {
+        let (dir, state) = self.bufs.directory_bytes();
+        self.tree.fit_tables_beside(dir + state)
     }
 
     /// After the device ran out of room, the unfinished emptyings are
@@ -716,7 +732,8 @@ impl LaTree {
             let (root, level) = self.tree.root();
             self.push(root, level, e)?;
             self.settle()?;
-            self.fit_lookups()
+            self.fit_lookups()?;
+            self.fit_tables()
         });
         if result.is_err() {
             self.stuck = true;
@@ -756,6 +773,8 @@ impl Index for LaTree {
                 value,
                 op: Op::Delete,
             })?;
+        } else {
+            self.fit_tables()?;
         }
         Ok(present)
     }
@@ -790,7 +809,7 @@ impl Index for LaTree {
         self.merge_found();
         out.extend(self.base.iter().map(|&(_, v)| v));
         self.trim_scratch();
-        Ok(())
+        self.fit_tables()
     }
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
@@ -806,7 +825,7 @@ impl Index for LaTree {
         self.merge_found();
         out.extend_from_slice(&self.base);
         self.trim_scratch();
-        Ok(())
+        self.fit_tables()
     }
 
     fn flush(&mut self) -> Result<()> {

@@ -193,6 +193,13 @@ fn entry(p: Pair, present: bool) -> Entry {
     }
 }
 
+/// Bytes a step needs besides C0: the two merge buffers and the emptying
+/// block (a page of entries each), the filling leaf of one pass and one
+/// cached page. Less, and a step cannot run.
+fn working_set(page_size: usize, per_page: u64, format: EntryFormat) -> usize {
+    3 * per_page as usize * entry_bytes(format) + 2 * page_size
+}
+
 /// The last pair before `(key, 0)`.
 fn before(key: u64) -> Option<Pair> {
     key.checked_sub(1).map(|k| (k, u64::MAX))
@@ -208,7 +215,16 @@ impl LsmTree {
             page_bytes,
         } = o;
         let g = Geometry::of(
-            &storage, format, page_bytes, c0_bytes, memory, "LSM-tree", "c0_bytes",
+            &storage,
+            format,
+            page_bytes,
+            c0_bytes,
+            memory,
+            ("LSM-tree", "c0_bytes"),
+            (
+                "the merge buffers (three pages of entries), a filling leaf and a cached page",
+                working_set,
+            ),
         )?;
         let f = g.per_page;
         let ratio = ratio.unwrap_or(f / 2);
@@ -221,20 +237,6 @@ impl LsmTree {
             (g.device_page, g.capacity, g.page_size, g.span);
         let (c0_capacity, cache_pages) = (g.buffer_entries, g.cache_pages);
         let per = g.per_page as usize;
-        // C0, the two merge buffers and the emptying block, the filling
-        // leaf of one pass and one cached page: less, and a step cannot run.
-        let needed = c0_capacity as usize * entry_bytes(format)
-            + 3 * per * entry_bytes(format)
-            + 2 * page_size;
-        if memory < needed {
-            return Err(IndexError::BudgetTooSmall {
-                needed,
-                given: memory,
-                what: format!(
-                    "C0 of {c0_capacity} entries, the merge buffers (three pages of entries), a filling leaf and a cached page"
-                ),
-            });
-        }
         let mut t = LsmTree {
             io: PageIo::new(storage, format, page_size, span, cache_pages),
             device_page,

@@ -257,6 +257,10 @@ pub(crate) fn encode(f: EntryFormat, entries: &[Entry], level: u8, number: u64, 
 /// device without erase units.
 const DEFAULT_BUFFER_BYTES: usize = 128 << 10;
 
+/// The bytes an index needs besides its buffer to run a step, from the
+/// page size, the entries a page holds and the entry format.
+pub(crate) type WorkingSet = fn(usize, u64, EntryFormat) -> usize;
+
 /// How an index of sorted runs lays itself out on a device: checked and
 /// sized once, the same way for the FD-tree and the LSM-tree, so the two
 /// compare at one page size and one in-memory buffer.
@@ -287,7 +291,6 @@ impl Geometry {
     /// working set opens with the defaults. `index` and `buffer` name the
     /// index and its buffer parameter in errors; `working` names the
     /// working set.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn of(
         storage: &Storage,
         format: EntryFormat,
@@ -295,7 +298,7 @@ impl Geometry {
         buffer_bytes: Option<usize>,
         memory: usize,
         (index, buffer): (&str, &str),
-        (working, working_set): (&str, fn(usize, u64, EntryFormat) -> usize),
+        (working, working_set): (&str, WorkingSet),
     ) -> Result<Geometry, IndexError> {
         let Storage::Pages(d) = storage else {
             return Err(IndexError::Config(format!(

@@ -10,8 +10,9 @@
 //! * A **page of entries** (at most a chunk) through which a buffer that
 //!   moves with its node (a split, a merge) streams.
 //! * A **lookup's vectors** (its buffered entries, the tree's pairs, the
-//!   merge, the walk): a thirty-second; an answer that outgrows them (a long
-//!   range, a key with many pairs) gives the excess back after the
+//!   merge, the walk, which emptyings use too): a thirty-second, at least
+//!   512 bytes; an answer or an emptying that outgrows them (a long range,
+//!   a key with many pairs, a wide subtree) gives the excess back after the
 //!   operation.
 
 use super::buffers::{Elem, Op};
@@ -28,6 +29,10 @@ const LOOKUP_SHARE: usize = 32;
 const DELAYED_SHARE: usize = 8;
 /// The smallest chunk, for the smallest budgets.
 const MIN_CHUNK: usize = 8;
+/// The least a lookup's vectors are given: a subtree's walk and a node's
+/// children (fanout 16, subtree height 2) need about this much, and less
+/// would be given back and taken again at every operation.
+const MIN_LOOKUP_BYTES: usize = 512;
 
 /// What the scratch vectors may hold between operations, sized from the
 /// budget left beside the node cache.
@@ -54,7 +59,7 @@ impl Scratch {
         Scratch {
             chunk_entries,
             page_entries: per_page.min(chunk_entries),
-            lookup_bytes: rest / LOOKUP_SHARE,
+            lookup_bytes: (rest / LOOKUP_SHARE).max(MIN_LOOKUP_BYTES),
             delayed_bytes: if delayed { rest / DELAYED_SHARE } else { 0 },
         }
     }

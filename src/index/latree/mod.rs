@@ -733,6 +733,7 @@ impl LaTree {
             self.push(root, level, e)?;
             self.settle()?;
             self.fit_lookups()?;
+            self.trim_scratch();
             self.fit_tables()
         });
         if result.is_err() {

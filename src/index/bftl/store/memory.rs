@@ -23,7 +23,7 @@ impl BftlStore {
     /// a 4-byte entry per node and a 4-byte LBA per listed sector, what
     /// Roh et al. 2009 Fig. 7 measures. Data-bound: O(N·C) for N nodes.
     pub(super) fn ntt_bytes(&self) -> usize {
-        (self.ntt_entries() + self.ntt.len()) * 4
+        (self.ntt_entries() + self.ntt.nodes()) * 4
     }
 
     /// Budget-bound RAM besides the views: the free id list, the cached
@@ -91,8 +91,7 @@ impl BftlStore {
 
     /// Node translation table entries (LBAs over all lists).
     pub fn ntt_entries(&self) -> usize {
-        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
-        self.ntt_total
+        self.ntt.entries()
     }
 
     /// RAM our node translation table and its sector bookkeeping hold (a
@@ -102,12 +101,6 @@ impl BftlStore {
     /// representation, not BFTL's, and is reported apart as
     /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
     pub fn ntt_held_bytes(&self) -> usize {
-        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
-        /// (leaves of 11 entries, about half full when filled by appends).
-        const REF_BYTES: usize = 28;
-        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
-            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
-            + self.refs.len() * REF_BYTES
-            + self.free_lbas.capacity() * 8
+        self.ntt.held_bytes() + self.refs.held_bytes() + self.free_lbas.capacity() * 4
     }
 }

@@ -877,7 +877,6 @@ impl NodeStore for BftlStore {
         );
         stats.set("cached_levels_shed", u8::from(self.hot_shed) as f64);
         stats.set("commit_views_dropped", self.views.dropped as f64);
-        stats.set("ntt_held_bytes", self.ntt_held_bytes() as f64);
         stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);

@@ -19,11 +19,14 @@ impl BftlStore {
             / views::view_bytes(&self.layout)
     }
 
-    /// The node translation table at the paper's layout (§3.4, Fig. 8):
-    /// a 4-byte entry per node and a 4-byte LBA per listed sector, what
-    /// Roh et al. 2009 Fig. 7 measures. Data-bound: O(N·C) for N nodes.
+    /// The node translation table as held (`store::ntt`): close to the
+    /// paper's layout (§3.4, Fig. 8: a 4-byte entry per node and a 4-byte
+    /// LBA per listed sector, what Roh et al. 2009 Fig. 7 measures), plus a
+    /// length byte per node, the arena's holes and spare room (each within
+    /// an eighth), and the sectors' 2-byte reference counts and the free
+    /// list's 4-byte LBAs. Data-bound: O(N·C) for N nodes.
     pub(super) fn ntt_bytes(&self) -> usize {
-        (self.ntt_entries() + self.ntt.nodes()) * 4
+        self.ntt.held_bytes() + self.refs.held_bytes() + self.free_lbas.capacity() * 4
     }
 
     /// Budget-bound RAM besides the views: the free id list, the cached
@@ -92,15 +95,5 @@ impl BftlStore {
     /// Node translation table entries (LBAs over all lists).
     pub fn ntt_entries(&self) -> usize {
         self.ntt.entries()
-    }
-
-    /// RAM our node translation table and its sector bookkeeping hold (a
-    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
-    /// the free sectors), where `memory_bytes` charges the paper's compact
-    /// table (4 bytes per LBA and per node): the excess is this index's
-    /// representation, not BFTL's, and is reported apart as
-    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
-    pub fn ntt_held_bytes(&self) -> usize {
-        self.ntt.held_bytes() + self.refs.held_bytes() + self.free_lbas.capacity() * 4
     }
 }

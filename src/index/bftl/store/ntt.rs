@@ -65,11 +65,6 @@ pub(in crate::index::bftl) struct Ntt {
 }
 
 impl Ntt {
-    /// Nodes the table has an entry for (the highest id listed + 1).
-    pub(in crate::index::bftl) fn nodes(&self) -> usize {
-        self.heads.len()
-    }
-
     /// LBAs over all lists.
     pub(in crate::index::bftl) fn entries(&self) -> usize {
         self.total

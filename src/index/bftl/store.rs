@@ -836,6 +836,8 @@ impl NodeStore for BftlStore {
         if self.pool.capacity() > limit {
             self.pool.shrink_to(limit);
         }
+        let views = self.view_limit();
+        self.views.trim(views);
         if self.reserved_bytes() > room && !self.hot.is_empty() {
             self.hot = TopLevels::new(0);
             self.hot_shed = true;
@@ -892,7 +894,8 @@ impl NodeStore for BftlStore {
 
     fn end_batch(&mut self) -> Result<(), NodeError> {
         let r = self.commit();
-        self.views.end();
+        let limit = self.view_limit();
+        self.views.end(limit);
         r
     }
 }

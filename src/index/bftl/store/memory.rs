@@ -84,12 +84,10 @@ impl BftlStore {
         2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
     }
 
-    /// RAM the batch views take: the most a batch has held, bounded by what
-    /// the budget leaves now (a commit needs it each time the reservation
-    /// buffer fills), or what they hold now if more.
+    /// RAM the batch views take: the views of the batch and the spare
+    /// nodes kept for the next (`bftl::views`), at a full node's each.
     pub(super) fn view_memory(&self) -> usize {
-        let reserve = self.views.most.min(self.view_limit());
-        self.views.len().max(reserve) * views::view_bytes(&self.layout)
+        self.views.held() * views::view_bytes(&self.layout)
     }
 
     /// Node translation table entries (LBAs over all lists).

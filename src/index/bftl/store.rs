@@ -103,7 +103,8 @@ pub struct BftlStore {
     /// wrote, so that a node the batch touches many times is read from its
     /// sectors once per commit (§3.3 partitions a batch's units by node:
     /// each node is visited once), as many as the budget leaves room
-    /// for (`bftl::views`). Dropped at the commit.
+    /// for (`bftl::views`). Kept as spare nodes for the next batch after
+    /// the commit.
     views: CommitViews,
     /// The budget the store and the tree's node cache share (the index's
     /// less the reservation buffer and the tree's metadata), and whether

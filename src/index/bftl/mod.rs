@@ -39,9 +39,12 @@
 //! Memory (issue #43's two kinds, `node::budget`; all counted in
 //! `memory_bytes` and so in the runner's peak):
 //! * data-bound, growing with the data: the **node translation table**
-//!   (§3.4, Fig. 8) at the paper's layout, a 4-byte entry per node and a
-//!   4-byte LBA per listed sector, so at most 4·(C + 1) bytes a node
-//!   between batches (what Roh et al. 2009 Fig. 7 measures), reported as
+//!   (§3.4, Fig. 8) as held (`bftl::store::ntt`): close to the paper's
+//!   layout of a 4-byte entry per node and a 4-byte LBA per listed sector
+//!   (at most 4·(C + 1) bytes a node between batches, what Roh et al. 2009
+//!   Fig. 7 measures), plus a length byte per node, the LBA arena's holes
+//!   and spare room (each within an eighth), a 2-byte reference count per
+//!   sector used and the free sectors' 4-byte LBAs, reported as
 //!   `node_translation_table_bytes`; FlashDB's **mode table**, 4 bytes a
 //!   node (`bftl::modes`), reported as `mode_table_bytes`;
 //! * budget-bound: the **reservation buffer** (capacity × (entry + 1
@@ -68,8 +71,7 @@
 //! the runner samples between operations and a commit happens inside one.
 //! Stats: `commit_view_peak_bytes`, `commit_view_budget_bytes`,
 //! `commit_views_dropped`, `early_commits`, `cached_levels_shed`,
-//! `node_translation_table_bytes` (and `ntt_held_bytes`, what our
-//! representation holds), `mode_table_bytes`.
+//! `node_translation_table_bytes`, `mode_table_bytes`.
 //!
 //! **FlashDB** (`flashdb`, Roh et al. 2009 §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is

@@ -46,8 +46,6 @@
 //!    as a reset unit does; it is only ever the first sector of a list.
 //!    See `bftl::modes` for when a node is written so.
 
-use std::collections::BTreeMap;
-
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
@@ -56,7 +54,10 @@ use crate::node::{Budget, EntryFormat, IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
 mod memory;
+mod ntt;
 mod read;
+
+use ntt::{push_free, Ntt, SectorRefs, LBA_LIMIT};
 
 use super::modes::{SelfTuning, Switch};
 use super::views::{self, CommitViews};
@@ -76,13 +77,11 @@ pub struct BftlStore {
     lambda: usize,
     compaction_c: usize,
     /// Node translation table: node id → LBAs holding its units.
-    ntt: Vec<Vec<u64>>,
-    /// Σ over `ntt` of the list lengths, kept as the lists change
-    /// (`memory_bytes` runs after every operation).
-    ntt_total: usize,
+    ntt: Ntt,
     /// Per sector LBA: how many node lists name it.
-    refs: BTreeMap<u64, u32>,
-    free_lbas: Vec<u64>,
+    refs: SectorRefs,
+    /// Sectors below `next_lba` no list names, to reuse.
+    free_lbas: Vec<u32>,
     next_lba: u64,
     /// The batch's units, in generation order.
     pool: Vec<Unit>,
@@ -92,8 +91,9 @@ pub struct BftlStore {
     buf: Vec<u8>,
     scratch: Vec<Unit>,
     /// Reused by [`Self::read_committed`]: a node's sector list, and the
-    /// units read from it.
-    list_scratch: Vec<u64>,
+    /// units read from it (the list also by `compact_with`, for the
+    /// sectors it releases).
+    list_scratch: Vec<u32>,
     unit_scratch: Vec<(Unit, u32)>,
     /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
     /// in RAM". Their changes still become index units; reads of them cost
@@ -103,7 +103,8 @@ pub struct BftlStore {
     /// wrote, so that a node the batch touches many times is read from its
     /// sectors once per commit (§3.3 partitions a batch's units by node:
     /// each node is visited once), as many as the budget leaves room
-    /// for (`bftl::views`). Dropped at the commit.
+    /// for (`bftl::views`). Kept as spare nodes for the next batch after
+    /// the commit.
     views: CommitViews,
     /// The budget the store and the tree's node cache share (the index's
     /// less the reservation buffer and the tree's metadata), and whether
@@ -155,6 +156,13 @@ impl BftlStore {
                 "a {sector_size}-byte sector holds no index unit"
             )));
         }
+        if lambda > u16::MAX as usize {
+            // The per-sector reference counts are 2 bytes (`store::ntt`).
+            return Err(NodeError::Config(format!(
+                "a {sector_size}-byte sector holds {lambda} index units, more than BFTL's {} a sector",
+                u16::MAX
+            )));
+        }
         if compaction_c == 0 {
             return Err(NodeError::Config("compaction_c must be at least 1".into()));
         }
@@ -182,9 +190,8 @@ impl BftlStore {
             sector_size,
             lambda,
             compaction_c,
-            ntt: Vec::new(),
-            ntt_total: 0,
-            refs: BTreeMap::new(),
+            ntt: Ntt::default(),
+            refs: SectorRefs::default(),
             free_lbas: Vec::new(),
             next_lba: 1,
             pool: Vec::new(),
@@ -252,56 +259,67 @@ impl BftlStore {
             &mut buf[body..NODE_PAGE_HEADER + self.layout.node_bytes],
         );
         page::seal(&mut buf, PageKind::NodePage, NODE_PAGE_HEADER + len);
-        let r = self.dev().write(lba, 0, &buf);
+        let r = self.dev().write(lba.into(), 0, &buf);
         self.buf = buf;
         r?;
         self.sector_seq = self.sector_seq.wrapping_add(1);
         self.sectors_committed += 1;
         self.node_pages_written += 1;
-        let old = self.replace_list(id, vec![lba]);
-        *self.refs.entry(lba).or_insert(0) += 1;
-        for l in old {
-            self.release_lba(l)?;
-        }
-        Ok(())
+        // The old sectors are released in list order (the order the free
+        // list reuses them in); the new one is no list's yet.
+        let r = self.release_list(id, None);
+        self.ntt.clear(id);
+        self.ntt.push(id, lba);
+        self.refs.add(lba);
+        r
     }
 
-    fn alloc_lba(&mut self) -> Result<u64, NodeError> {
+    /// Sectors the store may use: the device's, up to [`LBA_LIMIT`].
+    fn sector_limit(&self) -> u64 {
+        match &self.storage {
+            Storage::Pages(d) => d.capacity_pages().min(LBA_LIMIT),
+            Storage::Raw(_) => 0,
+        }
+    }
+
+    fn alloc_lba(&mut self) -> Result<u32, NodeError> {
         if let Some(l) = self.free_lbas.pop() {
             return Ok(l);
         }
-        let cap = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let cap = self.sector_limit();
         if self.next_lba >= cap {
             return Err(NodeError::Device(DeviceError::Full {
                 detail: format!("BFTL has used all {cap} sectors"),
             }));
         }
         self.next_lba += 1;
-        Ok(self.next_lba - 1)
+        // Below `sector_limit`, so below 2^31.
+        Ok((self.next_lba - 1) as u32)
     }
 
-    fn release_lba(&mut self, lba: u64) -> Result<(), NodeError> {
-        let gone = match self.refs.get_mut(&lba) {
-            Some(r) => {
-                *r -= 1;
-                *r == 0
+    fn release_lba(&mut self, lba: u32) -> Result<(), NodeError> {
+        if self.refs.remove(lba) {
+            self.dev().trim(lba.into())?;
+            push_free(&mut self.free_lbas, lba);
+        }
+        Ok(())
+    }
+
+    /// Releases every sector of node `id`'s list but `except`, in list
+    /// order; the list itself is left for the caller to clear.
+    fn release_list(&mut self, id: NodeId, except: Option<u32>) -> Result<(), NodeError> {
+        for i in 0..self.ntt.len(id) {
+            let l = self.ntt.list(id)[i];
+            if Some(l) != except {
+                self.release_lba(l)?;
             }
-            None => false,
-        };
-        if gone {
-            self.refs.remove(&lba);
-            self.dev().trim(lba)?;
-            self.free_lbas.push(lba);
         }
         Ok(())
     }
 
     /// Writes `sector` (units) to a new LBA and lists it for every node
     /// it holds.
-    fn write_sector(&mut self, units: &[Unit]) -> Result<u64, NodeError> {
+    fn write_sector(&mut self, units: &[Unit]) -> Result<u32, NodeError> {
         let lba = self.alloc_lba()?;
         let ub = unit_bytes(self.format);
         let mut buf = std::mem::take(&mut self.buf);
@@ -315,7 +333,7 @@ impl BftlStore {
             unit::encode(self.format, u, &mut buf[at..at + ub]);
         }
         page::seal(&mut buf, PageKind::IndexUnits, HEADER + units.len() * ub);
-        let r = self.dev().write(lba, 0, &buf);
+        let r = self.dev().write(lba.into(), 0, &buf);
         self.buf = buf;
         r?;
         self.sector_seq = self.sector_seq.wrapping_add(1);
@@ -324,60 +342,15 @@ impl BftlStore {
         for u in units {
             if u.op.resets() {
                 // The node starts afresh here: its older sectors are stale.
-                let old = self.replace_list(u.node, Vec::new());
-                for l in old {
-                    if l != lba {
-                        self.release_lba(l)?;
-                    }
-                }
+                let r = self.release_list(u.node, Some(lba));
+                self.ntt.clear(u.node);
+                r?;
             }
-            if self.push_list(u.node, lba) {
-                *self.refs.entry(lba).or_insert(0) += 1;
+            if self.ntt.push(u.node, lba) {
+                self.refs.add(lba);
             }
         }
         Ok(lba)
-    }
-
-    /// Forgets the sectors no node list names (invariant 2) and returns them.
-    fn take_dead_sectors(&mut self) -> Vec<u64> {
-        let dead: Vec<u64> = self
-            .refs
-            .iter()
-            .filter(|(_, &r)| r == 0)
-            .map(|(&l, _)| l)
-            .collect();
-        for l in &dead {
-            self.refs.remove(l);
-        }
-        dead
-    }
-
-    fn list_mut(&mut self, id: NodeId) -> &mut Vec<u64> {
-        let idx = id as usize;
-        if self.ntt.len() <= idx {
-            self.ntt.resize_with(idx + 1, Vec::new);
-        }
-        &mut self.ntt[idx]
-    }
-
-    /// Replaces node `id`'s sector list with `list`; the old one.
-    fn replace_list(&mut self, id: NodeId, list: Vec<u64>) -> Vec<u64> {
-        let added = list.len();
-        let old = std::mem::replace(self.list_mut(id), list);
-        self.ntt_total = self.ntt_total + added - old.len();
-        old
-    }
-
-    /// Appends `lba` to node `id`'s list unless it ends with it already;
-    /// whether it was appended.
-    fn push_list(&mut self, id: NodeId, lba: u64) -> bool {
-        let list = self.list_mut(id);
-        if list.last() == Some(&lba) {
-            return false;
-        }
-        list.push(lba);
-        self.ntt_total += 1;
-        true
     }
 
     /// The commit policy (§3.3): partition the pool by node, pack the sets
@@ -472,10 +445,7 @@ impl BftlStore {
                     self.write_node_page(id, page_node)?;
                 }
             }
-            let compacted = self
-                .ntt
-                .get(id as usize)
-                .is_some_and(|l| l.len() > self.compaction_c);
+            let compacted = self.ntt.len(id) > self.compaction_c;
             if compacted {
                 self.compact(id)?;
             }
@@ -488,7 +458,7 @@ impl BftlStore {
                 .modes
                 .as_mut()
                 .map_or(Switch::Stay, |m| m.on_commit(id, units, compacted));
-            if switch == Switch::ToDisk && self.ntt.get(id as usize).is_some_and(|l| l.len() > 1) {
+            if switch == Switch::ToDisk && self.ntt.len(id) > 1 {
                 self.compact(id)?;
             }
         }
@@ -503,7 +473,7 @@ impl BftlStore {
 
     /// The longest sector list of any node (at most C between batches).
     pub fn longest_list(&self) -> usize {
-        self.ntt.iter().map(Vec::len).max().unwrap_or(0)
+        self.ntt.longest()
     }
 
     /// Gathers node `id`'s units and rewrites them into the fewest sectors.
@@ -527,7 +497,12 @@ impl BftlStore {
             self.compactions += 1;
             return self.write_node_page(id, node);
         }
-        let old = self.replace_list(id, Vec::new());
+        // The old sectors are released once the new ones are written, in
+        // list order (the order the free list reuses them in).
+        let mut old = std::mem::take(&mut self.list_scratch);
+        old.clear();
+        old.extend_from_slice(self.ntt.list(id));
+        self.ntt.clear(id);
         let mut units = std::mem::take(&mut self.scratch);
         units.clear();
         unit::full_units(id, node, &mut units);
@@ -535,12 +510,13 @@ impl BftlStore {
             for chunk in units.chunks(self.lambda) {
                 self.write_sector(chunk)?;
             }
-            for lba in old {
+            for &lba in &old {
                 self.release_lba(lba)?;
             }
             Ok(())
         })();
         self.scratch = units;
+        self.list_scratch = old;
         self.compactions += 1;
         result
     }
@@ -549,7 +525,7 @@ impl BftlStore {
     /// pending units (for a node whose batch view was dropped).
     fn rebuild(&mut self, id: NodeId, pool: &[Unit], node: &mut Node) -> Result<(), NodeError> {
         let reset = pool.iter().any(|u| u.node == id && u.op.resets());
-        if !reset && self.ntt.get(id as usize).is_some_and(|l| !l.is_empty()) {
+        if !reset && self.ntt.len(id) > 0 {
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
@@ -577,12 +553,12 @@ impl NodeStore for BftlStore {
             node.clone_from(n);
             return Ok(());
         }
-        let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
+        let committed = self.ntt.len(id) > 0;
         // A pending reset makes the committed units stale: skip reading them.
         let reset_pending = self.pool.iter().any(|u| u.node == id && u.op.resets());
         let mut read_from_flash = None;
         if committed && !reset_pending {
-            read_from_flash = self.ntt.get(id as usize).map(Vec::len);
+            read_from_flash = Some(self.ntt.len(id));
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
@@ -682,10 +658,7 @@ impl NodeStore for BftlStore {
     }
 
     fn can_allocate(&self, n: usize) -> bool {
-        let cap = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let cap = self.sector_limit();
         // Room for a batch's sectors is checked when they are written; keep
         // a margin of free sectors for the commit of the current batch.
         let free = cap.saturating_sub(self.next_lba) + self.free_lbas.len() as u64;
@@ -702,29 +675,29 @@ impl NodeStore for BftlStore {
         }
         self.views.remove(id);
         self.pool.retain(|u| u.node != id);
-        let list = self.replace_list(id, Vec::new());
-        for lba in list {
-            self.release_lba(lba)?;
-        }
+        let r = self.release_list(id, None);
+        self.ntt.clear(id);
+        r?;
         self.ids.free.push(id);
         Ok(())
     }
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        let mut dead = Vec::new();
         for &id in &free {
-            if let Some(list) = self.ntt.get_mut(id as usize) {
-                self.ntt_total -= list.len();
-                for lba in std::mem::take(list) {
-                    if let Some(r) = self.refs.get_mut(&lba) {
-                        *r = r.saturating_sub(1);
-                    }
+            for &lba in self.ntt.list(id) {
+                if self.refs.remove(lba) {
+                    dead.push(lba);
                 }
             }
+            self.ntt.clear(id);
         }
-        // Sectors no list names any more are reused; they are overwritten
-        // before anything reads them, so no trim is needed here.
-        let dead = self.take_dead_sectors();
-        self.free_lbas.extend(dead);
+        // Sectors no list names any more are reused, in LBA order; they are
+        // overwritten before anything reads them, so no trim is needed here.
+        dead.sort_unstable();
+        for l in dead {
+            push_free(&mut self.free_lbas, l);
+        }
         self.ids = IdAllocator { next_id, free };
     }
 
@@ -752,10 +725,7 @@ impl NodeStore for BftlStore {
         let used = u64::from_le_bytes(tail);
         // The scan below reads every sector in use: bound it by the device,
         // not by a count a corrupt superblock could make endless.
-        let capacity = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let capacity = self.sector_limit();
         if used > capacity {
             return Err(NodeError::Corrupt {
                 page: 0,
@@ -770,7 +740,8 @@ impl NodeStore for BftlStore {
             let mut b = vec![0u8; self.sector_size];
             self.dev().read(lba, 0, &mut b)?;
             if page::open_any(&b, lba)?.is_none() {
-                self.free_lbas.push(lba);
+                // Below `sector_limit`, so below 2^31.
+                push_free(&mut self.free_lbas, lba as u32);
                 continue;
             }
             if let Some((seq, id)) = self.read_sector(lba, None, &mut units, &mut page_node)? {
@@ -792,31 +763,35 @@ impl NodeStore for BftlStore {
         }
         sectors.sort_by_key(|s| s.0);
         self.sector_seq = sectors.last().map(|s| s.0.wrapping_add(1)).unwrap_or(0);
-        self.ntt.clear();
-        self.ntt_total = 0;
-        self.refs.clear();
+        self.ntt.reset();
+        self.refs.reset();
         for (_, lba, units) in &sectors {
+            let lba = *lba as u32;
             for u in units {
                 if u.node >= meta.next_id {
                     continue;
                 }
                 if u.op.resets() {
-                    let old = self.replace_list(u.node, Vec::new());
-                    for l in old {
-                        if let Some(r) = self.refs.get_mut(&l) {
-                            *r -= 1;
-                        }
+                    for &l in self.ntt.list(u.node) {
+                        self.refs.remove(l);
                     }
+                    self.ntt.clear(u.node);
                 }
-                if self.push_list(u.node, *lba) {
-                    *self.refs.entry(*lba).or_insert(0) += 1;
+                if self.ntt.push(u.node, lba) {
+                    self.refs.add(lba);
                 }
             }
-            self.refs.entry(*lba).or_insert(0);
         }
-        for l in self.take_dead_sectors() {
-            self.dev().trim(l)?;
-            self.free_lbas.push(l);
+        // The sectors read whole that no list names, in LBA order.
+        let mut dead: Vec<u32> = sectors
+            .iter()
+            .map(|s| s.1 as u32)
+            .filter(|&l| self.refs.get(l) == 0)
+            .collect();
+        dead.sort_unstable();
+        for l in dead {
+            self.dev().trim(l.into())?;
+            push_free(&mut self.free_lbas, l);
         }
         self.ids = IdAllocator::starting_at(meta.next_id);
         Ok(Some(meta))
@@ -862,6 +837,8 @@ impl NodeStore for BftlStore {
         if self.pool.capacity() > limit {
             self.pool.shrink_to(limit);
         }
+        let views = self.view_limit();
+        self.views.trim(views);
         if self.reserved_bytes() > room && !self.hot.is_empty() {
             self.hot = TopLevels::new(0);
             self.hot_shed = true;
@@ -870,7 +847,7 @@ impl NodeStore for BftlStore {
     }
 
     fn flash_bytes_used(&self) -> u64 {
-        (1 + self.refs.len() as u64) * self.sector_size as u64
+        (1 + self.refs.live()) * self.sector_size as u64
     }
 
     fn storage(&self) -> &Storage {
@@ -903,7 +880,6 @@ impl NodeStore for BftlStore {
         );
         stats.set("cached_levels_shed", u8::from(self.hot_shed) as f64);
         stats.set("commit_views_dropped", self.views.dropped as f64);
-        stats.set("ntt_held_bytes", self.ntt_held_bytes() as f64);
         stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
@@ -919,7 +895,8 @@ impl NodeStore for BftlStore {
 
     fn end_batch(&mut self) -> Result<(), NodeError> {
         let r = self.commit();
-        self.views.end();
+        let limit = self.view_limit();
+        self.views.end(limit);
         r
     }
 }

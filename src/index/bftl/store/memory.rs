@@ -19,11 +19,14 @@ impl BftlStore {
             / views::view_bytes(&self.layout)
     }
 
-    /// The node translation table at the paper's layout (§3.4, Fig. 8):
-    /// a 4-byte entry per node and a 4-byte LBA per listed sector, what
-    /// Roh et al. 2009 Fig. 7 measures. Data-bound: O(N·C) for N nodes.
+    /// The node translation table as held (`store::ntt`): close to the
+    /// paper's layout (§3.4, Fig. 8: a 4-byte entry per node and a 4-byte
+    /// LBA per listed sector, what Roh et al. 2009 Fig. 7 measures), plus a
+    /// length byte per node, the arena's holes and spare room (each within
+    /// an eighth), and the sectors' 2-byte reference counts and the free
+    /// list's 4-byte LBAs. Data-bound: O(N·C) for N nodes.
     pub(super) fn ntt_bytes(&self) -> usize {
-        (self.ntt_entries() + self.ntt.len()) * 4
+        self.ntt.held_bytes() + self.refs.held_bytes() + self.free_lbas.capacity() * 4
     }
 
     /// Budget-bound RAM besides the views: the free id list, the cached
@@ -81,33 +84,14 @@ impl BftlStore {
         2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
     }
 
-    /// RAM the batch views take: the most a batch has held, bounded by what
-    /// the budget leaves now (a commit needs it each time the reservation
-    /// buffer fills), or what they hold now if more.
+    /// RAM the batch views take: the views of the batch and the spare
+    /// nodes kept for the next (`bftl::views`), at a full node's each.
     pub(super) fn view_memory(&self) -> usize {
-        let reserve = self.views.most.min(self.view_limit());
-        self.views.len().max(reserve) * views::view_bytes(&self.layout)
+        self.views.held() * views::view_bytes(&self.layout)
     }
 
     /// Node translation table entries (LBAs over all lists).
     pub fn ntt_entries(&self) -> usize {
-        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
-        self.ntt_total
-    }
-
-    /// RAM our node translation table and its sector bookkeeping hold (a
-    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
-    /// the free sectors), where `memory_bytes` charges the paper's compact
-    /// table (4 bytes per LBA and per node): the excess is this index's
-    /// representation, not BFTL's, and is reported apart as
-    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
-    pub fn ntt_held_bytes(&self) -> usize {
-        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
-        /// (leaves of 11 entries, about half full when filled by appends).
-        const REF_BYTES: usize = 28;
-        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
-            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
-            + self.refs.len() * REF_BYTES
-            + self.free_lbas.capacity() * 8
+        self.ntt.entries()
     }
 }

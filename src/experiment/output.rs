@@ -517,13 +517,13 @@ pub fn results_md(
          (to the write operations, in proportion to their counts, for a per-operation number), and reads \
          \"=\" where the flush moved nothing.\n\n\
          **Memory.** Each index's counted memory is every RAM structure it keeps (its module documentation \
-         lists them; `tests/memory_accounting.rs` and `tests/memory_bftl.rs` check the count against the heap \
-         it holds). Data-bound tables (node tables, the node translation table, the buffer directory: one entry \
+         lists them; `tests/memory_accounting.rs`, `tests/memory_bftl.rs` and `tests/memory_budget_runs.rs` \
+         check the count against the heap it holds). Data-bound tables (node tables, the node translation table, the buffer directory: one entry \
          per node, sector or buffer) are paid from the budget, or, where an experiment follows a paper that \
          keeps them outside it (the LA paper's §6), named lines beside it; caches, buffers and scratch are \
          budget-bound. Each section's **Memory** line says which runs' budget-bound structures passed what the \
          budget left them, by how much, and which data-bound lines pass it \
-         (docs/DEVIATIONS.md, \"Indexes whose counted memory exceeds the budget\").\n\n\
+         (docs/DEVIATIONS.md, \"Memory: every index within its budget, by kind\").\n\n\
          **Seeds.** A run's seed hashes only what shapes its workload (the workload and its parameters, the \
          preload, the operation count, a replica number), so every series at a point of a sweep replays the \
          same operations and a ratio between two series compares the indexes, not two draws; the rows named \

@@ -47,7 +47,7 @@
 //! BPB's capacity in TEs (entry + flag byte) + 64 bytes of metadata; the
 //! nodes of the one path a flush or search holds are transient. The BPB is
 //! the paper's fixed buffer, a sorted array allocated whole at creation
-//! ([`bpb`]), so its charge is what it holds from the first operation on
+//! (`bpb.rs`), so its charge is what it holds from the first operation on
 //! (with 8-byte keys and values; narrower entries are charged at their
 //! on-flash width and held as `u64` pairs).
 //!

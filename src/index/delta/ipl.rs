@@ -44,7 +44,10 @@
 //!   every change, writing the least recently updated ones past the
 //!   limit. The tree's LRU node cache gets the rest
 //!   (`BTree::fit_to_budget`). The least recently updated buffer is also
-//!   written first when another is needed.
+//!   written first when another is needed. The buffers are a fixed area:
+//!   as many as the limit allows are allocated (a log sector's worth of
+//!   deltas each, about a page), in use or spare, so what is charged is
+//!   what is held.
 //!
 //! Not counted: the unit table (a few bytes and the lists of live and kept
 //! nodes per erase unit used) and the page-sized I/O scratch.
@@ -379,6 +382,7 @@ impl IplStore {
             counters: Counters::default(),
         };
         s.max_buffers = s.buffer_limit();
+        s.size_spares();
         Ok(s)
     }
 
@@ -495,7 +499,30 @@ impl IplStore {
     /// table, writing the least recently updated ones past the new limit.
     fn fit_log_buffers(&mut self) -> Result<(), NodeError> {
         self.max_buffers = self.buffer_limit();
-        self.flush_buffers_past(self.max_buffers)
+        let r = self.flush_buffers_past(self.max_buffers);
+        self.size_spares();
+        r
+    }
+
+    /// Allocates or frees spare log buffers so that the buffers held, in
+    /// use or spare, are the `max_buffers` charged (`reserved_bytes`): the
+    /// log buffers are a fixed area sized by the budget, each a log
+    /// sector's worth of deltas (about a page) from its creation.
+    fn size_spares(&mut self) {
+        let want = self.max_buffers.saturating_sub(self.buffers.len());
+        self.spare_lists.truncate(want);
+        self.spare_lists.shrink_to(want);
+        while self.spare_lists.len() < want {
+            self.spare_lists.push(Vec::with_capacity(self.log_capacity));
+        }
+    }
+
+    /// Drops node `id`'s log buffer, if any, keeping its memory as a spare.
+    fn drop_buffer(&mut self, id: NodeId) {
+        if let Some(b) = self.buffers.iter().position(|b| b.id == id) {
+            let dropped = self.buffers.swap_remove(b);
+            self.spare_lists.push(dropped.deltas);
+        }
     }
 
     /// Writes the least recently updated log buffers until `limit` are left.
@@ -610,7 +637,7 @@ impl IplStore {
     /// become garbage, unless they hold its durable version) and drops its
     /// log buffer.
     fn forget(&mut self, id: NodeId) {
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         let Some(p) = self.places.get_mut(id as usize) else {
             return;
         };
@@ -745,7 +772,7 @@ impl IplStore {
         let clean = self.is_clean(id);
         let seq = self.read_current(id, node)?;
         let slot = self.program_slot(target, id, node, clean.then_some(seq))?;
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         self.place(id, target, slot);
         Ok(())
     }
@@ -759,7 +786,8 @@ impl IplStore {
         let (unit, logs) = match self.places.get(id as usize) {
             Some(p) if p.unit != NOWHERE => (p.unit, p.logs.len()),
             _ => {
-                self.buffers.swap_remove(b);
+                let dropped = self.buffers.swap_remove(b);
+                self.spare_lists.push(dropped.deltas);
                 return Ok(());
             }
         };
@@ -936,7 +964,9 @@ impl NodeStore for IplStore {
     /// next change refits it.
     fn shed(&mut self, room: usize) -> Result<(), NodeError> {
         self.max_buffers = self.max_buffers.min(room / self.page_size).max(1);
-        self.flush_buffers_past(self.max_buffers)
+        let r = self.flush_buffers_past(self.max_buffers);
+        self.size_spares();
+        r
     }
 
     fn reserved_bytes(&self) -> usize {

@@ -46,7 +46,7 @@
 //!   page used 2 bytes of reference count, 4 per free page and 4 per
 //!   freed node id (the free lists grow with what the data freed). Kept
 //!   as counts that change with the table, so it is O(1) to ask. In RAM
-//!   it is laid out close to that ([`super::table`]): an 8-byte head and
+//!   it is laid out close to that (`table.rs`): an 8-byte head and
 //!   `max_deltas` 4-byte slots a node, and Consolidation's counter.
 //! * **budget-bound**: the head page (one page, the minimum working set)
 //!   and the tree's LRU node cache, which gets what the budget leaves

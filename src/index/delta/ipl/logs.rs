@@ -43,7 +43,9 @@ impl IplStore {
     /// Drops node `id`'s log buffer, if any, keeping its memory as a spare.
     pub(super) fn drop_buffer(&mut self, id: NodeId) {
         if let Some(b) = self.buffers.iter().position(|b| b.id == id) {
-            let dropped = self.buffers.swap_remove(b);
+            // In order: the buffers' order decides which a flush writes
+            // first.
+            let dropped = self.buffers.remove(b);
             self.spare_lists.push(dropped.deltas);
         }
     }

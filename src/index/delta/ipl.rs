@@ -44,7 +44,10 @@
 //!   every change, writing the least recently updated ones past the
 //!   limit. The tree's LRU node cache gets the rest
 //!   (`BTree::fit_to_budget`). The least recently updated buffer is also
-//!   written first when another is needed.
+//!   written first when another is needed. The buffers are a fixed area:
+//!   as many as the limit allows are allocated (a log sector's worth of
+//!   deltas each, about a page), in use or spare, so what is charged is
+//!   what is held.
 //!
 //! Not counted: the unit table (a few bytes and the lists of live and kept
 //! nodes per erase unit used) and the page-sized I/O scratch.
@@ -117,6 +120,7 @@
 //!    tainted unit or was written since the store was opened or created.
 
 mod durable;
+mod logs;
 mod read;
 mod recovery;
 
@@ -379,6 +383,7 @@ impl IplStore {
             counters: Counters::default(),
         };
         s.max_buffers = s.buffer_limit();
+        s.size_spares();
         Ok(s)
     }
 
@@ -483,32 +488,6 @@ impl IplStore {
         self.current_bytes + self.saved_bytes + 4 * self.ids.free.len()
     }
 
-    /// Log buffers the budget allows beside the node table now: a quarter
-    /// of what it leaves (or `log_buffers` as given), never more than all
-    /// of it, at least one (the minimum working set).
-    fn buffer_limit(&self) -> usize {
-        let left = self.budget.for_budget_bound(self.node_table_bytes()) / self.page_size;
-        self.buffers_given.unwrap_or(left / 4).min(left).max(1)
-    }
-
-    /// Resizes the log buffers to what the budget leaves beside the node
-    /// table, writing the least recently updated ones past the new limit.
-    fn fit_log_buffers(&mut self) -> Result<(), NodeError> {
-        self.max_buffers = self.buffer_limit();
-        self.flush_buffers_past(self.max_buffers)
-    }
-
-    /// Writes the least recently updated log buffers until `limit` are left.
-    fn flush_buffers_past(&mut self, limit: usize) -> Result<(), NodeError> {
-        while self.buffers.len() > limit {
-            let oldest = (0..self.buffers.len())
-                .min_by_key(|&i| self.buffers[i].tick)
-                .unwrap_or(0);
-            self.flush_buffer(oldest)?;
-        }
-        Ok(())
-    }
-
     // ---- slots ------------------------------------------------------------
 
     /// Writes `node` into the next fresh slot of `unit`, numbered `keep`
@@ -610,7 +589,7 @@ impl IplStore {
     /// become garbage, unless they hold its durable version) and drops its
     /// log buffer.
     fn forget(&mut self, id: NodeId) {
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         let Some(p) = self.places.get_mut(id as usize) else {
             return;
         };
@@ -745,84 +724,8 @@ impl IplStore {
         let clean = self.is_clean(id);
         let seq = self.read_current(id, node)?;
         let slot = self.program_slot(target, id, node, clean.then_some(seq))?;
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         self.place(id, target, slot);
-        Ok(())
-    }
-
-    // ---- logs ---------------------------------------------------------------
-
-    /// Writes log buffer `b` to a log sector of its node's unit, merging the
-    /// unit first when its log area or the node's sector list is full.
-    fn flush_buffer(&mut self, b: usize) -> Result<(), NodeError> {
-        let id = self.buffers[b].id;
-        let (unit, logs) = match self.places.get(id as usize) {
-            Some(p) if p.unit != NOWHERE => (p.unit, p.logs.len()),
-            _ => {
-                self.buffers.swap_remove(b);
-                return Ok(());
-            }
-        };
-        if logs >= self.max_deltas || self.units[unit as usize].log_used >= self.log_pages {
-            // The merge rewrites the node with its buffered deltas.
-            return self.merge(unit).map(|_| ());
-        }
-        let log = self.units[unit as usize].log_used;
-        // Used from now on, programmed or not (invariant 1).
-        self.units[unit as usize].log_used += 1;
-        let mut page = std::mem::take(&mut self.page_buf);
-        let mut at = delta::start_page(&mut page, self.seq);
-        self.seq += 1;
-        let bytes = delta::delta_record_bytes(self.layout.format);
-        for d in &self.buffers[b].deltas {
-            delta::put_delta(&mut page[at..at + bytes], id, d, self.layout.format);
-            at += bytes;
-        }
-        delta::seal_page(&mut page, at);
-        let r = self.program(self.log_page(unit, log), &page[..at]);
-        self.page_buf = page;
-        r?;
-        self.counters.log_sectors_written += 1;
-        self.places[id as usize].logs.push(log);
-        self.current_bytes += 2;
-        let written = self.buffers.swap_remove(b);
-        self.spare_lists.push(written.deltas);
-        Ok(())
-    }
-
-    /// Adds `d` to node `id`'s log buffer.
-    fn log_delta(&mut self, id: NodeId, d: Delta) -> Result<(), NodeError> {
-        self.tick += 1;
-        let b = match self.buffers.iter().position(|b| b.id == id) {
-            Some(b) => b,
-            None => {
-                self.flush_buffers_past(self.max_buffers - 1)?;
-                let mut deltas = self
-                    .spare_lists
-                    .pop()
-                    .unwrap_or_else(|| Vec::with_capacity(self.log_capacity));
-                deltas.clear();
-                self.buffers.push(LogBuffer {
-                    id,
-                    deltas,
-                    tick: 0,
-                });
-                self.buffers.len() - 1
-            }
-        };
-        let buffer = &mut self.buffers[b];
-        buffer.deltas.push(d);
-        buffer.tick = self.tick;
-        if buffer.deltas.len() >= self.log_capacity {
-            self.flush_buffer(b)?;
-        }
-        Ok(())
-    }
-
-    fn flush_all_buffers(&mut self) -> Result<(), NodeError> {
-        while !self.buffers.is_empty() {
-            self.flush_buffer(self.buffers.len() - 1)?;
-        }
         Ok(())
     }
 }
@@ -936,7 +839,9 @@ impl NodeStore for IplStore {
     /// next change refits it.
     fn shed(&mut self, room: usize) -> Result<(), NodeError> {
         self.max_buffers = self.max_buffers.min(room / self.page_size).max(1);
-        self.flush_buffers_past(self.max_buffers)
+        let r = self.flush_buffers_past(self.max_buffers);
+        self.size_spares();
+        r
     }
 
     fn reserved_bytes(&self) -> usize {

@@ -41,6 +41,7 @@
 
 pub mod chain;
 pub mod ipl;
+mod table;
 
 pub use chain::{Consolidation, DeltaChainStore};
 pub use ipl::{IplConfig, IplStore};

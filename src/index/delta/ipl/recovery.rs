@@ -286,7 +286,9 @@ impl IplStore {
         self.places.clear();
         self.current_bytes = 0;
         self.forget_saved();
-        self.buffers.clear();
+        for b in self.buffers.drain(..) {
+            self.spare_lists.push(b.deltas);
+        }
         self.tainted.clear();
         let mut used_end = FIRST_UNIT;
         let raw = self.is_raw();

@@ -44,12 +44,12 @@
 //! shrinks).
 //!
 //! Memory: `memory_bytes` = the cached internal nodes at a page each + the
-//! BPB's capacity in TEs (entry + flag byte) + 64 bytes of metadata; the
-//! nodes of the one path a flush or search holds are transient. The BPB is
-//! the paper's fixed buffer, a sorted array allocated whole at creation
-//! (`bpb.rs`), so its charge is what it holds from the first operation on
-//! (with 8-byte keys and values; narrower entries are charged at their
-//! on-flash width and held as `u64` pairs).
+//! BPB's capacity in TEs (`Bpb::te_bytes`: the entry packed in one word
+//! where it fits, 9 bytes a TE for 4 + 4-byte entries, else 17) + 64 bytes
+//! of metadata; the nodes of the one path a flush or search holds are
+//! transient. The BPB is the paper's fixed buffer, a sorted array
+//! allocated whole at creation (`bpb.rs`), so its charge is what it holds
+//! from the first operation on.
 //!
 //! Deviations (also in `docs/DEVIATIONS.md`): a KIV is the largest key of
 //! its interval (as §4.4.1 says; Algorithm 2's step 7 names the first); a
@@ -89,8 +89,6 @@ use lnh::Lnh;
 /// Name in the registry.
 pub const NAME: &str = "mbtree";
 const META_MEMORY: usize = 64;
-/// Bytes of a task entry in the BPB beyond the entry: the flag.
-const TE_FLAG_BYTES: usize = 1;
 
 /// The variant and sizes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -224,7 +222,7 @@ impl MbTree {
             )));
         }
         let lru = (memory as f64 * opts.lru_share) as usize;
-        let te = opts.format.entry_bytes() + TE_FLAG_BYTES;
+        let te = Bpb::te_bytes(opts.format);
         let bpb_capacity = memory.saturating_sub(lru + META_MEMORY) / te;
         if bpb_capacity == 0 {
             return Err(IndexError::BudgetTooSmall {
@@ -245,7 +243,7 @@ impl MbTree {
             ids: IdAllocator::default(),
             cache: NodeCache::new(CachePolicy::ModifiedLru, lru / page_size),
             evicted: Vec::new(),
-            bpb: Bpb::with_capacity(bpb_capacity),
+            bpb: Bpb::with_capacity(bpb_capacity, opts.format),
             bpb_capacity,
             leaf_sizes: vec![0; opts.max_leaf_pages as usize + 1],
             page_buf: vec![0u8; page_size],
@@ -672,7 +670,7 @@ impl Index for MbTree {
 
     fn memory_bytes(&self) -> usize {
         self.cache.len() * self.page_size
-            + self.bpb_capacity * (self.opts.format.entry_bytes() + TE_FLAG_BYTES)
+            + self.bpb_capacity * Bpb::te_bytes(self.opts.format)
             + 4 * self.ids.free.len()
             + META_MEMORY
     }

@@ -119,7 +119,8 @@ fn a_prefix_is_stated_and_a_changing_mix_flagged() {
 /// another index: UNSTABLE). Unflagged advice is never wrong here, and the checks
 /// flag no more than half the presets, so they do not pass by doubting
 /// everything. An UNSTABLE half given as `--prefix` doubles to the whole
-/// trace.
+/// trace (`lat-phases` optimising time, where no preset's half is
+/// UNSTABLE by the balanced choice).
 ///
 /// Traces start from an empty index (no preload), so the index grows
 /// through each; at 20,000 operations, where the indexes hardly pass the
@@ -129,7 +130,7 @@ fn a_prefix_is_stated_and_a_changing_mix_flagged() {
 fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
     let dir = tempfile::tempdir().unwrap();
     let presets = flashix::workload::presets();
-    let (mut wrong, mut flagged, mut unstable) = (Vec::new(), Vec::new(), None);
+    let (mut wrong, mut flagged) = (Vec::new(), Vec::new());
     for preset in &presets {
         let (path, n) = trace(dir.path(), preset.name, 100_000);
         let (_, half) = advise(&path, Some(n / 2));
@@ -139,9 +140,6 @@ fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
         assert_eq!(p["check"]["half"].as_u64(), Some(n / 2 / 2), "{p}");
         if doubtful || !stable {
             flagged.push(preset.name);
-            if !stable && unstable.is_none() {
-                unstable = Some((path, n));
-            }
             continue;
         }
         let (_, whole) = advise(&path, None);
@@ -175,10 +173,16 @@ fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
         flagged.len(),
         presets.len()
     );
-    // Doubling: the unstable half given as `--prefix` doubles to the whole
-    // trace, checked against the half.
-    let (path, n) = unstable.expect("some preset's advice changes with its size at this length");
-    let (_, v) = advise_with(&path, &["--prefix", &(n / 2).to_string()]);
+    // Doubling: an UNSTABLE prefix doubles to the whole trace, checked
+    // against its half. Since the indexes keep their budgets (issue #43) no
+    // preset's half need be UNSTABLE at this length by the balanced choice;
+    // by time, `lat-phases`' first half names another index on its first
+    // quarter (write-heavy) than on the whole half (the reads begin).
+    let (path, n) = trace(dir.path(), "lat-phases", 100_000);
+    let (_, v) = advise_with(
+        &path,
+        &["--prefix", &(n / 2).to_string(), "--optimize", "time"],
+    );
     let p = &v["trace_prefix"];
     assert_eq!(p["started_at"].as_u64(), Some(n / 2), "{p}");
     assert_eq!(

@@ -212,7 +212,10 @@ mod tests {
 
     #[test]
     fn tes_stay_sorted_by_entry_then_creation_and_never_reallocate() {
-        for format in [EntryFormat::new(4, 4).unwrap(), EntryFormat::new(8, 8).unwrap()] {
+        for format in [
+            EntryFormat::new(4, 4).unwrap(),
+            EntryFormat::new(8, 8).unwrap(),
+        ] {
             check_layout(format);
         }
     }

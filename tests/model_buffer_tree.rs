@@ -180,6 +180,22 @@ fn delayed_lookups_read_far_less_than_immediate_ones() {
     );
 }
 
+/// The node cache keeps the super-nodes an emptying works on (the root
+/// and the node each entry reaches) with the tables in the budget: sized
+/// for the B+-tree's working nodes alone it held none, and every entry
+/// of an emptying read its path's super-nodes again (issue #43).
+#[test]
+fn emptyings_find_their_super_nodes_in_the_cache() {
+    let mut t = create_index("buffer-tree", raw(2048), 64 << 10, p(&[])).unwrap();
+    for i in 0..20_000u64 {
+        t.insert(i * 7919 % 10_000, i).unwrap();
+    }
+    t.flush().unwrap();
+    let s = t.stats();
+    let (hits, misses) = (s.get("cache_hits").unwrap(), s.get("cache_misses").unwrap());
+    assert!(hits > 4.0 * misses, "{s:?}");
+}
+
 #[test]
 fn the_buffered_b_plus_tree_has_no_delayed_lookups() {
     let mut t = create_index("latree", ram(), 16384, p(&[])).unwrap();

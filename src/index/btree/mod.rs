@@ -85,7 +85,7 @@ const META_MEMORY: usize = 64;
 /// cache miss takes one and an eviction gives one back, so two cover the
 /// steady state (a node and a split sibling) without an allocation an
 /// operation. Counted, and left out of the cache's share of the budget.
-const POOL_NODES: usize = 2;
+pub const POOL_NODES: usize = 2;
 
 /// Nodes kept for reuse when `nodes` node images fit the budget beside
 /// the metadata and the store: [`POOL_NODES`], fewer at the smallest

@@ -30,7 +30,9 @@
 //! The paper's percentages ("21% faster", Table 2's "Improvement") are
 //! (B − A) / B; a row states them as the ratio B / A = 1 / (1 − p).
 
-use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series, AXIS_VALUE};
+use super::{
+    Axis, Chart, Experiment, Measure, Panel, Published, RowKind, RunKind, Series, AXIS_VALUE,
+};
 
 const S41: &str = "Kim et al. 2014 §4.1";
 /// §3.4's subfiles: 64 MB.
@@ -120,6 +122,7 @@ fn row(source: &'static str, name: &'static str, value: f64, m: Measure) -> Publ
         value,
         unit: "x",
         measured: m,
+        kind: RowKind::Claim,
     }
 }
 
@@ -546,6 +549,7 @@ pub(super) fn asbtree_table4() -> Experiment {
             metric: "time_us_per_op",
             among: &["BFTL", "FD-tree", "LA-tree", "AS B-tree"],
         },
+        kind: RowKind::Claim,
     };
     let across = |name: &'static str, series: &'static str, value: f64| {
         row(

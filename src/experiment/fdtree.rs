@@ -23,7 +23,7 @@
 
 use std::sync::OnceLock;
 
-use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
+use super::{Axis, Chart, Experiment, Measure, Panel, Published, RowKind, RunKind, Series};
 use crate::index::fdtree;
 use crate::index::EntryFormat;
 
@@ -207,6 +207,7 @@ fn rank_at(
             metric,
             among: &SAMSUNG,
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -228,6 +229,7 @@ fn ratio(
             x: LARGEST,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -269,6 +271,7 @@ fn similar_at(
             x,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -402,6 +405,7 @@ pub(super) fn fdtree_fig3b() -> Experiment {
                     metric: "time_us_per_op",
                     among: &FIG3B_C8,
                 },
+                kind: RowKind::Claim,
             },
             below_at("Intel: FD-tree / B+-tree insert time", "FD-tree, Intel", "B+-tree, Intel", SRC, FIG3B_LARGEST),
         ],
@@ -572,6 +576,7 @@ fn ratio_at(
             x,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 

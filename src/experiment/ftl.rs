@@ -17,7 +17,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::device::{DeviceSpec, Storage};
 
 use super::run_params::{get, number, prefixed};
-use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
+use super::{
+    Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RowKind, RunKind, Series,
+};
 
 pub(super) fn ftl_wa() -> Experiment {
     Experiment {
@@ -61,6 +63,7 @@ pub(super) fn ftl_wa() -> Experiment {
                 metric: "write_amplification",
                 reference: "model_wa",
             },
+            kind: RowKind::Claim,
         }],
         notes: "The model is for FIFO/LRU victim choice with infinitely many blocks; greedy picks emptier blocks, so it writes less, most visibly at low over-provisioning.",
         kind: RunKind::FtlOverwrite,

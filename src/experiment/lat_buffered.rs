@@ -19,7 +19,7 @@
 //! charged) beside them.
 
 use super::run_params::TABLES_OUTSIDE;
-use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
+use super::{Axis, Chart, Experiment, Measure, Panel, Published, RowKind, RunKind, Series};
 
 /// §6's setting: the Toshiba part with byte-level costs, 64 KB, the `lat`
 /// workload (keys i.i.d. uniform in 1..10,000, a 50,000-key tree, then
@@ -144,6 +144,7 @@ fn row(
         value,
         unit,
         measured,
+        kind: RowKind::Claim,
     }
 }
 

@@ -23,7 +23,7 @@
 use std::sync::OnceLock;
 
 use super::run_params::{FLASHDB_BUDGET, MATCH_FLASHDB, MBTREE_FLASHDB};
-use super::{below, Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
+use super::{below, Axis, Chart, Experiment, Measure, Panel, Published, RowKind, RunKind, Series};
 
 pub(super) fn mbtree_fig6() -> Experiment {
     let pages = vec!["1", "2", "3", "4", "5", "6"];
@@ -33,6 +33,7 @@ pub(super) fn mbtree_fig6() -> Experiment {
         value: 1.0,
         unit: "pages",
         measured: Measure::ArgMin { series, metric },
+        kind: RowKind::Claim,
     };
     let optimal_other = |name: &'static str, series: &'static str, metric: &'static str| {
         Published {
@@ -42,6 +43,7 @@ pub(super) fn mbtree_fig6() -> Experiment {
             value: 1.0,
             unit: "pages",
             measured: Measure::ArgMin { series, metric },
+            kind: RowKind::Claim,
         }
     };
     Experiment {
@@ -244,6 +246,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             b,
             metric,
         },
+        kind: RowKind::Claim,
     };
     let mean = |name, value, series, metric| Published {
         name,
@@ -251,6 +254,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
         value,
         unit: "pages",
         measured: Measure::Mean { series, metric },
+        kind: RowKind::Claim,
     };
     let w = "Roh et al. 2009 §6.2, Figs. 11-12";
     let r = "Roh et al. 2009 §6.2, Figs. 9-10";
@@ -269,6 +273,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             b,
             metric,
         },
+        kind: RowKind::Claim,
     };
     // The orders §6.2 states "for both real and synthetic workloads", at
     // the middle of the sweep.
@@ -283,6 +288,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
             metric,
             among,
         },
+        kind: RowKind::Claim,
     };
     const DNA: &[&str] = &MBTREE_DNA;
     const SYN: &[&str] = &MBTREE_SYN;
@@ -375,6 +381,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
                     x: "200000",
                     metric: "memory_peak_bytes",
                 },
+                kind: RowKind::Claim,
             },
             mean("MB-Tree leaf node size, synthetic", 8.01, "MB-Tree (synthetic)", "index.leaf_size_avg"),
             mean("its standard deviation, synthetic", 0.62, "MB-Tree (synthetic)", "index.leaf_size_std"),
@@ -390,6 +397,7 @@ pub(super) fn mbtree_fig7_14() -> Experiment {
                     b: "FlashDB (DNA)",
                     metric: "memory_peak_bytes",
                 },
+                kind: RowKind::Claim,
             },
         ]
         .into_iter()
@@ -475,6 +483,7 @@ fn mbtree_smallest_at_every_point() -> Vec<Published> {
                 metric,
                 among,
             },
+            kind: RowKind::Claim,
         })
         .collect()
 }
@@ -507,6 +516,7 @@ pub(super) fn mbtree_fig15() -> Experiment {
             x,
             metric,
         },
+        kind: RowKind::Claim,
     };
     Experiment {
         id: "mbtree-fig15",
@@ -603,6 +613,7 @@ pub(super) fn mbtree_fig16_17() -> Experiment {
                 x,
                 metrics: &["insert.page_reads", "insert.page_writes", "search.page_reads"],
             },
+            kind: RowKind::Claim,
         })
         .chain(fig17_directions())
         .chain(fig17_paper_memory())
@@ -773,6 +784,7 @@ fn fig17_paper_memory() -> Vec<Published> {
                 x,
                 metrics,
             },
+            kind: RowKind::Claim,
         });
         rows.push(below(
             direction_name,

@@ -205,6 +205,14 @@ pub enum Measure {
     /// (a direction claim only; state an "above" claim with the ratio
     /// inverted).
     Below(Box<Measure>),
+    /// One claim checked at several axis points: `inner` with its axis
+    /// value replaced by each of `xs` (`Measure::at`). One row: its
+    /// direction holds where it holds at every point, it is within where
+    /// every point is, and the row lists the points where it misses.
+    Each {
+        xs: &'static [&'static str],
+        inner: Box<Measure>,
+    },
 }
 
 /// A direction claim of a paper's text: `m` is below 1.
@@ -215,6 +223,7 @@ pub(super) fn below(name: &'static str, source: &'static str, m: Measure) -> Pub
         value: 1.0,
         unit: "",
         measured: Measure::Below(Box::new(m)),
+        kind: RowKind::Claim,
     }
 }
 
@@ -227,6 +236,42 @@ fn cell_of(results: &[RunOutcome], series: &str, x: &str, metric: &str) -> Optio
 }
 
 impl Measure {
+    /// The same measure at axis value `x`: every single-point measure reads
+    /// `x` instead of its own point; sweep-wide and two-point measures are
+    /// unchanged.
+    pub fn at(&self, x: &'static str) -> Measure {
+        let mut m = self.clone();
+        match &mut m {
+            Measure::Cell { x: at, .. }
+            | Measure::CellRatio { x: at, .. }
+            | Measure::Rank { x: at, .. }
+            | Measure::GainOverLoss { x: at, .. } => *at = x,
+            Measure::Below(inner) => **inner = inner.at(x),
+            Measure::Quotient(a, b) => {
+                **a = a.at(x);
+                **b = b.at(x);
+            }
+            Measure::Each { inner, .. } => **inner = inner.at(x),
+            Measure::ArgMin { .. }
+            | Measure::MeanCellRatio { .. }
+            | Measure::Mean { .. }
+            | Measure::MeanRatio { .. }
+            | Measure::AcrossX { .. }
+            | Measure::DropRatio { .. }
+            | Measure::Segment { .. } => {}
+        }
+        m
+    }
+
+    /// The points a measure is checked at, each as its own measure: one for
+    /// every measure but `Each`.
+    pub fn points(&self) -> Vec<(Option<&'static str>, Measure)> {
+        match self {
+            Measure::Each { xs, inner } => xs.iter().map(|x| (Some(*x), inner.at(x))).collect(),
+            m => vec![(None, m.clone())],
+        }
+    }
+
     /// The series the measure reads.
     pub fn series(&self) -> Vec<&'static str> {
         match self {
@@ -241,12 +286,33 @@ impl Measure {
             Measure::CellRatio { a, b, .. }
             | Measure::MeanCellRatio { a, b, .. }
             | Measure::GainOverLoss { a, b, .. } => vec![a, b],
-            Measure::Below(inner) => inner.series(),
+            Measure::Below(inner) | Measure::Each { inner, .. } => inner.series(),
             Measure::Quotient(a, b) => {
                 let mut s = a.series();
                 s.extend(b.series());
                 s
             }
+        }
+    }
+}
+
+/// What a headline row checks: a paper's statement, or a run of ours that
+/// changes a parameter the paper states or sets one it leaves open. The
+/// totals at the top of RESULTS.md count claims; variants are counted apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// A paper's statement, under the setup the paper states.
+    Claim,
+    /// A run with a changed or unstated parameter (a variant, or a
+    /// sensitivity row over a parameter the paper leaves open).
+    Variant,
+}
+
+impl RowKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowKind::Claim => "claim",
+            RowKind::Variant => "variant",
         }
     }
 }
@@ -259,6 +325,17 @@ pub struct Published {
     pub value: f64,
     pub unit: &'static str,
     pub measured: Measure,
+    pub kind: RowKind,
+}
+
+impl Published {
+    /// The same row as a variant (a changed or unstated parameter).
+    pub fn variant(self) -> Published {
+        Published {
+            kind: RowKind::Variant,
+            ..self
+        }
+    }
 }
 
 /// Figure style.
@@ -374,6 +451,9 @@ impl Experiment {
     pub fn measure(&self, m: &Measure, results: &[RunOutcome]) -> Option<f64> {
         match m {
             Measure::Below(inner) => self.measure(inner, results),
+            // The row's measured number is its first point's; the verdict
+            // weighs every point (output::comparisons).
+            Measure::Each { xs, inner } => self.measure(&inner.at(xs.first()?), results),
             Measure::Quotient(a, b) => {
                 let b = self.measure(b, results)?;
                 (b != 0.0)

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "cli")]
 use super::plot;
-use super::{Experiment, Measure, RunOutcome};
+use super::{Experiment, Measure, RowKind, RunOutcome};
 
 /// What a headline compares, for its verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +47,11 @@ pub struct Comparison {
     pub claim: Claim,
     /// Why nothing was measured, when `measured` is `None`.
     pub unmeasured: Option<String>,
+    /// A paper's statement or a variant of ours.
+    pub kind: RowKind,
+    /// For one claim checked at several axis points (`Measure::Each`):
+    /// each point's own row, whose verdicts the claim's verdict gathers.
+    pub points: Vec<(String, Comparison)>,
 }
 
 impl Comparison {
@@ -60,6 +65,9 @@ impl Comparison {
     /// of 1 for a relative claim, the same rank for a rank; `None` where
     /// the claim has no direction (or sits at 1) or nothing was measured.
     pub fn direction_holds(&self) -> Option<bool> {
+        if !self.points.is_empty() {
+            return all_of(self.points.iter().map(|(_, p)| p.direction_holds()));
+        }
         let m = self.measured?;
         match self.claim {
             Claim::Relative if self.published != 1.0 && m != 1.0 => {
@@ -77,14 +85,25 @@ impl Comparison {
         if matches!(self.claim, Claim::Rank | Claim::Below) {
             return None;
         }
+        if !self.points.is_empty() {
+            return all_of(self.points.iter().map(|(_, p)| p.within()));
+        }
         self.ratio()
             .map(|r| r > 0.0 && (1.0 / WITHIN..=WITHIN).contains(&r))
     }
 }
 
+/// A claim checked at several points holds where every point holds and
+/// misses where any misses; points with no verdict are left out, and no
+/// point with one leaves the claim with none.
+fn all_of(verdicts: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    verdicts.flatten().reduce(|a, b| a && b)
+}
+
 /// The kind of claim a measure checks.
 fn claim_of(m: &Measure) -> Claim {
     match m {
+        Measure::Each { inner, .. } => claim_of(inner),
         Measure::CellRatio { .. }
         | Measure::MeanCellRatio { .. }
         | Measure::MeanRatio { .. }
@@ -138,22 +157,34 @@ pub fn comparisons(exp: &Experiment, results: &[RunOutcome]) -> Vec<Comparison> 
     exp.published
         .iter()
         .map(|p| {
-            let measured = exp.measure(&p.measured, &paper);
-            let durable = exp
-                .measure(&p.measured, &durable)
-                .filter(|d| measured.is_none_or(|m| (d - m).abs() > 1e-9 * m.abs().max(1e-12)));
-            Comparison {
-                name: p.name.to_string(),
-                source: p.source.to_string(),
-                published: p.value,
-                unit: p.unit.to_string(),
-                measured,
-                durable,
-                claim: claim_of(&p.measured),
-                unmeasured: measured
-                    .is_none()
-                    .then(|| why_unmeasured(exp, &p.measured, &paper)),
+            let row = |m: &Measure| {
+                let measured = exp.measure(m, &paper);
+                let durable = exp
+                    .measure(m, &durable)
+                    .filter(|d| measured.is_none_or(|m| (d - m).abs() > 1e-9 * m.abs().max(1e-12)));
+                Comparison {
+                    name: p.name.to_string(),
+                    source: p.source.to_string(),
+                    published: p.value,
+                    unit: p.unit.to_string(),
+                    measured,
+                    durable,
+                    claim: claim_of(m),
+                    unmeasured: measured.is_none().then(|| why_unmeasured(exp, m, &paper)),
+                    kind: p.kind,
+                    points: Vec::new(),
+                }
+            };
+            let mut c = row(&p.measured);
+            if matches!(p.measured, Measure::Each { .. }) {
+                c.points = p
+                    .measured
+                    .points()
+                    .into_iter()
+                    .map(|(x, m)| (x.unwrap_or_default().to_string(), row(&m)))
+                    .collect();
             }
+            c
         })
         .collect()
 }
@@ -194,6 +225,10 @@ pub fn why_unmeasured(exp: &Experiment, m: &Measure, results: &[RunOutcome]) -> 
         |series: &str, metric: &str, at: &str| format!("{series} has {metric} 0 {at}: no ratio");
     match m {
         Measure::Below(inner) => why_unmeasured(exp, inner, results),
+        Measure::Each { xs, inner } => match xs.first() {
+            Some(x) => why_unmeasured(exp, &inner.at(x), results),
+            None => "no point to check".into(),
+        },
         Measure::Quotient(a, b) => match (exp.measure(a, results), exp.measure(b, results)) {
             (None, _) => why_unmeasured(exp, a, results),
             (_, None) => why_unmeasured(exp, b, results),
@@ -659,6 +694,8 @@ mod tests {
             durable: None,
             claim,
             unmeasured: None,
+            kind: RowKind::Claim,
+            points: Vec::new(),
         }
     }
 

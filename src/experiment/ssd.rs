@@ -16,7 +16,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::device::{DeviceSpec, Storage};
 
 use super::run_params::{get, number, prefixed, ScratchFile};
-use super::{Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RunKind, Series};
+use super::{
+    Axis, Chart, Experiment, Measure, Metrics, Panel, Params, Published, RowKind, RunKind, Series,
+};
 
 /// The `device` value that stands for a file in the temporary directory.
 pub(super) const TEMP_FILE: &str = "file:TEMP";
@@ -78,6 +80,7 @@ pub(super) fn ssd_table1() -> Experiment {
             x,
             metric: "mbps",
         },
+        kind: RowKind::Claim,
     };
     let iops = |name, series, value| Published {
         name,
@@ -89,6 +92,7 @@ pub(super) fn ssd_table1() -> Experiment {
             x: "4096",
             metric: "iops",
         },
+        kind: RowKind::Claim,
     };
     let mut published = Vec::new();
     let table: [(&str, [(&str, f64); 4]); 4] = [

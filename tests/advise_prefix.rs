@@ -112,13 +112,15 @@ fn a_prefix_is_stated_and_a_changing_mix_flagged() {
 
 /// The extrapolation, checked for the presets: advice on the first half
 /// of a 100,000-operation trace of each either names the index advice on
-/// the whole trace names (or one it calls a near tie of its pick, which
-/// its measurement does not rank), or says why it may not (its mix is
+/// the whole trace names (or one of the two passes calls the other's pick
+/// a near tie of its own, which its measurement does not rank), or says
+/// why it may not (its mix is
 /// DOUBTFUL against a window of the trace, or its own first half names
 /// another index: UNSTABLE). Unflagged advice is never wrong here, and the checks
 /// flag no more than half the presets, so they do not pass by doubting
 /// everything. An UNSTABLE half given as `--prefix` doubles to the whole
-/// trace.
+/// trace (`lat-phases` optimising time, where no preset's half is
+/// UNSTABLE by the balanced choice).
 ///
 /// Traces start from an empty index (no preload), so the index grows
 /// through each; at 20,000 operations, where the indexes hardly pass the
@@ -128,7 +130,7 @@ fn a_prefix_is_stated_and_a_changing_mix_flagged() {
 fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
     let dir = tempfile::tempdir().unwrap();
     let presets = flashix::workload::presets();
-    let (mut wrong, mut flagged, mut unstable) = (Vec::new(), Vec::new(), None);
+    let (mut wrong, mut flagged) = (Vec::new(), Vec::new());
     for preset in &presets {
         let (path, n) = trace(dir.path(), preset.name, 100_000);
         let (_, half) = advise(&path, Some(n / 2));
@@ -138,26 +140,28 @@ fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
         assert_eq!(p["check"]["half"].as_u64(), Some(n / 2 / 2), "{p}");
         if doubtful || !stable {
             flagged.push(preset.name);
-            if !stable && unstable.is_none() {
-                unstable = Some((path, n));
-            }
             continue;
         }
         let (_, whole) = advise(&path, None);
-        let w = &whole["recommendation"]["index"];
-        // The half's pick, and the indexes it cannot rank against it.
-        let mut tied = vec![&half["recommendation"]["index"]];
-        tied.extend(
-            half["others"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|o| o["near_tie"].as_bool() == Some(true))
-                .map(|o| &o["index"]),
-        );
-        if !tied.contains(&w) {
+        // Each pass's pick, and the indexes it cannot rank against it: the
+        // two agree where either names the other's pick among its own (the
+        // tool's own check, `check_against`, is as symmetric).
+        let tied = |v: &Value| {
+            let mut t = vec![v["recommendation"]["index"].clone()];
+            t.extend(
+                v["others"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|o| o["near_tie"].as_bool() == Some(true))
+                    .map(|o| o["index"].clone()),
+            );
+            t
+        };
+        let (h, w) = (tied(&half), tied(&whole));
+        if !h.contains(&w[0]) && !w.contains(&h[0]) {
             wrong.push(format!(
-                "{}: {tied:?} on the half, {w} on the whole",
+                "{}: {h:?} on the half, {w:?} on the whole",
                 preset.name
             ));
         }
@@ -169,10 +173,16 @@ fn advice_on_a_prefix_agrees_with_the_whole_trace_or_says_why_not() {
         flagged.len(),
         presets.len()
     );
-    // Doubling: the unstable half given as `--prefix` doubles to the whole
-    // trace, checked against the half.
-    let (path, n) = unstable.expect("some preset's advice changes with its size at this length");
-    let (_, v) = advise_with(&path, &["--prefix", &(n / 2).to_string()]);
+    // Doubling: an UNSTABLE prefix doubles to the whole trace, checked
+    // against its half. Since the indexes keep their budgets (issue #43) no
+    // preset's half need be UNSTABLE at this length by the balanced choice;
+    // by time, `lat-phases`' first half names another index on its first
+    // quarter (write-heavy) than on the whole half (the reads begin).
+    let (path, n) = trace(dir.path(), "lat-phases", 100_000);
+    let (_, v) = advise_with(
+        &path,
+        &["--prefix", &(n / 2).to_string(), "--optimize", "time"],
+    );
     let p = &v["trace_prefix"];
     assert_eq!(p["started_at"].as_u64(), Some(n / 2), "{p}");
     assert_eq!(

@@ -5,7 +5,7 @@ use flashix::device::ram::RamDisk;
 use flashix::device::Storage;
 use flashix::index::delta::{IplConfig, IplStore};
 use flashix::index::{EntryFormat, Params};
-use flashix::node::{Node, NodeChange, NodeLayout, NodeStore};
+use flashix::node::{Budget, Node, NodeChange, NodeLayout, NodeStore, Tables};
 use flashix::store::{create_index, open_index};
 
 /// A RAM disk of 2^32 pages: sparse, so only written pages cost memory.
@@ -21,8 +21,9 @@ fn unit_state_grows_with_the_units_used() {
         log_pages_per_block: None,
         max_deltas: 4,
         log_buffers: None,
+        budget: Budget::new(1 << 16, Tables::InBudget),
     };
-    let mut store = IplStore::new(huge(), layout, config, 1 << 16).unwrap();
+    let mut store = IplStore::new(huge(), layout, config).unwrap();
     // 2^32 pages are 2^27 units of 32 pages: a table of them all would be
     // gigabytes.
     assert!(store.unit_table_len() <= 1);

@@ -325,3 +325,11 @@ fn a_stated_node_size_is_the_whole_record() {
     .unwrap();
     assert!(matches!(e, IndexError::Mismatch { .. }), "{e}");
 }
+
+/// Issue #43: the AS B-tree's counted memory within 16 KiB, 64 KiB and
+/// 1 MiB over insert-heavy, mixed and search-heavy workloads, with the
+/// address mapping table in the budget and outside it.
+#[test]
+fn counted_memory_stays_within_every_budget() {
+    common::budget::check_every_budget("asbtree", &[], ftl, 2_000, 4_000);
+}

@@ -238,3 +238,15 @@ proptest! {
         check("bftl", &["fanout=21", "commit_order=key"], 8192, ftl, &ops)?;
     }
 }
+
+/// Issue #43: BFTL's and FlashDB's counted memory within 16 KiB, 64 KiB and
+/// 1 MiB over insert-heavy, mixed and search-heavy workloads, with the
+/// node translation table and the mode table in the budget and outside
+/// it; with an uncapped `wt-lru` node cache, which takes what the rest
+/// leaves.
+#[test]
+fn counted_memory_stays_within_every_budget() {
+    common::budget::check_every_budget("bftl", &[], ftl, 1_000, 2_000);
+    common::budget::check_every_budget("bftl", &["cache=wt-lru"], ftl, 1_000, 2_000);
+    common::budget::check_every_budget("flashdb", &[], ftl, 1_000, 2_000);
+}

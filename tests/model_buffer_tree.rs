@@ -180,6 +180,22 @@ fn delayed_lookups_read_far_less_than_immediate_ones() {
     );
 }
 
+/// The node cache keeps the super-nodes an emptying works on (the root
+/// and the node each entry reaches) with the tables in the budget: sized
+/// for the B+-tree's working nodes alone it held none, and every entry
+/// of an emptying read its path's super-nodes again (issue #43).
+#[test]
+fn emptyings_find_their_super_nodes_in_the_cache() {
+    let mut t = create_index("buffer-tree", raw(2048), 64 << 10, p(&[])).unwrap();
+    for i in 0..20_000u64 {
+        t.insert(i * 7919 % 10_000, i).unwrap();
+    }
+    t.flush().unwrap();
+    let s = t.stats();
+    let (hits, misses) = (s.get("cache_hits").unwrap(), s.get("cache_misses").unwrap());
+    assert!(hits > 4.0 * misses, "{s:?}");
+}
+
 #[test]
 fn the_buffered_b_plus_tree_has_no_delayed_lookups() {
     let mut t = create_index("latree", ram(), 16384, p(&[])).unwrap();
@@ -233,4 +249,48 @@ fn the_runner_verifies_delayed_answers() {
     );
     assert!(stdout.contains("every answer verified"), "{stdout}");
     assert!(stdout.contains("search"), "{stdout}");
+}
+
+/// Issue #43: two runs of one seeded experiment with delayed lookups, in
+/// separate processes, report the same memory figures (the delayed
+/// lookups' RAM is a function of the run, not of a hasher or a clock).
+#[test]
+fn delayed_lookup_memory_is_the_same_in_two_runs() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let run = |n: usize| {
+        let json = dir.path().join(format!("run{n}.json"));
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_flashix"))
+            .args(["run", "--index", "buffer-tree", "--set", "lookup=delayed"])
+            .args([
+                "--device",
+                "raw:toshiba-byte",
+                "--device-set",
+                "blocks=1024",
+            ])
+            .args([
+                "--memory",
+                "64KiB",
+                "--workload",
+                "lat",
+                "--preload",
+                "5000",
+            ])
+            .args(["--ops", "20000", "--workload-set", "search=1", "--json"])
+            .arg(&json)
+            .output()
+            .expect("flashix runs");
+        assert!(status.status.success(), "{status:?}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("the report"))
+                .expect("JSON");
+        (
+            report["memory_peak_bytes"].clone(),
+            report["memory_final_bytes"].clone(),
+            report["index_stats"]["delayed_lookup_bytes"].clone(),
+            report["index_stats"]["empties_lookups"].clone(),
+        )
+    };
+    let first = run(1);
+    assert!(first.0.as_u64().is_some_and(|b| b > 0), "{first:?}");
+    assert_eq!(first, run(2));
 }

@@ -265,3 +265,14 @@ fn a_full_device_is_a_clean_error_that_loses_nothing() {
         common::refuses_everything_after_full(t.as_mut()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// Issue #43: the counted memory of Basic Delta, Consolidation and IPL
+/// within 16 KiB, 64 KiB and 1 MiB over insert-heavy, mixed and
+/// search-heavy workloads, with the node table in the budget (the node
+/// cache and IPL's log buffers shrink as it grows) and outside it.
+#[test]
+fn counted_memory_stays_within_every_budget() {
+    for name in ["basic-delta", "consolidation", "ipl"] {
+        common::budget::check_every_budget(name, &[], common::ftl, 1_000, 2_000);
+    }
+}

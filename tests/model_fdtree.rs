@@ -117,3 +117,14 @@ fn bad_parameters_are_clear_errors() {
     assert!(create_index("fdtree", ram(), 1 << 16, p(&["page_bytes=700"])).is_err());
     assert!(create_index("fdtree", ram(), 1 << 16, p(&["page_bytes=256"])).is_err());
 }
+
+/// Issue #43: the head and the page cache share the budget, so the count
+/// stays within it after every operation, at 16 KiB, 64 KiB and 1 MiB,
+/// inserting, mixed and searching; the same with `tables=outside` (the
+/// FD-tree has no data-bound table).
+#[test]
+fn memory_stays_within_the_budget() {
+    let peaks = common::budget::stays_within_budget("fdtree", &[], common::ftl, 6_000);
+    assert!(peaks[1] > 48 << 10, "{peaks:?}");
+    common::budget::stays_within_budget("fdtree", &["tables=outside", "k=4"], common::ram, 3_000);
+}

@@ -50,6 +50,7 @@ fn other_value(key: &str) -> &'static str {
         "adapt" => "adapt",
         "node_cache_share" => "0.5",
         "max_buffer_bytes" => "8192",
+        "tables" => "outside",
         other => panic!("no test value for `{other}`"),
     }
 }

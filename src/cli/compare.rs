@@ -32,7 +32,7 @@ use crate::runner::{Report, RunOptions};
 
 use super::args::{CompareArgs, IndexArgs, WorkloadArgs};
 use super::format::{bytes_text, count, decimal, group, memory_text, per_op, wrap, writes_per_op};
-use super::ranking::ranking;
+use super::ranking::{ranking, within_budget};
 use super::sizing;
 use super::{
     build_traced, describe, device, execute, lifetime, memory, predict, refuse_to_clobber,
@@ -176,7 +176,25 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         })
         .collect();
     let stem = dir.join("compare");
-    let drawn = match experiment::plot::write_bar_chart(&stem, "flashix compare", &names, &groups) {
+    // The budget on the memory panel; what passed it grey in every panel.
+    let marks = experiment::plot::BarMarks {
+        limit: Some((
+            CHART_MEMORY.to_string(),
+            mem as f64 / 1024.0,
+            format!("budget {}", bytes_text(mem as u64)),
+        )),
+        greyed: reports
+            .iter()
+            .map(|(_, r)| !within_budget(r, mem as u64))
+            .collect(),
+    };
+    let drawn = match experiment::plot::write_bar_chart(
+        &stem,
+        "flashix compare",
+        &names,
+        &groups,
+        &marks,
+    ) {
         Ok(_) => true,
         Err(e) => {
             // ChartError names the file it could not write.
@@ -200,9 +218,9 @@ pub fn compare(a: CompareArgs) -> CliResult<()> {
         );
     }
     if a.wide {
-        println!("{}", wide_table(&reports));
+        println!("{}", wide_table(&reports, mem as u64));
     } else {
-        println!("{}", compact_table(&reports));
+        println!("{}", compact_table(&reports, mem as u64));
     }
     println!("{}", ranking(&reports, mem as u64));
     if let Some(rate) = ops_per_day {
@@ -381,32 +399,45 @@ const CHART: [Column; 8] = [
         text: two,
     },
     Column {
-        name: "memory (KiB)",
+        name: CHART_MEMORY,
         value: |r| r.memory_peak_bytes as f64 / 1024.0,
         text: two,
     },
 ];
 
+/// The chart's memory group, on whose panel the budget is drawn.
+const CHART_MEMORY: &str = "memory (KiB)";
+
 /// The cells of a table: a header row, then one row per index over
-/// `columns`, the best (lowest) value of each column marked `*`.
-fn cells(reports: &[(String, Report)], columns: &[Column]) -> Vec<Vec<String>> {
+/// `columns`. The best (lowest) value of each column among the indexes
+/// within `budget` is marked `*`; an index over it is marked `!` in its
+/// memory column and never `*`: it does not compete at this budget.
+fn cells(reports: &[(String, Report)], columns: &[Column], budget: u64) -> Vec<Vec<String>> {
     let mut header = vec!["index".to_string()];
     header.extend(columns.iter().map(|c| c.name.to_string()));
+    let within: Vec<bool> = reports
+        .iter()
+        .map(|(_, r)| within_budget(r, budget))
+        .collect();
     let best: Vec<f64> = columns
         .iter()
         .map(|c| {
             reports
                 .iter()
-                .map(|(_, r)| (c.value)(r))
+                .zip(&within)
+                .filter(|(_, w)| **w)
+                .map(|((_, r), _)| (c.value)(r))
                 .fold(f64::INFINITY, f64::min)
         })
         .collect();
     let mut rows = vec![header];
-    for (name, r) in reports {
+    for ((name, r), &inside) in reports.iter().zip(&within) {
         let mut row = vec![name.clone()];
         for (c, b) in columns.iter().zip(&best) {
             let v = (c.value)(r);
-            let mark = if reports.len() > 1 && v <= *b {
+            let mark = if !inside && c.name.starts_with("memory") {
+                " !"
+            } else if inside && reports.len() > 1 && v <= *b {
                 " *"
             } else {
                 ""
@@ -416,6 +447,19 @@ fn cells(reports: &[(String, Report)], columns: &[Column]) -> Vec<Vec<String>> {
         rows.push(row);
     }
     rows
+}
+
+/// The legend of the marks, for the line under a table.
+fn marks_legend(reports: &[(String, Report)], budget: u64) -> String {
+    if reports.iter().all(|(_, r)| within_budget(r, budget)) {
+        "* best (lowest) in its column".into()
+    } else {
+        format!(
+            "* best (lowest) in its column among the indexes within the memory budget ({}); \
+             ! over it: not marked, not ranked",
+            bytes_text(budget)
+        )
+    }
 }
 
 /// `rows` (the first the header) as a bordered table.
@@ -483,7 +527,7 @@ pub(super) fn plain(rows: &[Vec<String>]) -> String {
 
 /// The default table (module doc), with its legend, within
 /// [`format::WIDTH`] columns.
-pub fn compact_table(reports: &[(String, Report)]) -> String {
+pub fn compact_table(reports: &[(String, Report)], budget: u64) -> String {
     let ops = reports.first().map(|(_, r)| {
         let mut kinds: Vec<String> = r
             .ops
@@ -497,12 +541,13 @@ pub fn compact_table(reports: &[(String, Report)]) -> String {
     });
     format!(
         "{}\n{}",
-        plain(&cells(reports, &COMPACT)),
+        plain(&cells(reports, &COMPACT, budget)),
         wrap(&format!(
-            "* best (lowest) in its column. Page reads and writes are the chip's over the whole run, \
+            "{}. Page reads and writes are the chip's over the whole run, \
              garbage collection's copies{} and the final flush included; writes/op = page writes per \
              operation (here {}); write amp. = page writes per page the index wrote. \
              --wide shows every column.",
+            marks_legend(reports, budget),
             if reports.iter().any(|(_, r)| r.device_stats.durability_writes > 0) {
                 ", the commit layer's durability writes"
             } else {
@@ -514,12 +559,13 @@ pub fn compact_table(reports: &[(String, Report)]) -> String {
 }
 
 /// Every column (`--wide`), as the table was before the compact one.
-pub fn wide_table(reports: &[(String, Report)]) -> String {
+pub fn wide_table(reports: &[(String, Report)], budget: u64) -> String {
     format!(
-        "{}\n* best (lowest) in its column; counts are the device's over the whole run \
+        "{}\n{}; counts are the device's over the whole run \
          (preload and final flush included); writes (chip) = writes (index) + durability writes \
          + GC copies",
-        boxed(cells(reports, &WIDE))
+        boxed(cells(reports, &WIDE, budget)),
+        marks_legend(reports, budget)
     )
 }
 
@@ -537,7 +583,7 @@ mod tests {
         let mut fast = report(1_000_000, 8_997.0, 2_512.0, 64);
         fast.device_stats.physical_reads = 18_138_200;
         let reports = named(&[("btree:cache=none", big), ("lsm", fast)]);
-        let text = compact_table(&reports);
+        let text = compact_table(&reports, 1 << 20);
         for line in text.lines() {
             assert!(
                 line.chars().count() <= super::super::format::WIDTH,
@@ -557,6 +603,37 @@ mod tests {
         ] {
             assert!(text.contains(cell), "{cell}: {text}");
         }
+    }
+
+    /// One screen names one winner: a configuration over the budget is
+    /// never marked best, however fast, and its memory says it is over.
+    #[test]
+    fn only_configurations_within_the_budget_are_marked_best() {
+        let reports = named(&[
+            ("latree", report(10, 1.0, 1.0, 255_828)),
+            ("lsm", report(500, 2.0, 3.0, 60_000)),
+            ("btree", report(900, 5.0, 2.0, 64)),
+        ]);
+        let text = compact_table(&reports, 65_536);
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_else(|| panic!("no row {name}: {text}"))
+                .to_string()
+        };
+        assert!(!row("latree").contains('*'), "{text}");
+        assert!(row("latree").contains("249.8 KiB !"), "{text}");
+        assert!(row("lsm").contains("500 *"), "fewest writes within: {text}");
+        assert!(row("btree").contains("64 B *"), "{text}");
+        assert!(text.contains("! over it: not marked, not ranked"), "{text}");
+        // Within a budget that holds them all, the marks are the plain ones.
+        let all = compact_table(&reports, 1 << 20);
+        assert!(
+            all.lines()
+                .any(|l| l.starts_with("latree") && l.contains("10 *")),
+            "{all}"
+        );
+        assert!(!all.contains('!'), "{all}");
     }
 
     #[test]

@@ -155,6 +155,52 @@ fn index_params(i: &IndexArgs) -> CliResult<Params> {
     Ok(Params::parse(i.set.iter().map(String::as_str))?)
 }
 
+/// `--exclude-node-tables` (`run`, `advise`): the budget keeps the
+/// data-bound tables outside it, as Agrawal et al. 2009 §6 keeps the node
+/// table out (`node::budget`). The index is given `tables=outside` (added
+/// to `set`), so its caches and buffers get the whole budget, and the run
+/// holds the budget against the count less the data-bound lines
+/// (`RunOptions::exclude_named`). Returns whether the tables stand outside:
+/// with the flag, or where `set` gives `tables=outside` itself.
+fn tables_outside(set: &mut Vec<String>, flag: bool) -> CliResult<bool> {
+    let given = set
+        .iter()
+        .rev()
+        .find_map(|s| s.strip_prefix("tables="))
+        .map(str::to_string);
+    match (flag, given) {
+        (true, Some(v)) if v != "outside" => Err(format!(
+            "--exclude-node-tables keeps the data-bound tables outside the budget, but --set tables={v} \
+             puts them in it: give one of the two"
+        )
+        .into()),
+        (true, None) => {
+            set.push("tables=outside".into());
+            Ok(true)
+        }
+        (_, Some(v)) => Ok(v == "outside"),
+        (false, None) => Ok(false),
+    }
+}
+
+/// Warns on stderr where the data-bound tables of an index as opened
+/// already pass a budget they are paid from: the run says at its start
+/// what budget this data needs (its report says it again, with the
+/// tables' peak over the run).
+fn warn_tables_pass(index: &dyn Index, memory: usize, outside: bool) {
+    let tables = crate::node::budget::data_bound_bytes(&index.stats());
+    if !outside && tables > memory as u64 {
+        eprintln!(
+            "{}",
+            format::wrap(&format!(
+                "note: the data-bound tables of the index as opened hold {tables} B, more than the {memory} B \
+                 budget: this data needs a budget of at least {tables} B (--exclude-node-tables keeps them \
+                 outside it)"
+            ))
+        );
+    }
+}
+
 fn describe(i: &IndexArgs) -> IndexDescription {
     IndexDescription {
         name: i.index.clone(),
@@ -392,6 +438,7 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         return Err("--cold-pages preconditions a simulated FTL chip of a chosen size: give an FTL profile and --device-set blocks=N".into());
     }
     let opening = Opening::of(a.open, a.read_only);
+    let outside = tables_outside(&mut a.index.set, a.exclude_node_tables)?;
     // A store the user opens gets only the work the user asks for: with
     // none, it is opened, reported and left as it was (nothing flushed).
     let idle = opening != Opening::Create && !asks_for_work(&a.workload);
@@ -399,6 +446,7 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         Opening::Create => (to_create(&a.index)?, None),
         _ => {
             let (index, cfg) = open_stored(&a.index, &spec, mem, opening, a.io_trace.as_deref())?;
+            warn_tables_pass(index.as_ref(), mem, outside);
             (cfg, Some(index))
         }
     };
@@ -435,6 +483,7 @@ fn run_cmd(mut a: RunArgs) -> CliResult<()> {
         flush_every: a.flush_every,
         bulk_load: a.bulk_load,
         preload_flush: a.bulk_load,
+        exclude_named: outside,
         ..RunOptions::default()
     };
     let report = if job::staged(&a.workload, a.preload_reopen)? {
@@ -677,4 +726,29 @@ fn write_summary(
         .map_err(|e| format!("{}: {e}", summary.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables_outside;
+
+    /// `--exclude-node-tables` gives the index `tables=outside`; a set that
+    /// says so itself counts the same; one that says otherwise is refused.
+    #[test]
+    fn the_flag_and_the_parameter_keep_the_tables_outside_together() {
+        let mut set = vec!["cache=lru".to_string()];
+        assert!(tables_outside(&mut set, true).unwrap());
+        assert_eq!(set, ["cache=lru", "tables=outside"]);
+        // Applied twice (a second pass of advise), nothing is added.
+        assert!(tables_outside(&mut set, true).unwrap());
+        assert_eq!(set.len(), 2);
+        let mut given = vec!["tables=outside".to_string()];
+        assert!(tables_outside(&mut given, false).unwrap());
+        let mut inside = vec!["tables=in-budget".to_string()];
+        assert!(!tables_outside(&mut inside, false).unwrap());
+        let e = tables_outside(&mut inside, true).unwrap_err().to_string();
+        assert!(e.contains("--set tables=in-budget"), "{e}");
+        let mut none = Vec::new();
+        assert!(!tables_outside(&mut none, false).unwrap() && none.is_empty());
+    }
 }

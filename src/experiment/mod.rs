@@ -28,6 +28,7 @@ pub mod glyphs;
 mod lat;
 mod lat_buffered;
 mod mbtree;
+mod memory_line;
 pub mod output;
 pub mod papers;
 pub mod partial;

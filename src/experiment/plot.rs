@@ -12,6 +12,7 @@ use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Experiment, RunOutcome};
 
@@ -392,10 +393,50 @@ pub(crate) fn short_number(v: f64) -> String {
     format!("{}{suffix}", trim(format!("{:.digits$}", v / div)))
 }
 
+/// What a bar chart marks beside its bars (`compare`'s memory budget): a
+/// limit drawn as a line across one group's panel, and the names that
+/// passed it, whose bars are drawn grey (outlined in their colour) in
+/// every panel and named so in the legend: they are out of the comparison.
+#[derive(Clone, Debug, Default)]
+pub struct BarMarks {
+    /// The group, the limit on its axis, and the line's label.
+    pub limit: Option<(String, f64, String)>,
+    /// Per name: whether it passed the limit.
+    pub greyed: Vec<bool>,
+}
+
+impl BarMarks {
+    fn greyed(&self, i: usize) -> bool {
+        self.greyed.get(i).copied().unwrap_or(false)
+    }
+
+    /// The limit, where it is drawn on group `name`'s panel.
+    fn limit_on(&self, name: &str) -> Option<(f64, &str)> {
+        self.limit
+            .as_ref()
+            .filter(|(g, v, _)| g == name && v.is_finite())
+            .map(|(_, v, label)| (*v, label.as_str()))
+    }
+}
+
+/// The fill of a bar out of the comparison (`BarMarks::greyed`).
+const GREYED: RGBColor = RGBColor(215, 215, 215);
+
+/// A bar or legend swatch of series `i` in `rect`: its colour, or grey
+/// outlined in it where `greyed`.
+fn swatch(i: usize, greyed: bool) -> [ShapeStyle; 2] {
+    if greyed {
+        [GREYED.filled(), colour(i).stroke_width(2)]
+    } else {
+        [colour(i).filled(), colour(i).filled()]
+    }
+}
+
 struct Bars<'a> {
     title: &'a str,
     names: &'a [String],
     groups: &'a [(String, Vec<f64>)],
+    marks: &'a BarMarks,
 }
 
 /// Panel grid of the bar chart: columns, rows, and one panel's size.
@@ -407,10 +448,22 @@ const LEGEND_WIDTH: u32 = 260;
 const TITLE_HEIGHT: u32 = 40;
 
 impl Bars<'_> {
+    /// The groups drawn, each with its scale: a limit drawn on a panel is
+    /// within its axis.
     fn drawn(&self) -> Vec<(&str, &[f64], Scale)> {
         self.groups
             .iter()
-            .map(|(n, v)| (n.as_str(), v.as_slice(), scale_of(v)))
+            .map(|(n, v)| {
+                let scale = match self.marks.limit_on(n) {
+                    Some((limit, _)) => {
+                        let mut with: Vec<f64> = v.clone();
+                        with.push(limit);
+                        scale_of(&with)
+                    }
+                    None => scale_of(v),
+                };
+                (n.as_str(), v.as_slice(), scale)
+            })
             .filter(|g| !matches!(g.2, Scale::Constant(_)))
             .collect()
     }
@@ -437,14 +490,19 @@ impl Figure for Bars<'_> {
         let label = ("sans-serif", 13).into_font();
         for (i, name) in self.names.iter().enumerate() {
             let y = 60 + 22 * i as i32;
+            let greyed = self.marks.greyed(i);
+            for style in swatch(i, greyed) {
+                legend_area
+                    .draw(&Rectangle::new([(4, y - 6), (18, y + 6)], style))
+                    .map_err(err)?;
+            }
+            let text = if greyed {
+                format!("{name} (over)")
+            } else {
+                name.clone()
+            };
             legend_area
-                .draw(&Rectangle::new(
-                    [(4, y - 6), (18, y + 6)],
-                    colour(i).filled(),
-                ))
-                .map_err(err)?;
-            legend_area
-                .draw(&Text::new(name.clone(), (24, y - 7), label.clone()))
+                .draw(&Text::new(text, (24, y - 7), label.clone()))
                 .map_err(err)?;
         }
         // Groups with nothing to compare are named, not drawn.
@@ -469,15 +527,16 @@ impl Figure for Bars<'_> {
         let rows = drawn.len().div_ceil(BAR_COLUMNS).max(1);
         let cells = plot_area.split_evenly((rows, drawn.len().clamp(1, BAR_COLUMNS)));
         for (cell, (name, values, scale)) in cells.iter().zip(drawn) {
+            let panel = BarPanel {
+                values,
+                marks: self.marks,
+                limit: self.marks.limit_on(name),
+            };
             match scale {
-                Scale::Log { lo, hi } => bar_panel(
-                    cell,
-                    &format!("{name} (log)"),
-                    values,
-                    (lo..hi).log_scale(),
-                    lo,
-                ),
-                Scale::Linear { lo, hi } => bar_panel(cell, name, values, lo..hi, 0.0),
+                Scale::Log { lo, hi } => {
+                    panel.draw(cell, &format!("{name} (log)"), (lo..hi).log_scale(), lo)
+                }
+                Scale::Linear { lo, hi } => panel.draw(cell, name, lo..hi, 0.0),
                 Scale::Constant(_) => Ok(()),
             }?;
         }
@@ -485,63 +544,92 @@ impl Figure for Bars<'_> {
     }
 }
 
-/// One group's bars in `cell`: bar `i` in series `i`'s colour, from
-/// `base` to its value on the axis `y` (absolute values, labelled). On a
-/// log axis a zero has no bar; a "0" marks it.
-fn bar_panel<DB, Y>(
-    cell: &DrawingArea<DB, Shift>,
-    caption: &str,
-    values: &[f64],
-    y: Y,
-    base: f64,
-) -> Result<(), String>
-where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    Y: AsRangedCoord<Value = f64>,
-    Y::CoordDescType: ValueFormatter<f64>,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let n = values.len().max(1);
-    let log = base > 0.0;
-    let mut chart = ChartBuilder::on(cell)
-        .caption(caption, ("sans-serif", 15))
-        .margin(8)
-        .x_label_area_size(6)
-        .y_label_area_size(58)
-        .build_cartesian_2d(0.0..n as f64, y)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_labels(6)
-        .y_label_formatter(&|v| short_number(*v))
-        .draw()
-        .map_err(err)?;
-    for (i, &v) in values.iter().enumerate() {
-        if !v.is_finite() {
-            continue;
+/// One group's bars, with the marks of the chart.
+struct BarPanel<'a> {
+    values: &'a [f64],
+    marks: &'a BarMarks,
+    /// The limit drawn across this panel, and its label.
+    limit: Option<(f64, &'a str)>,
+}
+
+impl BarPanel<'_> {
+    /// The bars in `cell`: bar `i` in series `i`'s colour (grey where it
+    /// passed the limit), from `base` to its value on the axis `y`
+    /// (absolute values, labelled), and the limit as a dashed line. On a
+    /// log axis a zero has no bar; a "0" marks it.
+    fn draw<DB, Y>(
+        &self,
+        cell: &DrawingArea<DB, Shift>,
+        caption: &str,
+        y: Y,
+        base: f64,
+    ) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static,
+        Y: AsRangedCoord<Value = f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let n = self.values.len().max(1);
+        let log = base > 0.0;
+        let mut chart = ChartBuilder::on(cell)
+            .caption(caption, ("sans-serif", 15))
+            .margin(8)
+            .x_label_area_size(6)
+            .y_label_area_size(58)
+            .build_cartesian_2d(0.0..n as f64, y)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(6)
+            .y_label_formatter(&|v| short_number(*v))
+            .draw()
+            .map_err(err)?;
+        for (i, &v) in self.values.iter().enumerate() {
+            if !v.is_finite() {
+                continue;
+            }
+            let x0 = i as f64 + 0.1;
+            if log && v <= 0.0 {
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        "0",
+                        (i as f64 + 0.3, base * 1.5),
+                        ("sans-serif", 11).into_font().color(&BLACK),
+                    )))
+                    .map_err(err)?;
+                continue;
+            }
+            for style in swatch(i, self.marks.greyed(i)) {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x0, base), (x0 + 0.8, v)],
+                        style,
+                    )))
+                    .map_err(err)?;
+            }
         }
-        let x0 = i as f64 + 0.1;
-        if log && v <= 0.0 {
+        if let Some((limit, label)) = self.limit {
+            let dashes = (0..2 * n).map(|k| {
+                let x = k as f64 / 2.0;
+                PathElement::new(vec![(x, limit), (x + 0.3, limit)], BLACK.stroke_width(2))
+            });
+            chart.draw_series(dashes).map_err(err)?;
+            // Above the line, where only bars past it (grey) are.
+            let above = Pos::new(HPos::Left, VPos::Bottom);
             chart
                 .draw_series(std::iter::once(Text::new(
-                    "0",
-                    (i as f64 + 0.3, base * 1.5),
-                    ("sans-serif", 11).into_font().color(&BLACK),
+                    label.to_string(),
+                    (0.05, limit),
+                    ("sans-serif", 12).into_font().color(&BLACK).pos(above),
                 )))
                 .map_err(err)?;
-            continue;
         }
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x0, base), (x0 + 0.8, v)],
-                colour(i).filled(),
-            )))
-            .map_err(err)?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// A bar chart of `groups` (a measure's name and one value per name in
@@ -549,16 +637,19 @@ where
 /// its own labelled axis, logarithmic where the largest bar is 10× the
 /// smallest non-zero one; a group whose values are all equal (all zero
 /// included) or missing is listed under the legend instead of drawn.
+/// `marks`: a limit line and the names that passed it ([`BarMarks`]).
 pub fn write_bar_chart(
     stem: &Path,
     title: &str,
     names: &[String],
     groups: &[(String, Vec<f64>)],
+    marks: &BarMarks,
 ) -> Result<(), ChartError> {
     let bars = Bars {
         title,
         names,
         groups,
+        marks,
     };
     write_png_svg(stem, bars.size(), &bars)
 }
@@ -690,16 +781,26 @@ mod tests {
             ("erases".to_string(), vec![0.0; 20]),
         ];
         let stem = dir.path().join("compare");
-        write_bar_chart(&stem, "t", &names, &groups).unwrap();
+        // A limit above every bar (the axis reaches it) and two names
+        // past it.
+        let marks = BarMarks {
+            limit: Some(("page writes".into(), 1000.0, "budget 1 KiB".into())),
+            greyed: (0..20).map(|i| i == 3 || i == 19).collect(),
+        };
+        write_bar_chart(&stem, "t", &names, &groups, &marks).unwrap();
         assert_eq!(
             &std::fs::read(stem.with_extension("png")).unwrap()[..4],
             b"\x89PNG"
         );
         let svg = std::fs::read_to_string(stem.with_extension("svg")).unwrap();
         assert!(svg.contains("reads (log)") && svg.contains("erases: 0 for all"));
+        assert!(svg.contains("budget 1 KiB"), "the limit is drawn and named");
+        assert_eq!(svg.matches("(over)").count(), 2, "the names past it");
+        // Their bars: grey, outlined in their colour.
+        assert!(svg.contains("#D7D7D7"), "a grey bar");
         let blocked = dir.path().join("blocked");
         std::fs::create_dir_all(blocked.with_extension("png")).unwrap();
-        let e = write_bar_chart(&blocked, "t", &names, &groups).unwrap_err();
+        let e = write_bar_chart(&blocked, "t", &names, &groups, &BarMarks::default()).unwrap_err();
         assert_eq!(e.file, blocked.with_extension("png"));
     }
 }

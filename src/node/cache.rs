@@ -80,49 +80,92 @@ impl CachePolicy {
 }
 
 const NIL: u32 = u32::MAX;
-/// Node ids per chunk of the id index.
-const ID_CHUNK: usize = 4096;
-
-/// Node id → slot, indexed directly: ids are dense from 0 in every tree,
-/// and the cache looked one up three to five times an operation (a hash
-/// each). Chunks of ids are allocated on first use, so memory follows the
-/// ids seen, not the largest possible.
+/// Node id → slot: an open-addressing table (linear probing, deletion by
+/// backward shift) of `(id, slot)` pairs, at most half full, so it is as
+/// large as the cache, not the id space: ids are dense from 0 in every
+/// tree, and an array indexed by id holds 4 bytes for every node of the
+/// tree whatever the cache holds (16 KiB for the first 4,096 ids, beside a
+/// 16 KiB cache; issue #43).
 #[derive(Default)]
 struct IdIndex {
-    chunks: Vec<Option<Box<[u32]>>>,
+    /// `(id, slot)`, `(NIL, _)` when empty; a power of two long.
+    table: Vec<(u32, u32)>,
     len: usize,
 }
 
 impl IdIndex {
+    /// The first position to probe for `id` (Fibonacci hashing).
+    fn home(&self, id: u32) -> usize {
+        let bits = self.table.len().trailing_zeros();
+        ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+    }
+
+    /// Where `id` is, or the empty position that ends its probe.
+    fn find(&self, id: u32) -> (usize, bool) {
+        let mask = self.table.len() - 1;
+        let mut p = self.home(id);
+        loop {
+            match self.table[p].0 {
+                NIL => return (p, false),
+                k if k == id => return (p, true),
+                _ => p = (p + 1) & mask,
+            }
+        }
+    }
+
     fn get(&self, id: NodeId) -> Option<u32> {
-        let id = id as usize;
-        match self.chunks.get(id / ID_CHUNK) {
-            Some(Some(c)) if c[id % ID_CHUNK] != NIL => Some(c[id % ID_CHUNK]),
+        if self.table.is_empty() || id == NIL {
+            return None;
+        }
+        match self.find(id) {
+            (p, true) => Some(self.table[p].1),
             _ => None,
         }
     }
 
     fn insert(&mut self, id: NodeId, slot: u32) {
-        let id = id as usize;
-        if self.chunks.len() <= id / ID_CHUNK {
-            self.chunks.resize_with(id / ID_CHUNK + 1, || None);
+        if (self.len + 1) * 2 > self.table.len() {
+            self.grow();
         }
-        let c = self.chunks[id / ID_CHUNK]
-            .get_or_insert_with(|| vec![NIL; ID_CHUNK].into_boxed_slice());
-        if c[id % ID_CHUNK] == NIL {
+        let (p, found) = self.find(id);
+        if !found {
             self.len += 1;
         }
-        c[id % ID_CHUNK] = slot;
+        self.table[p] = (id, slot);
+    }
+
+    /// Doubles the table (8 positions at first) and rehashes.
+    fn grow(&mut self) {
+        let size = (self.table.len() * 2).max(8);
+        let old = std::mem::replace(&mut self.table, vec![(NIL, 0); size]);
+        for (id, slot) in old.into_iter().filter(|e| e.0 != NIL) {
+            let (p, _) = self.find(id);
+            self.table[p] = (id, slot);
+        }
     }
 
     fn remove(&mut self, id: NodeId) {
-        let id = id as usize;
-        if let Some(Some(c)) = self.chunks.get_mut(id / ID_CHUNK) {
-            if c[id % ID_CHUNK] != NIL {
-                c[id % ID_CHUNK] = NIL;
-                self.len -= 1;
-            }
+        if self.table.is_empty() {
+            return;
         }
+        let (mut hole, found) = self.find(id);
+        if !found {
+            return;
+        }
+        self.len -= 1;
+        // Backward shift: move up every later entry of the run whose home
+        // is not between the hole and it, so no probe meets a false end.
+        let mask = self.table.len() - 1;
+        let mut p = (hole + 1) & mask;
+        while self.table[p].0 != NIL {
+            let home = self.home(self.table[p].0);
+            if (p.wrapping_sub(home) & mask) >= (p.wrapping_sub(hole) & mask) {
+                self.table[hole] = self.table[p];
+                hole = p;
+            }
+            p = (p + 1) & mask;
+        }
+        self.table[hole] = (NIL, 0);
     }
 
     fn len(&self) -> usize {
@@ -190,6 +233,9 @@ pub struct NodeCache {
     nodes: Vec<Node>,
     free_nodes: Vec<u32>,
     index: IdIndex,
+    /// One image buffer of a decoded or vacated slot, handed to the next
+    /// caller of `insert_image` (so admitting images allocates nothing).
+    spare_image: Vec<u8>,
     /// Per list: (newest, oldest) slot, or NIL.
     lists: Vec<(u32, u32)>,
     /// How to decode the images of encoded slots (set by the first one).
@@ -214,10 +260,22 @@ impl NodeCache {
             nodes: Vec::new(),
             free_nodes: Vec::new(),
             index: IdIndex::default(),
+            spare_image: Vec::new(),
             lists: Vec::new(),
             layout: None,
             hits: 0,
             misses: 0,
+        }
+    }
+
+    /// Holds at most `capacity` nodes from now on (none under `none`); the
+    /// oldest are evicted into `evicted` (dirty ones for the caller to
+    /// write) until the cache fits. Between operations only: no node may
+    /// be out of the cache.
+    pub fn set_capacity(&mut self, capacity: usize, evicted: &mut Vec<Evicted>) {
+        if self.policy != CachePolicy::None {
+            self.capacity = capacity;
+            self.evict_to(0, evicted);
         }
     }
 
@@ -257,7 +315,20 @@ impl NodeCache {
         let s = &mut self.slab[i as usize];
         self.index.remove(s.id);
         s.encoded = false;
-        (s.id, s.node, s.dirty)
+        let out = (s.id, s.node, s.dirty);
+        self.release_image(i);
+        out
+    }
+
+    /// Takes the image buffer of slot `i` (decoded or vacated, so its bytes
+    /// are no longer needed) into the one spare, or frees it: a cached node
+    /// holds an image only while it is encoded (issue #43: a slot kept its
+    /// buffer beside the decoded node, twice the node's count).
+    fn release_image(&mut self, i: u32) {
+        let image = std::mem::take(&mut self.slab[i as usize].image);
+        if self.spare_image.capacity() == 0 {
+            self.spare_image = image;
+        }
     }
 
     /// Moves the node out of arena place `n` and frees the place.
@@ -302,6 +373,7 @@ impl NodeCache {
         };
         if ok {
             s.encoded = false;
+            self.release_image(i);
         } else {
             self.remove_slot(i);
         }
@@ -415,6 +487,9 @@ impl NodeCache {
         s.node = n;
         std::mem::swap(&mut s.image, image);
         s.encoded = true;
+        if image.capacity() == 0 {
+            std::mem::swap(image, &mut self.spare_image);
+        }
     }
 
     /// A slot for node `id` (a freed one first, as before images: the slot
@@ -648,6 +723,33 @@ impl NodeCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The id index agrees with a map over a mix of inserts, overwrites
+    /// and removals of clustered ids (long probe runs, so the backward
+    /// shift of `remove` is exercised), and stays at most twice its
+    /// largest size.
+    #[test]
+    fn id_index_agrees_with_a_map() {
+        let mut index = IdIndex::default();
+        let mut model = std::collections::HashMap::new();
+        let mut x: u64 = 43;
+        for step in 0..20_000u32 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let id = ((x >> 33) % 97) as NodeId * 64;
+            if (x >> 20).is_multiple_of(3) {
+                index.remove(id);
+                model.remove(&id);
+            } else {
+                index.insert(id, step);
+                model.insert(id, step);
+            }
+            assert_eq!(index.len(), model.len());
+        }
+        for id in 0..97 * 64 {
+            assert_eq!(index.get(id), model.get(&id).copied(), "id {id}");
+        }
+        assert!(index.table.len() <= 4 * 97);
+    }
 
     fn node(level: u8) -> Node {
         Node {

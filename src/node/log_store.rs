@@ -53,13 +53,21 @@
 //! (`node_log_switch_superblocks`) and open's recoveries
 //! (`node_log_recoveries`).
 //!
-//! Memory: the write buffer (one page), the free id list and the node
-//! table (4 bytes a node, as in the paper, with the durable locations of
-//! the nodes changed since the last flush, 12 bytes each) count in
-//! `memory_bytes`; the node table is also its own index stat,
-//! `node_table_bytes`, because the paper excludes it from the budget (§6:
-//! "We exclude the memory usage of the Node Table") and an experiment that
-//! follows it subtracts that line.
+//! Memory: the write buffer (one page, budget-bound: the cache above
+//! leaves room for it, `NodeStore::reserved_bytes`) and the node table
+//! (data-bound: 4 bytes a node id, as in the paper, a freed id's entry
+//! included, since the free list is a list of the table's free entries;
+//! and the durable locations of the nodes changed since the last flush,
+//! 12 bytes each) count in `memory_bytes`. The node table is also its own
+//! index stat, `node_table_bytes` (one of `node::budget::DATA_BOUND_LINES`),
+//! because the paper excludes it from the budget (§6: "We exclude the
+//! memory usage of the Node Table") and an experiment that follows it
+//! subtracts that line. Issue #43: the free list used to count apart from
+//! the table, budget-bound in name but sized by the data; and the durable
+//! locations leave the table at a flush, so a report that subtracted the
+//! table *at the end of a run* from the peak found the B+-tree 12 bytes
+//! over its budget in every lat-* series (the one node changed since
+//! create's flush); the runner subtracts the table at each operation.
 //!
 //! Invariants:
 //! 1. `table[id]` is the newest copy of node `id`; older copies are garbage,
@@ -212,11 +220,12 @@ impl LogNodeStore {
         self.half_start(self.active) + self.head_page
     }
 
-    /// Bytes of RAM the node table takes at 4 bytes a node (the paper's
-    /// figure), and the durable places of nodes changed since the flush,
-    /// reported apart from the budget.
+    /// Bytes of RAM the node table takes at 4 bytes a node id (the paper's
+    /// figure; a freed id is a free entry of the table, whose free list
+    /// the entries can thread), and the durable places of nodes changed
+    /// since the flush: data-bound, reported apart from the budget.
     pub fn node_table_bytes(&self) -> usize {
-        self.ids.live() as usize * 4 + self.durable_moved.len() * 12
+        (self.ids.live() as usize + self.ids.free.len()) * 4 + self.durable_moved.len() * 12
     }
 
     /// Programs the assembled head page (just the bytes it holds) and
@@ -702,13 +711,16 @@ impl NodeStore for LogNodeStore {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.page_size
-            + self.ids.free.len() * std::mem::size_of::<NodeId>()
-            + self.node_table_bytes()
+        self.page_size + self.node_table_bytes()
     }
 
     fn reserved_bytes(&self) -> usize {
         self.page_size
+    }
+
+    /// The node table (`node_table_bytes`): one entry a node, data-bound.
+    fn data_bound_bytes(&self) -> usize {
+        self.node_table_bytes()
     }
 
     fn flash_bytes_used(&self) -> u64 {

@@ -6,6 +6,7 @@
 //! any store) and the bounds on walks over pointers read from flash
 //! ([`walk`]). Every tree index reuses these; none keeps its own copy.
 
+pub mod budget;
 pub mod cache;
 pub mod codec;
 pub(crate) mod crc;
@@ -21,6 +22,7 @@ pub mod top_levels;
 pub mod walk;
 pub mod write_buffer;
 
+pub use budget::{Budget, Tables, DATA_BOUND_LINES};
 pub use cache::{CachePolicy, Evicted, NodeCache, Pin};
 pub use codec::{Node, NodeId, NodeLayout, NO_NODE};
 pub use entry::EntryFormat;

@@ -241,6 +241,20 @@ pub trait NodeStore: Send {
     fn reserved_bytes(&self) -> usize {
         self.memory_bytes()
     }
+    /// Bytes of the store's data-bound tables (`node::budget`: one entry
+    /// per node or sector, growing with the data), counted in
+    /// `memory_bytes` too. O(1): a tree fitting its cache to the budget
+    /// asks after every operation.
+    fn data_bound_bytes(&self) -> usize {
+        0
+    }
+    /// Shrinks the store's optional budget-bound structures (cached top
+    /// levels, a write buffer's capacity) until `reserved_bytes` is at most
+    /// `room`, as far as its minimum working set allows: the tree's cache
+    /// is already empty. Stores with nothing optional do nothing.
+    fn shed(&mut self, _room: usize) -> Result<(), NodeError> {
+        Ok(())
+    }
     /// Flash space occupied by live nodes and metadata.
     fn flash_bytes_used(&self) -> u64;
     fn storage(&self) -> &Storage;

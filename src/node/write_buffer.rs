@@ -62,6 +62,11 @@ pub struct WriteBuffer {
 }
 
 impl WriteBuffer {
+    /// RAM of one buffered node: its WBD image and its WBA id.
+    fn slot_bytes(&self) -> usize {
+        self.layout.node_bytes + std::mem::size_of::<NodeId>()
+    }
+
     /// A buffer of `capacity` (≥ 1) nodes in front of `inner`.
     pub fn new(inner: Box<dyn NodeStore>, capacity: usize) -> Result<Self, NodeError> {
         if capacity == 0 {
@@ -266,13 +271,30 @@ impl NodeStore for WriteBuffer {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.wba.len() * (self.layout.node_bytes + std::mem::size_of::<NodeId>())
-            + self.inner.memory_bytes()
+        self.wba.len() * self.slot_bytes() + self.inner.memory_bytes()
     }
 
     fn reserved_bytes(&self) -> usize {
-        self.capacity * (self.layout.node_bytes + std::mem::size_of::<NodeId>())
-            + self.inner.reserved_bytes()
+        self.capacity * self.slot_bytes() + self.inner.reserved_bytes()
+    }
+
+    fn data_bound_bytes(&self) -> usize {
+        self.inner.data_bound_bytes()
+    }
+
+    /// A budget that no longer holds the buffer beside the store's tables
+    /// (issue #43): the buffer is written out and holds fewer nodes from
+    /// now on, as many as `room` leaves, at least one.
+    fn shed(&mut self, room: usize) -> Result<(), NodeError> {
+        let inner = self.inner.reserved_bytes();
+        let fits = (room.saturating_sub(inner) / self.slot_bytes()).max(1);
+        if fits < self.capacity {
+            self.flush_buffer()?;
+            self.capacity = fits;
+            self.spare.truncate(fits);
+        }
+        self.inner
+            .shed(room.saturating_sub(self.capacity * self.slot_bytes()))
     }
 
     fn flash_bytes_used(&self) -> u64 {

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::device::{DeviceInfo, DeviceStats, RunWear, Wear};
 use crate::index::{EntryFormat, IndexStats};
+use crate::node::DATA_BOUND_LINES;
 
 /// Latency percentiles of one operation type, µs of device time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -110,18 +111,6 @@ pub struct IndexDescription {
     pub params: BTreeMap<String, String>,
 }
 
-/// Index stats that name a part of `memory_bytes` a paper may keep
-/// outside its budget (the node table of Agrawal et al. 2009 §6 and
-/// the LA-tree's other RAM structures).
-pub const NAMED_MEMORY_LINES: [&str; 6] = [
-    "node_table_bytes",
-    "buffer_directory_bytes",
-    "adapt_counter_bytes",
-    "delayed_lookup_bytes",
-    "buffer_frame_slack_bytes",
-    "scratch_bytes",
-];
-
 /// One run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
@@ -150,10 +139,20 @@ pub struct Report {
     pub time_us: f64,
     pub energy_uj: f64,
     pub memory_peak_bytes: u64,
-    /// The peak of the counted memory less the named lines a paper keeps
-    /// outside its budget, where the run tracked it
-    /// (`RunOptions::exclude_named`).
+    /// The peak of the counted memory less the data-bound lines
+    /// (`node::DATA_BOUND_LINES`), where the budget keeps the tables
+    /// outside it and the run tracked it (`RunOptions::exclude_named`):
+    /// what the budget holds then.
     pub memory_peak_unnamed_bytes: Option<u64>,
+    /// Where the data-bound tables alone passed a budget they are paid
+    /// from: their largest size in the run, the smallest budget this data
+    /// needs. `None` where they fit (or stand outside the budget).
+    pub memory_tables_need_bytes: Option<u64>,
+    /// The most the budget-bound structures (caches, buffers, scratch,
+    /// ...) held beyond what the budget left them (the budget less the
+    /// tables in it, or all of it with the tables outside), over the run:
+    /// 0 when the index kept within its budget.
+    pub memory_budget_bound_excess_bytes: u64,
     pub memory_final_bytes: u64,
     pub flash_bytes_used: u64,
     pub index_stats: IndexStats,
@@ -175,23 +174,84 @@ impl Report {
         self.preload_ops + self.measured_ops()
     }
 
-    /// Whether the counted peak memory exceeded the budget (`--memory`):
+    /// The peak the budget holds: the whole count, or with the tables
+    /// outside the budget the count less the data-bound lines.
+    pub fn memory_counted_bytes(&self) -> u64 {
+        self.memory_peak_unnamed_bytes
+            .unwrap_or(self.memory_peak_bytes)
+    }
+
+    /// Whether the peak the budget holds exceeded the budget (`--memory`):
     /// such a run is not a comparison at that budget (`compare`'s ranking
     /// leaves it out). A budget of 0 is no budget.
     pub fn memory_over_budget(&self) -> bool {
-        self.memory_budget_bytes > 0 && self.memory_peak_bytes > self.memory_budget_bytes
+        self.memory_budget_bytes > 0 && self.memory_counted_bytes() > self.memory_budget_bytes
     }
 
-    /// The named memory lines an index reports apart (as index stats at
-    /// the end of the run), which an experiment may keep outside its
-    /// budget; all are inside `memory_peak_bytes`.
-    #[cfg(feature = "cli")]
-    fn named_memory_lines(&self) -> Vec<String> {
-        NAMED_MEMORY_LINES
+    /// The data-bound lines the index reports (index stats at the end of
+    /// the run, `node::DATA_BOUND_LINES`): the tables that grow with the
+    /// data, inside `memory_peak_bytes`.
+    pub fn data_bound_lines(&self) -> Vec<(&'static str, f64)> {
+        DATA_BOUND_LINES
             .iter()
-            .filter_map(|k| self.index_stats.get(k).filter(|v| *v > 0.0).map(|v| (k, v)))
-            .map(|(k, v)| format!("{k} {v:.0} B at the end"))
+            .filter_map(|&k| self.index_stats.get(k).filter(|v| *v > 0.0).map(|v| (k, v)))
             .collect()
+    }
+
+    /// What the memory of the run came to beside its budget, in words:
+    /// the tables kept outside it, the budget this data needs where the
+    /// tables alone passed it, and what went over. Empty within a budget
+    /// that holds the tables.
+    pub fn memory_remarks(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let budget = self.memory_budget_bytes;
+        let lines: Vec<String> = self
+            .data_bound_lines()
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.0} B"))
+            .collect();
+        if let Some(besides) = self.memory_peak_unnamed_bytes {
+            out.push(format!(
+                "data-bound tables outside the budget: peak {besides} B besides them{}",
+                if lines.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} at the end)", lines.join(", "))
+                }
+            ));
+        }
+        if let Some(need) = self.memory_tables_need_bytes {
+            out.push(format!(
+                "the data-bound tables alone reached {need} B, more than the {budget} B budget: \
+                 this data needs a budget of at least {need} B"
+            ));
+        }
+        if self.memory_over_budget() {
+            let counted = self.memory_counted_bytes();
+            let mut line = format!(
+                "OVER BUDGET: counted peak {counted} B{} exceeds the {budget} B budget by {} B",
+                if self.memory_peak_unnamed_bytes.is_some() {
+                    " besides the data-bound tables"
+                } else {
+                    ""
+                },
+                counted - budget
+            );
+            if self.memory_budget_bound_excess_bytes > 0 {
+                line.push_str(&format!(
+                    "; caches, buffers and scratch held up to {} B more than the budget left them",
+                    self.memory_budget_bound_excess_bytes
+                ));
+            }
+            if self.memory_peak_unnamed_bytes.is_none() && !lines.is_empty() {
+                line.push_str(&format!(
+                    " (data-bound lines inside the count: {} at the end)",
+                    lines.join(", ")
+                ));
+            }
+            out.push(line);
+        }
+        out
     }
 
     /// A human summary: one row per operation type, then totals. With the
@@ -271,19 +331,9 @@ impl Report {
             self.ops_per_wall_second,
             if self.verified { "; every answer verified" } else { "" }
         ));
-        if self.memory_over_budget() {
-            let lines = self.named_memory_lines();
-            out.push_str(&format!(
-                "OVER BUDGET: counted peak memory {} B exceeds the {} B budget by {} B{}\n",
-                self.memory_peak_bytes,
-                self.memory_budget_bytes,
-                self.memory_peak_bytes - self.memory_budget_bytes,
-                if lines.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (named lines inside the count: {})", lines.join(", "))
-                }
-            ));
+        for remark in self.memory_remarks() {
+            out.push_str(&remark);
+            out.push('\n');
         }
         for note in &self.index_notes {
             out.push_str(&format!("note: {note}\n"));

@@ -4,6 +4,8 @@
 //! drops the index, and opens it again from the same storage.
 #![allow(dead_code)]
 
+pub mod budget;
+
 use std::collections::BTreeSet;
 
 use flashix::device::file::FileDevice;

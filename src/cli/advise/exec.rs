@@ -39,9 +39,11 @@ pub enum Outcome {
     Ran(Box<Report>),
     /// Its counted memory passed the budget (`bytes` after operation
     /// `op`; op 0: at creation), or the budget cannot hold it at all.
+    /// `tables`: its data-bound tables then (`node::budget`), where known.
     OverBudget {
         bytes: u64,
         op: u64,
+        tables: u64,
     },
     /// It failed; the error.
     Failed(String),
@@ -87,12 +89,16 @@ pub struct Sharing {
 /// index refused the budget, else failed.
 fn outcome_of(e: &(dyn std::error::Error + 'static)) -> Outcome {
     if let Some(RunError::OverBudget {
-        op_number, bytes, ..
+        op_number,
+        bytes,
+        tables,
+        ..
     }) = e.downcast_ref::<RunError>()
     {
         return Outcome::OverBudget {
             bytes: *bytes,
             op: *op_number,
+            tables: *tables,
         };
     }
     let budget = |e: &IndexError| match e {
@@ -106,7 +112,11 @@ fn outcome_of(e: &(dyn std::error::Error + 'static)) -> Outcome {
         }
     });
     match refused {
-        Some(bytes) => Outcome::OverBudget { bytes, op: 0 },
+        Some(bytes) => Outcome::OverBudget {
+            bytes,
+            op: 0,
+            tables: 0,
+        },
         None => Outcome::Failed(e.to_string()),
     }
 }

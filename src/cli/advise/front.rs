@@ -23,7 +23,11 @@
 //!   the run has an unbounded lifetime, and every other an infinite factor
 //!   over it, however many years it lasts; wear is a front dimension,
 //!   `--optimize lifetime`'s measure and `--years`' constraint, and page
-//!   writes, which wear follows, are in the balance.
+//!   writes, which wear follows, are in the balance — unless no
+//!   configuration writes [`WRITES_WEIGHED_FROM`] pages an operation (a
+//!   read-only workload, where the final flush's metadata page would
+//!   give one configuration an infinite factor over another that wrote
+//!   none).
 //! * The **runner-up** and the **near ties**: the best configuration of
 //!   each other index, by the same choice, and its score over the
 //!   recommendation's (the balanced score, or `--optimize`'s measure).
@@ -84,38 +88,53 @@ struct Measure {
     objective: Option<Objective>,
     /// Whether the balanced choice weighs it.
     balanced: bool,
+    /// The least value, per operation, at which the balanced choice
+    /// weighs it: below it in every configuration the measure is noise
+    /// (module doc).
+    balance_from: f64,
     value: fn(&Point) -> f64,
 }
+
+/// Page writes an operation below which, in every configuration, the
+/// balanced choice leaves page writes out: one page in a thousand
+/// operations is the final flush's metadata on a read-only workload, and
+/// its factor over a configuration that wrote nothing would be infinite.
+pub const WRITES_WEIGHED_FROM: f64 = 1e-3;
 
 const MEASURES: [Measure; 5] = [
     Measure {
         name: "time",
         objective: Some(Objective::Time),
         balanced: true,
+        balance_from: 0.0,
         value: |p| p.time_us,
     },
     Measure {
         name: "energy",
         objective: Some(Objective::Energy),
         balanced: true,
+        balance_from: 0.0,
         value: |p| p.energy_uj,
     },
     Measure {
         name: "page writes",
         objective: Some(Objective::Writes),
         balanced: true,
+        balance_from: WRITES_WEIGHED_FROM,
         value: |p| p.writes,
     },
     Measure {
         name: "wear",
         objective: Some(Objective::Lifetime),
         balanced: false,
+        balance_from: 0.0,
         value: |p| p.wear.unwrap_or(0.0),
     },
     Measure {
         name: "memory",
         objective: None,
         balanced: false,
+        balance_from: 0.0,
         value: |p| p.memory,
     },
 ];
@@ -160,7 +179,10 @@ pub struct Balance {
 
 impl Balance {
     pub fn over(among: &[&Point]) -> Balance {
-        let measures: Vec<&Measure> = in_use(among).into_iter().filter(|m| m.balanced).collect();
+        let measures: Vec<&Measure> = in_use(among)
+            .into_iter()
+            .filter(|m| m.balanced && among.iter().any(|p| (m.value)(p) >= m.balance_from))
+            .collect();
         Balance {
             objectives: measures.iter().map(|m| m.name).collect(),
             best: measures
@@ -369,5 +391,24 @@ mod tests {
             vec!["time", "energy", "page writes"]
         );
         assert_eq!(choose(&both, Objective::Balanced).unwrap().0, 0);
+    }
+
+    #[test]
+    fn a_read_only_final_flush_does_not_decide_the_balance() {
+        // The fastest wrote one metadata page in 100,000 operations, the
+        // other none: that page is below the resolution, and time decides.
+        let fast = pt("fast", 1.0, 1.0, 1e-5, 1.0);
+        let slow = pt("slow", 1.4, 1.4, 0.0, 1.0);
+        let both = [&fast, &slow];
+        assert_eq!(Balance::over(&both).objectives, vec!["time", "energy"]);
+        assert_eq!(choose(&both, Objective::Balanced).unwrap().0, 0);
+        // Once some configuration writes a page in a thousand, writes count.
+        let writer = pt("writer", 1.0, 1.0, 2e-3, 1.0);
+        let idle = pt("idle", 1.4, 1.4, 0.0, 1.0);
+        assert_eq!(
+            Balance::over(&[&writer, &idle]).objectives,
+            vec!["time", "energy", "page writes"]
+        );
+        assert_eq!(choose(&[&writer, &idle], Objective::Balanced).unwrap().0, 1);
     }
 }

@@ -60,19 +60,12 @@ pub struct Row {
     /// Its measures, where it ran.
     pub point: Option<Point>,
     /// Memory as the budget counts it (`--exclude-node-tables` leaves the
-    /// named lines out).
+    /// data-bound lines out): what the printed `run` command reports.
     pub counted_memory: u64,
     /// Within the budget and the lifetime constraint.
     pub eligible: bool,
     /// Why not, where it ran but is not eligible.
     pub excluded: Option<String>,
-}
-
-/// The budget's count of `r`'s memory: its peak, or with
-/// `--exclude-node-tables` the peak of what it holds beside the named lines
-/// a paper keeps outside its budget (`RunOptions::exclude_named`).
-fn counted_memory(r: &Report) -> u64 {
-    r.memory_peak_unnamed_bytes.unwrap_or(r.memory_peak_bytes)
 }
 
 /// The measures of a run (`front` module doc).
@@ -182,6 +175,12 @@ pub fn advise(a: AdviseArgs) -> CliResult<()> {
     if let Some(list) = &a.indexes {
         let chosen = chosen_indexes(list)?;
         cands.retain(|c| chosen.contains(&c.cfg.index));
+    }
+    // The tables outside the budget: every configuration runs with
+    // `tables=outside` (its label unchanged; the printed command says it
+    // with `--exclude-node-tables`, `output::command`).
+    for c in &mut cands {
+        super::tables_outside(&mut c.cfg.set, a.exclude_node_tables)?;
     }
     if cands.is_empty() {
         return Err(format!("no index of --indexes runs on {}", spec.name).into());
@@ -461,7 +460,10 @@ fn rows_of(
             let outcome = o.unwrap_or_else(|| Outcome::Failed("did not run".into()));
             let (point, counted, excluded) = match &outcome {
                 Outcome::Ran(r) => {
-                    let counted = counted_memory(r);
+                    // The budget's count: the peak, or with
+                    // `--exclude-node-tables` the peak besides the
+                    // data-bound tables.
+                    let counted = r.memory_counted_bytes();
                     let p = point(&cand.label, &cand.cfg, r, counted);
                     let short = match (rate, years, &r.wear) {
                         (Some(rate), Some(y), Some(w)) => {

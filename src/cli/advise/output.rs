@@ -122,9 +122,16 @@ fn entry<'a>(adv: &'a Advice, i: usize) -> Entry<'a> {
             r.wear.as_ref(),
             r.device_stats.wear.as_ref(),
         ),
-        Outcome::OverBudget { bytes, op } => (
+        Outcome::OverBudget { bytes, op, tables } => (
             "over budget",
-            Some(format!("{bytes} B after operation {op}")),
+            Some(if *tables > adv.memory {
+                format!(
+                    "{bytes} B after operation {op}; its data-bound tables alone held {tables} B: \
+                     this data needs a budget of at least that"
+                )
+            } else {
+                format!("{bytes} B after operation {op}")
+            }),
             None,
             None,
         ),
@@ -168,7 +175,10 @@ pub fn command(adv: &Advice, a: &AdviseArgs, w: &WorkloadArgs, row: &Row) -> Str
     };
     add("--index", row.cand.cfg.index.clone());
     for s in &row.cand.cfg.set {
-        add("--set", s.clone());
+        // `--exclude-node-tables` gives it (`cli::tables_outside`).
+        if !(a.exclude_node_tables && s == "tables=outside") {
+            add("--set", s.clone());
+        }
     }
     match &w.trace {
         Some(t) => {
@@ -210,6 +220,9 @@ pub fn command(adv: &Advice, a: &AdviseArgs, w: &WorkloadArgs, row: &Row) -> Str
         add("--overwrite", String::new());
     }
     add("--memory", adv.memory.to_string());
+    if a.exclude_node_tables {
+        add("--exclude-node-tables", String::new());
+    }
     if a.bulk_load {
         add("--bulk-load", String::new());
     }
@@ -585,7 +598,7 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
             bytes_text(adv.memory),
             group(adv.memory),
             if a.exclude_node_tables {
-                ", node tables outside it (Agrawal et al. 2009 §6)"
+                ", data-bound tables (node tables and the like) outside it (Agrawal et al. 2009 §6)"
             } else {
                 ""
             },
@@ -635,8 +648,13 @@ fn print(adv: &Advice, a: &AdviseArgs, cmd: Option<&str>) {
         "{}",
         wrap(&format!(
             "→ the recommendation; writes/op: the chip's page writes (garbage collection's copies and the final \
-             flush included); memory: the counted peak; {life_legend}; ∞: no block erased in the run (a short \
-             run that writes may erase none yet)"
+             flush included); memory: the counted peak{}; {life_legend}; ∞: no block erased in the run (a short \
+             run that writes may erase none yet)",
+            if a.exclude_node_tables {
+                " besides the data-bound tables (what `run --exclude-node-tables` reports)"
+            } else {
+                ""
+            }
         ))
     );
     let out = left_out(adv);

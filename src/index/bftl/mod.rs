@@ -21,7 +21,8 @@
 //! LRU node cache of clean copies, as Agrawal et al. 2009 §6.1 runs
 //! BFTL: "whenever memory is not being used by the reserve buffer or delta
 //! pool, it is used by the node cache"; `cache_nodes=N` caps it at N
-//! nodes), `key_bytes`, `value_bytes`, `deletes=checked|blind` (default
+//! nodes), `key_bytes`, `value_bytes`, `tables=in-budget|outside`
+//! (below), `deletes=checked|blind` (default
 //! `checked`: a delete first looks the pair up, in the buffer and then in
 //! the tree, so that it answers exactly; `blind` is §3.1's "record
 //! deletions are handled by adding invalidation records to the reservation
@@ -35,22 +36,42 @@
 //! leaf nodes"; records of one key keep their order, so the content is the
 //! same).
 //!
-//! Memory: the budget (`memory`) covers everything BFTL keeps in RAM, all
-//! counted in `memory_bytes` and so in the runner's peak: the reservation
-//! buffer (capacity × (entry + 1 flag byte)), the node translation table (4
-//! bytes per listed sector and per node, what Roh et al. 2009 Fig. 7 shows),
-//! FlashDB's mode table, the cached top-level nodes (at their image size),
-//! a `wt-lru` cache, and the **commit views** (`bftl::views`): the logical
-//! views of the nodes a batch touches, held through its commit. The views
-//! get only what the other structures leave of the budget; a batch that
+//! Memory (issue #43's two kinds, `node::budget`; all counted in
+//! `memory_bytes` and so in the runner's peak):
+//! * data-bound, growing with the data: the **node translation table**
+//!   (§3.4, Fig. 8) as held (`bftl::store::ntt`): close to the paper's
+//!   layout of a 4-byte entry per node and a 4-byte LBA per listed sector
+//!   (at most 4·(C + 1) bytes a node between batches, what Roh et al. 2009
+//!   Fig. 7 measures), plus a length byte per node, the LBA arena's holes
+//!   and spare room (each within an eighth), a 2-byte reference count per
+//!   sector used and the free sectors' 4-byte LBAs, reported as
+//!   `node_translation_table_bytes`; FlashDB's **mode table**, 4 bytes a
+//!   node (`bftl::modes`), reported as `mode_table_bytes`;
+//! * budget-bound: the **reservation buffer** (capacity × (entry + 1
+//!   flag byte), fixed: the minimum working set with one sector's worth
+//!   of index units), the batch's **pool of index units** (twice a unit's
+//!   40 bytes in RAM: the pool and its packed copy), the cached top levels
+//!   (whole nodes), the free id list (4 bytes an id), the **commit views**
+//!   (`bftl::views`) and a `wt-lru` node cache.
+//!
+//! With `tables=in-budget` (the default) the tables are paid from the
+//! budget first, and the budget-bound structures share what they leave,
+//! shrinking as they grow: the pool holds as many units as that leaves (a
+//! batch past it is committed in parts, `early_commits`), the views what
+//! the pool, the cached levels and the node cache leave (a batch that
 //! touches more nodes drops the least recently used views and re-reads
-//! those nodes if it needs them again (one more read of their lists), so
-//! BFTL runs within the same memory as the indexes it is compared with.
-//! They are charged at the most a batch has held (still bounded by what
-//! the budget leaves), since the runner samples between operations and a
-//! commit happens inside one. Stats: `commit_view_peak_bytes`,
-//! `commit_view_budget_bytes`, `commit_views_dropped`, `ntt_bytes`,
-//! `mode_table_bytes`.
+//! those nodes), and the node cache what the rest leaves, refitted after
+//! every operation (`BTree::fit_to_budget`); when even an empty cache
+//! leaves too little, the cached top levels go (`cached_levels_shed`).
+//! Where the tables alone pass the budget the notes say so, with the
+//! smallest budget this data needs, and the run goes on with the minimum
+//! working set. `tables=outside` keeps the tables beside the budget, the
+//! budget-bound structures then sharing all of it. The views are charged
+//! at the most a batch has held (bounded by what the budget leaves), since
+//! the runner samples between operations and a commit happens inside one.
+//! Stats: `commit_view_peak_bytes`, `commit_view_budget_bytes`,
+//! `commit_views_dropped`, `early_commits`, `cached_levels_shed`,
+//! `node_translation_table_bytes`, `mode_table_bytes`.
 //!
 //! **FlashDB** (`flashdb`, Roh et al. 2009 §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is
@@ -74,16 +95,13 @@ pub use store::BftlStore;
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
-use crate::node::{CachePolicy, NodeLayout};
+use crate::node::{Budget, CachePolicy, NodeLayout};
 
 /// Name in the registry.
 pub const NAME: &str = "bftl";
 /// FlashDB (Roh et al. 2009 §2.3): BFTL whose nodes switch between log and
 /// disk mode (`bftl::modes`).
 pub const FLASHDB: &str = "flashdb";
-
-/// Bytes `BTree::memory_bytes` charges for the tree's own metadata.
-const TREE_META_BYTES: usize = 64;
 
 /// BFTL.
 pub struct Bftl {
@@ -112,9 +130,11 @@ struct BftlOptions {
     cache_nodes: Option<usize>,
     blind_deletes: bool,
     key_order: bool,
+    /// `memory` and `tables=in-budget|outside`.
+    budget: Budget,
 }
 
-fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
+fn options(name: &str, params: &mut Params, memory: usize) -> Result<BftlOptions> {
     let layout_of = BTreeOptions::from_params(params)?;
     let cache = params
         .get("cache", "none".to_string())?
@@ -132,6 +152,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
     let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
     let blind_deletes = params.switch("deletes", "checked", "blind")?;
     let key_order = params.switch("commit_order", "arrival", "key")?;
+    let budget = params.budget(memory)?;
     params.finish(name)?;
     if capacity == 0 {
         return Err(IndexError::Config(
@@ -147,6 +168,7 @@ fn options(name: &str, params: &mut Params) -> Result<BftlOptions> {
         cache_nodes,
         blind_deletes,
         key_order,
+        budget,
     })
 }
 
@@ -192,10 +214,15 @@ impl Bftl {
         opts.layout(page_size)
     }
 
+    /// Bytes of a reservation buffer of `capacity` records of `format`.
+    fn reservation_bytes(capacity: usize, format: EntryFormat) -> usize {
+        capacity * (format.entry_bytes() + 1)
+    }
+
     /// Checks the budget holds the reservation buffer; returns what is
     /// left for the tree (its node cache, when there is one).
     fn check_budget(o: &BftlOptions, memory: usize) -> Result<usize> {
-        let needed = o.capacity * (o.layout_of.format.entry_bytes() + 1);
+        let needed = Self::reservation_bytes(o.capacity, o.layout_of.format);
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
                 needed,
@@ -221,9 +248,8 @@ impl Bftl {
         let (o, store, tree_memory) = Self::store(name, storage, memory, &mut params, true)?;
         // By default the tree keeps no node cache: nodes are read through
         // the node translation table, as in the paper.
-        let mut tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
-        tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, &o))
+        let tree = BTree::create_on(name, Box::new(store), tree_memory, o.cache)?;
+        Self::assemble(name, tree, &o)
     }
 
     /// Reopens the BFTL `flush` left on `storage` (the node translation
@@ -253,9 +279,8 @@ impl Bftl {
         if read_only {
             store.set_read_only();
         }
-        let mut tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
-        tree.limit_cache(o.cache_nodes)?;
-        Ok(Self::assemble(name, tree, &o))
+        let tree = BTree::open_on(name, Box::new(store), tree_memory, o.cache)?;
+        Self::assemble(name, tree, &o)
     }
 
     /// The options, the node store and the memory left for the tree.
@@ -266,31 +291,41 @@ impl Bftl {
         params: &mut Params,
         creating: bool,
     ) -> Result<(BftlOptions, BftlStore, usize)> {
-        let o = options(name, params)?;
+        let o = options(name, params, memory)?;
         let tree_memory = Self::check_budget(&o, memory)?;
         let layout = Self::layout(name, &o, &storage, creating)?;
         // The store's tables and batch views share what the reservation
-        // buffer leaves, less the tree's own: a `wt-lru` cache takes all of
-        // it unless `cache_nodes` caps it.
+        // buffer leaves, less the tree's own, with the node cache: a
+        // `wt-lru` cache takes all the tables leave unless `cache_nodes`
+        // caps it.
         let cache_bytes = match (o.cache, o.cache_nodes) {
             (CachePolicy::None, _) => 0,
             (_, Some(n)) => n.saturating_mul(layout.node_bytes),
             (_, None) => tree_memory,
         };
-        let view_budget = tree_memory.saturating_sub(TREE_META_BYTES + cache_bytes);
+        let shared = Budget::new(
+            tree_memory.saturating_sub(BTree::held_beside_cache(layout)),
+            o.budget.tables,
+        );
         let store = BftlStore::new(
             storage,
             layout,
             o.compaction_c,
             o.cached_levels,
             name == FLASHDB,
-            view_budget,
+            shared,
+            cache_bytes,
         )?;
         Ok((o, store, tree_memory))
     }
 
-    fn assemble(name: &'static str, tree: BTree, o: &BftlOptions) -> Self {
-        Bftl {
+    /// The index around `tree`, its node cache capped by `cache_nodes`
+    /// and fitted to what the data-bound tables leave of the budget.
+    fn assemble(name: &'static str, mut tree: BTree, o: &BftlOptions) -> Result<Self> {
+        tree.limit_cache(o.cache_nodes)?;
+        let beside = Self::reservation_bytes(o.capacity, o.layout_of.format);
+        tree.fit_to_budget(o.budget.tables, beside)?;
+        Ok(Bftl {
             name,
             tree,
             reservation_buffer: Vec::with_capacity(o.capacity),
@@ -299,7 +334,7 @@ impl Bftl {
             scratch: Vec::new(),
             blind_deletes: o.blind_deletes,
             key_order: o.key_order,
-        }
+        })
     }
 
     /// Applies every dirty record to the tree and commits the index units.
@@ -444,7 +479,7 @@ impl Index for Bftl {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.capacity * (self.format().entry_bytes() + 1) + self.tree.memory_bytes()
+        Self::reservation_bytes(self.capacity, self.format()) + self.tree.memory_bytes()
     }
 
     fn stats(&self) -> IndexStats {

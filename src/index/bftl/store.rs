@@ -46,16 +46,20 @@
 //!    as a reset unit does; it is only ever the first sector of a list.
 //!    See `bftl::modes` for when a node is written so.
 
-use std::collections::BTreeMap;
-
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::top_levels::TopLevels;
-use crate::node::{EntryFormat, IndexStats, NodeError};
+use crate::node::{Budget, EntryFormat, IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_NODE};
 
+mod memory;
+mod ntt;
 mod read;
+#[cfg(test)]
+mod tests;
+
+use ntt::{push_free, Ntt, SectorRefs, LBA_LIMIT};
 
 use super::modes::{SelfTuning, Switch};
 use super::views::{self, CommitViews};
@@ -75,13 +79,11 @@ pub struct BftlStore {
     lambda: usize,
     compaction_c: usize,
     /// Node translation table: node id → LBAs holding its units.
-    ntt: Vec<Vec<u64>>,
-    /// Σ over `ntt` of the list lengths, kept as the lists change
-    /// (`memory_bytes` runs after every operation).
-    ntt_total: usize,
+    ntt: Ntt,
     /// Per sector LBA: how many node lists name it.
-    refs: BTreeMap<u64, u32>,
-    free_lbas: Vec<u64>,
+    refs: SectorRefs,
+    /// Sectors below `next_lba` no list names, to reuse.
+    free_lbas: Vec<u32>,
     next_lba: u64,
     /// The batch's units, in generation order.
     pool: Vec<Unit>,
@@ -91,8 +93,9 @@ pub struct BftlStore {
     buf: Vec<u8>,
     scratch: Vec<Unit>,
     /// Reused by [`Self::read_committed`]: a node's sector list, and the
-    /// units read from it.
-    list_scratch: Vec<u64>,
+    /// units read from it (the list also by `compact_with`, for the
+    /// sectors it releases).
+    list_scratch: Vec<u32>,
     unit_scratch: Vec<(Unit, u32)>,
     /// §5.1: "a small amount of B-Tree nodes in the top levels were cached
     /// in RAM". Their changes still become index units; reads of them cost
@@ -101,12 +104,21 @@ pub struct BftlStore {
     /// While a batch is applied: the logical views of the nodes it read or
     /// wrote, so that a node the batch touches many times is read from its
     /// sectors once per commit (§3.3 partitions a batch's units by node:
-    /// each node is visited once), as many as `view_budget` leaves room
-    /// for (`bftl::views`). Dropped at the commit.
+    /// each node is visited once), as many as the budget leaves room
+    /// for (`bftl::views`). Kept as spare nodes for the next batch after
+    /// the commit.
     views: CommitViews,
-    /// Bytes of the budget the store's RAM structures may take: the
-    /// batch views get what the others leave.
-    view_budget: usize,
+    /// The budget the store and the tree's node cache share (the index's
+    /// less the reservation buffer and the tree's metadata), and whether
+    /// the data-bound tables are paid from it.
+    budget: Budget,
+    /// Of that, the most the tree's node cache may take (`cache_nodes`
+    /// images, all of it for an uncapped `wt-lru` cache, none without a
+    /// cache): the batch views get what the cache, the tables and the
+    /// store's working set leave.
+    cache_bytes: usize,
+    /// The cached top levels were dropped to fit the budget (`shed`).
+    hot_shed: bool,
     /// FlashDB's per-node log/disk modes (`None`: BFTL, every node logs).
     modes: Option<SelfTuning>,
     /// A reused node for FlashDB's node pages.
@@ -116,6 +128,8 @@ pub struct BftlStore {
     read_only: bool,
     pub(crate) node_pages_written: u64,
     pub(crate) compactions: u64,
+    /// Commits of part of a batch whose units passed the pool's budget.
+    pub(crate) early_commits: u64,
     pub(crate) sectors_committed: u64,
     pub(crate) units_committed: u64,
 }
@@ -127,7 +141,8 @@ impl BftlStore {
         compaction_c: usize,
         cached_levels: u8,
         self_tuning: bool,
-        view_budget: usize,
+        budget: Budget,
+        cache_bytes: usize,
     ) -> Result<Self, NodeError> {
         let sector_size =
             match &storage {
@@ -141,6 +156,13 @@ impl BftlStore {
         if lambda == 0 {
             return Err(NodeError::Config(format!(
                 "a {sector_size}-byte sector holds no index unit"
+            )));
+        }
+        if lambda > u16::MAX as usize {
+            // The per-sector reference counts are 2 bytes (`store::ntt`).
+            return Err(NodeError::Config(format!(
+                "a {sector_size}-byte sector holds {lambda} index units, more than BFTL's {} a sector",
+                u16::MAX
             )));
         }
         if compaction_c == 0 {
@@ -170,9 +192,8 @@ impl BftlStore {
             sector_size,
             lambda,
             compaction_c,
-            ntt: Vec::new(),
-            ntt_total: 0,
-            refs: BTreeMap::new(),
+            ntt: Ntt::default(),
+            refs: SectorRefs::default(),
             free_lbas: Vec::new(),
             next_lba: 1,
             pool: Vec::new(),
@@ -185,8 +206,11 @@ impl BftlStore {
             unit_scratch: Vec::new(),
             hot: TopLevels::new(cached_levels),
             views: CommitViews::default(),
-            view_budget,
+            budget,
+            cache_bytes,
+            hot_shed: false,
             compactions: 0,
+            early_commits: 0,
             sectors_committed: 0,
             units_committed: 0,
         })
@@ -222,44 +246,6 @@ impl BftlStore {
         self.views.keep(id, node, limit);
     }
 
-    /// How many views the budget leaves room for beside the store's other
-    /// RAM structures.
-    fn view_limit(&self) -> usize {
-        self.view_budget.saturating_sub(self.table_memory()) / views::view_bytes(&self.layout)
-    }
-
-    /// RAM of everything but the views: the node translation table at 4
-    /// bytes per LBA and 4 per node entry (what Roh et al. 2009 Fig. 7
-    /// measures), the free id list, FlashDB's mode table, the cached
-    /// top-level nodes and the batch's pending units.
-    fn table_memory(&self) -> usize {
-        (self.ntt_entries() + self.ntt.len() + self.ids.free.len()) * 4
-            + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
-            + self.hot.len() * self.layout.node_bytes
-            + self.pool_memory()
-    }
-
-    /// RAM of the batch's pending units (the pool, whose allocation is
-    /// kept between commits) and of their packed copy while a commit
-    /// writes them (about as large: FIRST-FIT copies every unit once).
-    fn pool_memory(&self) -> usize {
-        2 * (self.pool.capacity() + self.scratch.capacity()) * std::mem::size_of::<Unit>()
-    }
-
-    /// RAM the batch views take: the most a batch has held, bounded by what
-    /// the budget leaves now (a commit needs it each time the reservation
-    /// buffer fills), or what they hold now if more.
-    fn view_memory(&self) -> usize {
-        let reserve = self.views.most.min(self.view_limit());
-        self.views.len().max(reserve) * views::view_bytes(&self.layout)
-    }
-
-    /// Node translation table entries (LBAs over all lists).
-    pub fn ntt_entries(&self) -> usize {
-        debug_assert_eq!(self.ntt_total, self.ntt.iter().map(Vec::len).sum::<usize>());
-        self.ntt_total
-    }
-
     /// FlashDB: writes `node` whole as node `id`'s page, which starts its
     /// list afresh (the older sectors of the list become stale).
     fn write_node_page(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
@@ -275,56 +261,67 @@ impl BftlStore {
             &mut buf[body..NODE_PAGE_HEADER + self.layout.node_bytes],
         );
         page::seal(&mut buf, PageKind::NodePage, NODE_PAGE_HEADER + len);
-        let r = self.dev().write(lba, 0, &buf);
+        let r = self.dev().write(lba.into(), 0, &buf);
         self.buf = buf;
         r?;
         self.sector_seq = self.sector_seq.wrapping_add(1);
         self.sectors_committed += 1;
         self.node_pages_written += 1;
-        let old = self.replace_list(id, vec![lba]);
-        *self.refs.entry(lba).or_insert(0) += 1;
-        for l in old {
-            self.release_lba(l)?;
-        }
-        Ok(())
+        // The old sectors are released in list order (the order the free
+        // list reuses them in); the new one is no list's yet.
+        let r = self.release_list(id, None);
+        self.ntt.clear(id);
+        self.ntt.push(id, lba);
+        self.refs.add(lba);
+        r
     }
 
-    fn alloc_lba(&mut self) -> Result<u64, NodeError> {
+    /// Sectors the store may use: the device's, up to [`LBA_LIMIT`].
+    fn sector_limit(&self) -> u64 {
+        match &self.storage {
+            Storage::Pages(d) => d.capacity_pages().min(LBA_LIMIT),
+            Storage::Raw(_) => 0,
+        }
+    }
+
+    fn alloc_lba(&mut self) -> Result<u32, NodeError> {
         if let Some(l) = self.free_lbas.pop() {
             return Ok(l);
         }
-        let cap = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let cap = self.sector_limit();
         if self.next_lba >= cap {
             return Err(NodeError::Device(DeviceError::Full {
                 detail: format!("BFTL has used all {cap} sectors"),
             }));
         }
         self.next_lba += 1;
-        Ok(self.next_lba - 1)
+        // Below `sector_limit`, so below 2^31.
+        Ok((self.next_lba - 1) as u32)
     }
 
-    fn release_lba(&mut self, lba: u64) -> Result<(), NodeError> {
-        let gone = match self.refs.get_mut(&lba) {
-            Some(r) => {
-                *r -= 1;
-                *r == 0
+    fn release_lba(&mut self, lba: u32) -> Result<(), NodeError> {
+        if self.refs.remove(lba) {
+            self.dev().trim(lba.into())?;
+            push_free(&mut self.free_lbas, lba);
+        }
+        Ok(())
+    }
+
+    /// Releases every sector of node `id`'s list but `except`, in list
+    /// order; the list itself is left for the caller to clear.
+    fn release_list(&mut self, id: NodeId, except: Option<u32>) -> Result<(), NodeError> {
+        for i in 0..self.ntt.len(id) {
+            let l = self.ntt.list(id)[i];
+            if Some(l) != except {
+                self.release_lba(l)?;
             }
-            None => false,
-        };
-        if gone {
-            self.refs.remove(&lba);
-            self.dev().trim(lba)?;
-            self.free_lbas.push(lba);
         }
         Ok(())
     }
 
     /// Writes `sector` (units) to a new LBA and lists it for every node
     /// it holds.
-    fn write_sector(&mut self, units: &[Unit]) -> Result<u64, NodeError> {
+    fn write_sector(&mut self, units: &[Unit]) -> Result<u32, NodeError> {
         let lba = self.alloc_lba()?;
         let ub = unit_bytes(self.format);
         let mut buf = std::mem::take(&mut self.buf);
@@ -338,7 +335,7 @@ impl BftlStore {
             unit::encode(self.format, u, &mut buf[at..at + ub]);
         }
         page::seal(&mut buf, PageKind::IndexUnits, HEADER + units.len() * ub);
-        let r = self.dev().write(lba, 0, &buf);
+        let r = self.dev().write(lba.into(), 0, &buf);
         self.buf = buf;
         r?;
         self.sector_seq = self.sector_seq.wrapping_add(1);
@@ -347,60 +344,15 @@ impl BftlStore {
         for u in units {
             if u.op.resets() {
                 // The node starts afresh here: its older sectors are stale.
-                let old = self.replace_list(u.node, Vec::new());
-                for l in old {
-                    if l != lba {
-                        self.release_lba(l)?;
-                    }
-                }
+                let r = self.release_list(u.node, Some(lba));
+                self.ntt.clear(u.node);
+                r?;
             }
-            if self.push_list(u.node, lba) {
-                *self.refs.entry(lba).or_insert(0) += 1;
+            if self.ntt.push(u.node, lba) {
+                self.refs.add(lba);
             }
         }
         Ok(lba)
-    }
-
-    /// Forgets the sectors no node list names (invariant 2) and returns them.
-    fn take_dead_sectors(&mut self) -> Vec<u64> {
-        let dead: Vec<u64> = self
-            .refs
-            .iter()
-            .filter(|(_, &r)| r == 0)
-            .map(|(&l, _)| l)
-            .collect();
-        for l in &dead {
-            self.refs.remove(l);
-        }
-        dead
-    }
-
-    fn list_mut(&mut self, id: NodeId) -> &mut Vec<u64> {
-        let idx = id as usize;
-        if self.ntt.len() <= idx {
-            self.ntt.resize_with(idx + 1, Vec::new);
-        }
-        &mut self.ntt[idx]
-    }
-
-    /// Replaces node `id`'s sector list with `list`; the old one.
-    fn replace_list(&mut self, id: NodeId, list: Vec<u64>) -> Vec<u64> {
-        let added = list.len();
-        let old = std::mem::replace(self.list_mut(id), list);
-        self.ntt_total = self.ntt_total + added - old.len();
-        old
-    }
-
-    /// Appends `lba` to node `id`'s list unless it ends with it already;
-    /// whether it was appended.
-    fn push_list(&mut self, id: NodeId, lba: u64) -> bool {
-        let list = self.list_mut(id);
-        if list.last() == Some(&lba) {
-            return false;
-        }
-        list.push(lba);
-        self.ntt_total += 1;
-        true
     }
 
     /// The commit policy (§3.3): partition the pool by node, pack the sets
@@ -471,6 +423,12 @@ impl BftlStore {
         result?;
         pool.clear();
         self.pool = pool;
+        // Tables that grew leave the pool less: give back what it held
+        // beyond that (rare: only when the limit fell).
+        let limit = self.pool_limit(0);
+        if self.pool.capacity() > limit {
+            self.pool.shrink_to(limit);
+        }
         Ok(())
     }
 
@@ -489,10 +447,7 @@ impl BftlStore {
                     self.write_node_page(id, page_node)?;
                 }
             }
-            let compacted = self
-                .ntt
-                .get(id as usize)
-                .is_some_and(|l| l.len() > self.compaction_c);
+            let compacted = self.ntt.len(id) > self.compaction_c;
             if compacted {
                 self.compact(id)?;
             }
@@ -505,7 +460,7 @@ impl BftlStore {
                 .modes
                 .as_mut()
                 .map_or(Switch::Stay, |m| m.on_commit(id, units, compacted));
-            if switch == Switch::ToDisk && self.ntt.get(id as usize).is_some_and(|l| l.len() > 1) {
+            if switch == Switch::ToDisk && self.ntt.len(id) > 1 {
                 self.compact(id)?;
             }
         }
@@ -518,25 +473,9 @@ impl BftlStore {
         self.views.get(id).or_else(|| self.hot.get(id))
     }
 
-    /// RAM our node translation table and its sector bookkeeping hold (a
-    /// `Vec` of 8-byte LBAs per node, the per-sector reference counts and
-    /// the free sectors), where `memory_bytes` charges the paper's compact
-    /// table (4 bytes per LBA and per node): the excess is this index's
-    /// representation, not BFTL's, and is reported apart as
-    /// `ntt_held_bytes`. O(nodes): for reports, not every operation.
-    pub fn ntt_held_bytes(&self) -> usize {
-        /// A `BTreeMap<u64, u32>` entry with its share of a B-tree node
-        /// (leaves of 11 entries, about half full when filled by appends).
-        const REF_BYTES: usize = 28;
-        self.ntt.capacity() * std::mem::size_of::<Vec<u64>>()
-            + self.ntt.iter().map(|l| l.capacity() * 8).sum::<usize>()
-            + self.refs.len() * REF_BYTES
-            + self.free_lbas.capacity() * 8
-    }
-
     /// The longest sector list of any node (at most C between batches).
     pub fn longest_list(&self) -> usize {
-        self.ntt.iter().map(Vec::len).max().unwrap_or(0)
+        self.ntt.longest()
     }
 
     /// Gathers node `id`'s units and rewrites them into the fewest sectors.
@@ -560,7 +499,12 @@ impl BftlStore {
             self.compactions += 1;
             return self.write_node_page(id, node);
         }
-        let old = self.replace_list(id, Vec::new());
+        // The old sectors are released once the new ones are written, in
+        // list order (the order the free list reuses them in).
+        let mut old = std::mem::take(&mut self.list_scratch);
+        old.clear();
+        old.extend_from_slice(self.ntt.list(id));
+        self.ntt.clear(id);
         let mut units = std::mem::take(&mut self.scratch);
         units.clear();
         unit::full_units(id, node, &mut units);
@@ -568,12 +512,13 @@ impl BftlStore {
             for chunk in units.chunks(self.lambda) {
                 self.write_sector(chunk)?;
             }
-            for lba in old {
+            for &lba in &old {
                 self.release_lba(lba)?;
             }
             Ok(())
         })();
         self.scratch = units;
+        self.list_scratch = old;
         self.compactions += 1;
         result
     }
@@ -582,7 +527,7 @@ impl BftlStore {
     /// pending units (for a node whose batch view was dropped).
     fn rebuild(&mut self, id: NodeId, pool: &[Unit], node: &mut Node) -> Result<(), NodeError> {
         let reset = pool.iter().any(|u| u.node == id && u.op.resets());
-        if !reset && self.ntt.get(id as usize).is_some_and(|l| !l.is_empty()) {
+        if !reset && self.ntt.len(id) > 0 {
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
@@ -610,12 +555,12 @@ impl NodeStore for BftlStore {
             node.clone_from(n);
             return Ok(());
         }
-        let committed = self.ntt.get(id as usize).is_some_and(|l| !l.is_empty());
+        let committed = self.ntt.len(id) > 0;
         // A pending reset makes the committed units stale: skip reading them.
         let reset_pending = self.pool.iter().any(|u| u.node == id && u.op.resets());
         let mut read_from_flash = None;
         if committed && !reset_pending {
-            read_from_flash = self.ntt.get(id as usize).map(Vec::len);
+            read_from_flash = Some(self.ntt.len(id));
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
@@ -652,8 +597,6 @@ impl NodeStore for BftlStore {
     }
 
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
-        self.hot.remember(id, node);
-        self.keep_view(id, node);
         match change {
             NodeChange::Insert(key, value) => {
                 let right = if node.is_leaf() {
@@ -667,34 +610,44 @@ impl NodeStore for BftlStore {
                     })?;
                     node.children[pos + 1]
                 };
-                self.pool.push(Unit {
+                self.pend(
+                    id,
+                    node,
+                    &[Unit {
+                        node: id,
+                        op: Op::Insert,
+                        key,
+                        value,
+                        parent: NO_NODE,
+                        left: NO_NODE,
+                        right,
+                    }],
+                    0,
+                )
+            }
+            NodeChange::Delete(key, value) => self.pend(
+                id,
+                node,
+                &[Unit {
                     node: id,
-                    op: Op::Insert,
+                    op: Op::Delete,
                     key,
                     value,
                     parent: NO_NODE,
                     left: NO_NODE,
-                    right,
-                });
-            }
-            NodeChange::Delete(key, value) => self.pool.push(Unit {
-                node: id,
-                op: Op::Delete,
-                key,
-                value,
-                parent: NO_NODE,
-                left: NO_NODE,
-                right: NO_NODE,
-            }),
+                    right: NO_NODE,
+                }],
+                0,
+            ),
             NodeChange::Rewrite => {
                 let mut units = std::mem::take(&mut self.scratch);
                 units.clear();
                 unit::full_units(id, node, &mut units);
-                self.pool.extend_from_slice(&units);
+                let r = self.pend(id, node, &units, units.capacity());
                 self.scratch = units;
+                r
             }
         }
-        Ok(())
     }
 
     fn allocate(&mut self) -> Result<NodeId, NodeError> {
@@ -709,10 +662,7 @@ impl NodeStore for BftlStore {
     }
 
     fn can_allocate(&self, n: usize) -> bool {
-        let cap = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let cap = self.sector_limit();
         // Room for a batch's sectors is checked when they are written; keep
         // a margin of free sectors for the commit of the current batch.
         let free = cap.saturating_sub(self.next_lba) + self.free_lbas.len() as u64;
@@ -729,29 +679,29 @@ impl NodeStore for BftlStore {
         }
         self.views.remove(id);
         self.pool.retain(|u| u.node != id);
-        let list = self.replace_list(id, Vec::new());
-        for lba in list {
-            self.release_lba(lba)?;
-        }
+        let r = self.release_list(id, None);
+        self.ntt.clear(id);
+        r?;
         self.ids.free.push(id);
         Ok(())
     }
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
+        let mut dead = Vec::new();
         for &id in &free {
-            if let Some(list) = self.ntt.get_mut(id as usize) {
-                self.ntt_total -= list.len();
-                for lba in std::mem::take(list) {
-                    if let Some(r) = self.refs.get_mut(&lba) {
-                        *r = r.saturating_sub(1);
-                    }
+            for &lba in self.ntt.list(id) {
+                if self.refs.remove(lba) {
+                    dead.push(lba);
                 }
             }
+            self.ntt.clear(id);
         }
-        // Sectors no list names any more are reused; they are overwritten
-        // before anything reads them, so no trim is needed here.
-        let dead = self.take_dead_sectors();
-        self.free_lbas.extend(dead);
+        // Sectors no list names any more are reused, in LBA order; they are
+        // overwritten before anything reads them, so no trim is needed here.
+        dead.sort_unstable();
+        for l in dead {
+            push_free(&mut self.free_lbas, l);
+        }
         self.ids = IdAllocator { next_id, free };
     }
 
@@ -779,10 +729,7 @@ impl NodeStore for BftlStore {
         let used = u64::from_le_bytes(tail);
         // The scan below reads every sector in use: bound it by the device,
         // not by a count a corrupt superblock could make endless.
-        let capacity = match &self.storage {
-            Storage::Pages(d) => d.capacity_pages(),
-            Storage::Raw(_) => 0,
-        };
+        let capacity = self.sector_limit();
         if used > capacity {
             return Err(NodeError::Corrupt {
                 page: 0,
@@ -797,7 +744,8 @@ impl NodeStore for BftlStore {
             let mut b = vec![0u8; self.sector_size];
             self.dev().read(lba, 0, &mut b)?;
             if page::open_any(&b, lba)?.is_none() {
-                self.free_lbas.push(lba);
+                // Below `sector_limit`, so below 2^31.
+                push_free(&mut self.free_lbas, lba as u32);
                 continue;
             }
             if let Some((seq, id)) = self.read_sector(lba, None, &mut units, &mut page_node)? {
@@ -819,31 +767,35 @@ impl NodeStore for BftlStore {
         }
         sectors.sort_by_key(|s| s.0);
         self.sector_seq = sectors.last().map(|s| s.0.wrapping_add(1)).unwrap_or(0);
-        self.ntt.clear();
-        self.ntt_total = 0;
-        self.refs.clear();
+        self.ntt.reset();
+        self.refs.reset();
         for (_, lba, units) in &sectors {
+            let lba = *lba as u32;
             for u in units {
                 if u.node >= meta.next_id {
                     continue;
                 }
                 if u.op.resets() {
-                    let old = self.replace_list(u.node, Vec::new());
-                    for l in old {
-                        if let Some(r) = self.refs.get_mut(&l) {
-                            *r -= 1;
-                        }
+                    for &l in self.ntt.list(u.node) {
+                        self.refs.remove(l);
                     }
+                    self.ntt.clear(u.node);
                 }
-                if self.push_list(u.node, *lba) {
-                    *self.refs.entry(*lba).or_insert(0) += 1;
+                if self.ntt.push(u.node, lba) {
+                    self.refs.add(lba);
                 }
             }
-            self.refs.entry(*lba).or_insert(0);
         }
-        for l in self.take_dead_sectors() {
-            self.dev().trim(l)?;
-            self.free_lbas.push(l);
+        // The sectors read whole that no list names, in LBA order.
+        let mut dead: Vec<u32> = sectors
+            .iter()
+            .map(|s| s.1 as u32)
+            .filter(|&l| self.refs.get(l) == 0)
+            .collect();
+        dead.sort_unstable();
+        for l in dead {
+            self.dev().trim(l.into())?;
+            push_free(&mut self.free_lbas, l);
         }
         self.ids = IdAllocator::starting_at(meta.next_id);
         Ok(Some(meta))
@@ -864,13 +816,42 @@ impl NodeStore for BftlStore {
         Ok(self.dev().sync()?)
     }
 
-    /// The tables (`table_memory`) and the batch views (`view_memory`).
+    /// The data-bound tables, the working set and the batch views.
     fn memory_bytes(&self) -> usize {
-        self.table_memory() + self.view_memory()
+        self.data_bound_bytes() + self.reserved_bytes()
+    }
+
+    /// The node translation table and FlashDB's mode table.
+    fn data_bound_bytes(&self) -> usize {
+        self.ntt_bytes() + self.modes.as_ref().map_or(0, SelfTuning::memory_bytes)
+    }
+
+    /// The budget-bound part: the working set and the views, which the
+    /// tree's node cache leaves room for.
+    fn reserved_bytes(&self) -> usize {
+        self.working_memory() + self.view_memory()
+    }
+
+    /// The pool gives back what it holds past its limit (the tables or the
+    /// free list grew since it was sized), and the cached top levels go
+    /// (§5.1 keeps them for speed) when even an empty node cache leaves too
+    /// little for them.
+    fn shed(&mut self, room: usize) -> Result<(), NodeError> {
+        let limit = self.pool_limit(0);
+        if self.pool.capacity() > limit {
+            self.pool.shrink_to(limit);
+        }
+        let views = self.view_limit();
+        self.views.trim(views);
+        if self.reserved_bytes() > room && !self.hot.is_empty() {
+            self.hot = TopLevels::new(0);
+            self.hot_shed = true;
+        }
+        Ok(())
     }
 
     fn flash_bytes_used(&self) -> u64 {
-        (1 + self.refs.len() as u64) * self.sector_size as u64
+        (1 + self.refs.live()) * self.sector_size as u64
     }
 
     fn storage(&self) -> &Storage {
@@ -885,6 +866,7 @@ impl NodeStore for BftlStore {
         stats.set("lambda", self.lambda as f64);
         stats.set("compaction_c", self.compaction_c as f64);
         stats.set("compactions", self.compactions as f64);
+        stats.set("early_commits", self.early_commits as f64);
         if let Some(m) = &self.modes {
             stats.set("disk_mode_nodes", m.disk_nodes() as f64);
             stats.set("switches_to_disk", m.switches_to_disk as f64);
@@ -896,19 +878,19 @@ impl NodeStore for BftlStore {
             "commit_view_peak_bytes",
             (self.views.most * views::view_bytes(&self.layout)) as f64,
         );
-        stats.set("commit_view_budget_bytes", self.view_budget as f64);
+        stats.set(
+            "commit_view_budget_bytes",
+            (self.view_limit() * views::view_bytes(&self.layout)) as f64,
+        );
+        stats.set("cached_levels_shed", u8::from(self.hot_shed) as f64);
         stats.set("commit_views_dropped", self.views.dropped as f64);
-        stats.set("ntt_held_bytes", self.ntt_held_bytes() as f64);
         stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
         stats.set("units_committed", self.units_committed as f64);
         stats.set("ntt_entries", self.ntt_entries() as f64);
         stats.set("ntt_longest_list", self.longest_list() as f64);
-        stats.set(
-            "ntt_bytes",
-            ((self.ntt_entries() + self.ntt.len()) * 4) as f64,
-        );
+        stats.set("node_translation_table_bytes", self.ntt_bytes() as f64);
     }
 
     fn begin_batch(&mut self) {
@@ -917,11 +899,8 @@ impl NodeStore for BftlStore {
 
     fn end_batch(&mut self) -> Result<(), NodeError> {
         let r = self.commit();
-        self.views.end();
+        let limit = self.view_limit();
+        self.views.end(limit);
         r
-    }
-
-    fn reserved_bytes(&self) -> usize {
-        0
     }
 }

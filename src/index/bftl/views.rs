@@ -15,10 +15,12 @@
 //! view was dropped is rebuilt from its sectors and the batch's pending
 //! units when it is needed again (one more read of its list).
 //!
-//! Memory: the views are charged at their most over any batch (bounded by
-//! what the budget leaves now), not only while a batch holds them: the
-//! runner samples memory between operations, and a commit needs that RAM
-//! each time the reservation buffer fills.
+//! Memory: a batch's views are kept between batches as spare nodes (their
+//! entries' room kept) for the next batch to fill, as many as the most a
+//! batch has held, fewer when the budget leaves less: the runner samples
+//! memory between operations, and a commit needs that RAM each time the
+//! reservation buffer fills, so what is charged between operations is
+//! what the next commit's views will take, and is held.
 //!
 //! Invariant: outside a batch no view is held; inside one at most
 //! `limit` (as computed when a view is added).
@@ -36,6 +38,8 @@ const VIEW_OVERHEAD: usize = 64;
 pub(super) struct CommitViews {
     /// Node → (view, last use); `None` outside a batch.
     views: Option<BTreeMap<NodeId, (Node, u64)>>,
+    /// Nodes of views of past batches, reused by the next (module doc).
+    spare: Vec<Node>,
     clock: u64,
     /// The most views one batch held.
     pub(super) most: usize,
@@ -48,8 +52,13 @@ impl CommitViews {
         self.views = Some(BTreeMap::new());
     }
 
-    pub(super) fn end(&mut self) {
-        self.views = None;
+    /// Ends the batch; its views' nodes are kept as spares, at most
+    /// `limit` in all.
+    pub(super) fn end(&mut self, limit: usize) {
+        if let Some(views) = self.views.take() {
+            self.spare.extend(views.into_values().map(|v| v.0));
+        }
+        self.spare.truncate(limit);
     }
 
     pub(super) fn get(&self, id: NodeId) -> Option<&Node> {
@@ -57,14 +66,32 @@ impl CommitViews {
     }
 
     pub(super) fn remove(&mut self, id: NodeId) {
-        if let Some(v) = &mut self.views {
-            v.remove(&id);
+        if let Some(v) = self.views.as_mut().and_then(|v| v.remove(&id)) {
+            self.spare.push(v.0);
         }
     }
 
-    /// Views held now.
-    pub(super) fn len(&self) -> usize {
-        self.views.as_ref().map_or(0, BTreeMap::len)
+    /// View nodes held now: the batch's views and the spares.
+    pub(super) fn held(&self) -> usize {
+        self.views.as_ref().map_or(0, BTreeMap::len) + self.spare.len()
+    }
+
+    /// Drops the least recently used views until at most `limit` are held
+    /// (the budget left them less room: the batch's pool grew), and the
+    /// spares past what that leaves.
+    pub(super) fn trim(&mut self, limit: usize) {
+        let Some(views) = &mut self.views else {
+            self.spare.truncate(limit);
+            return;
+        };
+        while views.len() > limit {
+            let Some(oldest) = views.iter().min_by_key(|(_, v)| v.1).map(|(&k, _)| k) else {
+                return;
+            };
+            views.remove(&oldest);
+            self.dropped += 1;
+        }
+        self.spare.truncate(limit - views.len());
     }
 
     /// Keeps `node` as node `id`'s view, holding at most `limit` views.
@@ -78,15 +105,17 @@ impl CommitViews {
             v.1 = self.clock;
             return;
         }
-        while views.len() >= limit {
-            // An empty map (`limit` 0) has no oldest: keep no view.
-            let Some(oldest) = views.iter().min_by_key(|(_, v)| v.1).map(|(&k, _)| k) else {
-                return;
-            };
-            views.remove(&oldest);
-            self.dropped += 1;
+        // Room for this one; with `limit` 0, no view is kept.
+        self.trim(limit.saturating_sub(1));
+        if limit == 0 {
+            return;
         }
-        views.insert(id, (node.clone(), self.clock));
+        let Some(views) = &mut self.views else {
+            return;
+        };
+        let mut view = self.spare.pop().unwrap_or_default();
+        view.clone_from(node);
+        views.insert(id, (view, self.clock));
         self.most = self.most.max(views.len());
     }
 }

@@ -33,7 +33,9 @@
 //! images, the working set of a split (a node and its new sibling), plus
 //! the store's part; the root-to-leaf path an operation holds is transient
 //! and not counted between operations. `memory_bytes()` = cached nodes at
-//! their image size + the store's buffers and free list + the metadata;
+//! their image size + the emptied nodes kept for reuse (at most two, left
+//! out of the cache's share) + the store's buffers and free list + the
+//! metadata;
 //! the store's part is its write buffer (`write_buffer=N`, whole node
 //! images), its decoded top levels (`cached_levels`), and on the node log
 //! the node table, which is also its own index stat, `node_table_bytes`
@@ -58,6 +60,7 @@
 //! `Corrupt`.
 
 mod bulk;
+mod fit;
 mod image;
 mod open;
 mod route;
@@ -78,6 +81,18 @@ use crate::node::{
 /// Name in the registry.
 pub const NAME: &str = "btree";
 const META_MEMORY: usize = 64;
+/// The most emptied nodes kept for reuse between operations: a read on a
+/// cache miss takes one and an eviction gives one back, so two cover the
+/// steady state (a node and a split sibling) without an allocation an
+/// operation. Counted, and left out of the cache's share of the budget.
+pub const POOL_NODES: usize = 2;
+
+/// Nodes kept for reuse when `nodes` node images fit the budget beside
+/// the metadata and the store: [`POOL_NODES`], fewer at the smallest
+/// budgets.
+fn pool_nodes(nodes: usize) -> usize {
+    nodes.min(POOL_NODES)
+}
 
 /// What an insert below a node did.
 enum Ins {
@@ -109,7 +124,9 @@ pub struct BTree {
     layout: NodeLayout,
     meta: TreeMeta,
     budget: usize,
+    /// Emptied nodes kept for reuse, at most `pool_cap` (counted).
     pool: Vec<Node>,
+    pool_cap: usize,
     /// One node image per level, for inserts that descend through images.
     images: Vec<Vec<u8>>,
     evicted: Vec<Evicted>,
@@ -118,18 +135,35 @@ pub struct BTree {
     counters: Counters,
     /// Shape changes since the last [`BTree::take_shapes`], when recorded.
     shapes: Option<Vec<ShapeChange>>,
+    /// Fitting the cache to the budget beside the store's data-bound
+    /// tables, once [`BTree::fit_to_budget`] asked for it.
+    fit: Option<fit::Fit>,
 }
 
 impl BTree {
     /// Tells the node store a batch of changes begins.
     pub fn begin_batch(&mut self) {
+        if let Some(fit) = &mut self.fit {
+            fit.in_batch = true;
+        }
         self.store.begin_batch()
     }
 
     /// Tells the node store a batch of changes is complete (BFTL commits
     /// its index units then).
     pub fn end_batch(&mut self) -> Result<()> {
-        Ok(self.store.end_batch()?)
+        if let Some(fit) = &mut self.fit {
+            fit.in_batch = false;
+        }
+        self.store.end_batch()?;
+        self.fit_cache()
+    }
+
+    /// The most bytes the tree charges beside its node cache and its
+    /// store (its metadata and the nodes kept for reuse), for a store that
+    /// sizes its own budget-bound part from the same budget.
+    pub fn held_beside_cache(layout: NodeLayout) -> usize {
+        META_MEMORY + POOL_NODES * layout.node_bytes
     }
 
     /// The node layout in use.
@@ -155,7 +189,7 @@ impl BTree {
     }
 
     fn recycle(&mut self, node: Node) {
-        if self.pool.len() < 64 {
+        if self.pool.len() < self.pool_cap {
             self.pool.push(node);
         }
     }
@@ -763,7 +797,7 @@ impl Index for BTree {
                 self.meta.height += 1;
             }
         }
-        Ok(())
+        self.fit_cache()
     }
 
     /// One descent when it can (`btree::update`), else delete then insert.
@@ -779,51 +813,28 @@ impl Index for BTree {
     }
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
-        self.layout.format.check(key, value)?;
-        let root = self.meta.root;
-        let top = self.meta.height.saturating_sub(1);
-        match self.delete_from(root, top, (key, value))? {
-            Del::NotFound => Ok(false),
-            Del::Done => {
-                self.meta.entries -= 1;
-                Ok(true)
-            }
-            Del::Underflow(node, cached) => {
-                self.meta.entries -= 1;
-                if !node.is_leaf() && node.children.len() == 1 {
-                    let child = node.children[0];
-                    self.recycle(node);
-                    self.discard(root)?;
-                    if let Some(shapes) = &mut self.shapes {
-                        shapes.push(ShapeChange::Collapse {
-                            old: root,
-                            new: child,
-                        });
-                    }
-                    self.meta.root = child;
-                    self.meta.height -= 1;
-                } else {
-                    self.commit(root, node, cached, NodeChange::Rewrite)?;
-                }
-                Ok(true)
-            }
-        }
+        let found = self.delete_entry(key, value)?;
+        self.fit_cache()?;
+        Ok(found)
     }
 
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         out.clear();
         self.layout.format.check_key(key)?;
-        self.scan(key, key, |_, v| out.push(v))
+        self.scan(key, key, |_, v| out.push(v))?;
+        self.fit_cache()
     }
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
         out.clear();
         let max = self.layout.format.max_key();
-        self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))
+        self.scan(lo.min(max), hi.min(max), |k, v| out.push((k, v)))?;
+        self.fit_cache()
     }
 
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
-        self.bulk_load_sorted(entries)
+        self.bulk_load_sorted(entries)?;
+        self.fit_cache()
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -848,15 +859,20 @@ impl Index for BTree {
         self.meta.next_id = self.store.next_id();
         self.meta.generation += 1;
         self.store.store_meta(&self.meta)?;
-        Ok(self.store.sync()?)
+        self.store.sync()?;
+        self.fit_cache()
     }
 
     fn memory_bytes(&self) -> usize {
-        self.cache.len() * self.layout.node_bytes + self.store.memory_bytes() + META_MEMORY
+        (self.cache.len() + self.pool.len()) * self.layout.node_bytes
+            + self.store.memory_bytes()
+            + META_MEMORY
     }
 
     fn notes(&self) -> Vec<String> {
-        self.store.notes()
+        let mut notes = self.store.notes();
+        notes.extend(self.fit_note());
+        notes
     }
 
     fn stats(&self) -> IndexStats {
@@ -892,6 +908,40 @@ impl Index for BTree {
 }
 
 impl BTree {
+    /// Deletes the pair, if present: `Index::delete` before the cache is
+    /// fitted to the budget.
+    fn delete_entry(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.layout.format.check(key, value)?;
+        let root = self.meta.root;
+        let top = self.meta.height.saturating_sub(1);
+        match self.delete_from(root, top, (key, value))? {
+            Del::NotFound => Ok(false),
+            Del::Done => {
+                self.meta.entries -= 1;
+                Ok(true)
+            }
+            Del::Underflow(node, cached) => {
+                self.meta.entries -= 1;
+                if !node.is_leaf() && node.children.len() == 1 {
+                    let child = node.children[0];
+                    self.recycle(node);
+                    self.discard(root)?;
+                    if let Some(shapes) = &mut self.shapes {
+                        shapes.push(ShapeChange::Collapse {
+                            old: root,
+                            new: child,
+                        });
+                    }
+                    self.meta.root = child;
+                    self.meta.height -= 1;
+                } else {
+                    self.commit(root, node, cached, NodeChange::Rewrite)?;
+                }
+                Ok(true)
+            }
+        }
+    }
+
     /// Invariant 4: the store must be able to give `height + 1` nodes.
     fn ensure_room(&mut self) -> Result<()> {
         let need = self.meta.height as usize + 1;

@@ -12,7 +12,7 @@ use crate::node::{
     TreeMeta, WriteBuffer,
 };
 
-use super::{BTree, Counters, META_MEMORY, NAME};
+use super::{pool_nodes, BTree, Counters, META_MEMORY, NAME};
 
 /// Node size and cache choice parsed from parameters.
 #[derive(Clone, Copy, Debug)]
@@ -163,6 +163,7 @@ impl BTree {
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
         let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
+        let tables = params.budget(memory)?.tables;
         params.finish(NAME)?;
         let layout = match &storage {
             Storage::Raw(_) => opts.log_layout(storage.page_size())?,
@@ -176,6 +177,7 @@ impl BTree {
         };
         let mut tree = Self::create_on(NAME, buffered(store, write_buffer)?, memory, opts.cache)?;
         tree.limit_cache(cache_nodes)?;
+        tree.fit_to_budget(tables, 0)?;
         Ok(tree)
     }
 
@@ -186,9 +188,11 @@ impl BTree {
         let cached_levels = top_levels(&mut params, &storage)?;
         let write_buffer = write_buffer(&mut params)?;
         let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
+        let tables = params.budget(memory)?.tables;
         params.finish(NAME)?;
         let mut tree = Self::open_store(storage, memory, opts, cached_levels, write_buffer)?;
         tree.limit_cache(cache_nodes)?;
+        tree.fit_to_budget(tables, 0)?;
         Ok(tree)
     }
 
@@ -322,9 +326,10 @@ impl BTree {
                 ),
             });
         }
+        let nodes = memory.saturating_sub(META_MEMORY + reserved) / layout.node_bytes;
         Ok(NodeCache::new(
             policy,
-            memory.saturating_sub(META_MEMORY + reserved) / layout.node_bytes,
+            nodes.saturating_sub(pool_nodes(nodes)),
         ))
     }
 
@@ -336,8 +341,10 @@ impl BTree {
         meta: TreeMeta,
         budget: usize,
     ) -> Self {
+        let nodes = budget.saturating_sub(META_MEMORY + store.reserved_bytes()) / layout.node_bytes;
         BTree {
             name,
+            pool_cap: pool_nodes(nodes),
             store,
             cache,
             layout,
@@ -350,6 +357,7 @@ impl BTree {
             scratch_children: Vec::new(),
             counters: Counters::default(),
             shapes: None,
+            fit: None,
         }
     }
 

@@ -37,11 +37,25 @@
 //! rebuilt by reading those pages in sequence order (a node's last base and
 //! the delta pages after it).
 //!
-//! Memory: the head page is the store's buffer (reserved from the budget);
-//! the node table (4 + 2 bytes a base, 4 a delta page, 4 for C, 2 per page
-//! reference count) is counted in `memory_bytes` and reported as
-//! `node_table_bytes`, but, as in §6 ("We exclude the memory usage of the
-//! Node Table"), it does not shrink the node cache.
+//! Memory (issue #43, [`crate::node::budget`]):
+//! * **data-bound**, the node table, reported as `node_table_bytes`: per
+//!   node with a base 6 bytes (its base page `u32` and offset `u16`), 4 a
+//!   delta page it names, and for Consolidation 4 for its counter C (an
+//!   `f32` in the paper's layout; FlashDB and §6.1 keep one per node in
+//!   RAM, so it grows with the nodes, not with the budget); per logical
+//!   page used 2 bytes of reference count, 4 per free page and 4 per
+//!   freed node id (the free lists grow with what the data freed). Kept
+//!   as counts that change with the table, so it is O(1) to ask. In RAM
+//!   it is laid out close to that (`table.rs`): an 8-byte head and
+//!   `max_deltas` 4-byte slots a node, and Consolidation's counter.
+//! * **budget-bound**: the head page (one page, the minimum working set)
+//!   and the tree's LRU node cache, which gets what the budget leaves
+//!   after the table (`tables=in-budget`, the default) or after nothing
+//!   (`tables=outside`, as §6 does: "We exclude the memory usage of the
+//!   Node Table"), refitted after every operation
+//!   (`BTree::fit_to_budget`). A table that alone passes the budget
+//!   leaves the tree no cache, and the notes say what budget the data
+//!   needs.
 //!
 //! Limit: a base record must fit one page (`node_bytes` ≤ page − 29 bytes).
 //!
@@ -57,13 +71,13 @@ use crate::device::{BlockDevice, CostModel, DeviceError, Storage};
 use crate::node::delta::{self, Delta, Record, FIRST_RECORD};
 use crate::node::page::FRAME_HEADER;
 use crate::node::store::{IdAllocator, META_BYTES};
-use crate::node::{IndexStats, NodeError};
+use crate::node::{IndexStats, NodeError, Tables};
 
+use super::table::{ChainTable, NOWHERE};
 use super::{decode_state, encode_state, STATE_BYTES};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
 const HEAD: u32 = u32::MAX;
-const NOWHERE: u32 = u32::MAX - 1;
 
 /// When a chain is consolidated besides the `max_deltas` bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,23 +105,6 @@ impl Consolidation {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Chain {
-    base: u32,
-    base_at: u16,
-    deltas: Vec<u32>,
-    counter: f64,
-}
-
-impl Chain {
-    const EMPTY: Chain = Chain {
-        base: NOWHERE,
-        base_at: 0,
-        deltas: Vec::new(),
-        counter: 0.0,
-    };
-}
-
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
     base_writes: u64,
@@ -127,7 +124,14 @@ pub struct DeltaChainStore {
     capacity: u32,
     max_deltas: usize,
     policy: Consolidation,
-    chains: Vec<Chain>,
+    chains: ChainTable,
+    /// A chain's delta pages copied out while its pages are released or
+    /// read (`max_deltas` long, reused).
+    chain_pages: Vec<u32>,
+    /// Ids whose rebuilt chain named more than `max_deltas` pages: stale
+    /// records of freed ids (dropped by `restore_allocation`); a read of
+    /// one is `Corrupt`.
+    overflowed: Vec<NodeId>,
     refs: Vec<u16>,
     free_pages: Vec<u32>,
     high_water: u32,
@@ -141,6 +145,12 @@ pub struct DeltaChainStore {
     counters: Counters,
     /// Opened for queries only: reads consolidate nothing (module doc).
     read_only: bool,
+    /// Chains with a base, and delta page references in them: the node
+    /// table's size, kept as it changes so that the tree can fit its
+    /// cache after every operation without a scan.
+    live_chains: usize,
+    delta_refs: usize,
+    tables: Tables,
 }
 
 impl DeltaChainStore {
@@ -187,7 +197,9 @@ impl DeltaChainStore {
             capacity: capacity.min(NOWHERE as u64) as u32,
             max_deltas,
             policy,
-            chains: Vec::new(),
+            chains: ChainTable::new(max_deltas, policy != Consolidation::Never),
+            chain_pages: Vec::with_capacity(max_deltas),
+            overflowed: Vec::new(),
             refs: Vec::new(),
             free_pages: Vec::new(),
             high_water: 1,
@@ -200,6 +212,9 @@ impl DeltaChainStore {
             image: vec![0u8; layout.node_bytes],
             counters: Counters::default(),
             read_only: false,
+            live_chains: 0,
+            delta_refs: 0,
+            tables: Tables::InBudget,
         })
     }
 
@@ -207,6 +222,12 @@ impl DeltaChainStore {
     /// Set before the first read: opening a tree reads nodes.
     pub fn set_read_only(&mut self) {
         self.read_only = true;
+    }
+
+    /// Whether the node table is paid from the budget, for the notes
+    /// (the tree fits its cache to it, `BTree::fit_to_budget`).
+    pub fn set_tables(&mut self, tables: Tables) {
+        self.tables = tables;
     }
 
     fn dev(&mut self) -> &mut dyn BlockDevice {
@@ -217,27 +238,44 @@ impl DeltaChainStore {
         }
     }
 
-    fn chain_mut(&mut self, id: NodeId) -> &mut Chain {
-        let i = id as usize;
-        if self.chains.len() <= i {
-            self.chains.resize(i + 1, Chain::EMPTY);
-        }
-        &mut self.chains[i]
-    }
-
-    /// Bytes of RAM the node table takes (module docs).
+    /// Bytes of RAM the node table takes at its layout (module docs):
+    /// the chains, the page reference counts, the free pages and the free
+    /// node ids. O(1): the counts are kept as the table changes.
     pub fn node_table_bytes(&self) -> usize {
         let per_counter = match self.policy {
             Consolidation::Never => 0,
             Consolidation::Counter { .. } => 4,
         };
-        let chains: usize = self
+        self.live_chains * (6 + per_counter)
+            + 4 * self.delta_refs
+            + 2 * self.refs.len()
+            + 4 * self.free_pages.len()
+            + 4 * self.ids.free.len()
+    }
+
+    /// Takes node `id`'s chain out of the table (and of its size),
+    /// leaving its old base and its delta pages in `chain_pages`: the
+    /// base, `NOWHERE` when it had none.
+    fn take_chain(&mut self, id: NodeId) -> u32 {
+        let base = self.chains.base(id);
+        self.chain_pages.clear();
+        self.chain_pages.extend_from_slice(self.chains.deltas(id));
+        if base != NOWHERE {
+            self.live_chains -= 1;
+        }
+        self.delta_refs -= self.chain_pages.len();
+        self.chains.reset(id);
+        base
+    }
+
+    /// Counts the whole table again (after a rebuild).
+    fn recount(&mut self) {
+        self.live_chains = self.chains.live().count();
+        self.delta_refs = self
             .chains
-            .iter()
-            .filter(|c| c.base != NOWHERE)
-            .map(|c| 6 + 4 * c.deltas.len() + per_counter)
+            .live()
+            .map(|id| self.chains.deltas(id).len())
             .sum();
-        chains + 2 * self.refs.len() + 4 * self.free_pages.len()
     }
 
     fn free_page_count(&self) -> u64 {
@@ -276,21 +314,20 @@ impl DeltaChainStore {
 
     /// Forgets node `id`'s chain, releasing its pages.
     fn drop_chain(&mut self, id: NodeId) -> Result<(), NodeError> {
-        let Some(c) = self.chains.get_mut(id as usize) else {
+        if id as usize >= self.chains.len() {
             return Ok(());
-        };
-        let old = std::mem::replace(c, Chain::EMPTY);
-        self.unref(old.base)?;
-        for &p in &old.deltas {
-            if p != old.base {
-                self.unref(p)?;
+        }
+        let base = self.take_chain(id);
+        self.unref(base)?;
+        let pages = std::mem::take(&mut self.chain_pages);
+        let mut r = Ok(());
+        for &p in &pages {
+            if p != base && r.is_ok() {
+                r = self.unref(p);
             }
         }
-        // Keep the delta list's memory for the node's next chain.
-        let mut deltas = old.deltas;
-        deltas.clear();
-        self.chains[id as usize].deltas = deltas;
-        Ok(())
+        self.chain_pages = pages;
+        r
     }
 
     /// Writes the head page and renames `HEAD` in the chains of its nodes.
@@ -316,13 +353,18 @@ impl DeltaChainStore {
         nodes.sort_unstable();
         nodes.dedup();
         for &id in &nodes {
-            let c = &mut self.chains[id as usize];
             let mut named = false;
-            if c.base == HEAD {
-                c.base = p;
+            if self.chains.base(id) == HEAD {
+                let at = self.chains.base_at(id);
+                self.chains.set_base(id, p, at);
                 named = true;
             }
-            for d in c.deltas.iter_mut().filter(|d| **d == HEAD) {
+            for d in self
+                .chains
+                .deltas_mut(id)
+                .iter_mut()
+                .filter(|d| **d == HEAD)
+            {
                 *d = p;
                 named = true;
             }
@@ -359,18 +401,24 @@ impl DeltaChainStore {
     /// Writes `node` as node `id`'s new base (consolidating its chain).
     fn write_base(&mut self, id: NodeId, node: &Node) -> Result<(), NodeError> {
         let bytes = delta::base_record_bytes(self.layout);
-        if self.chains.get(id as usize).is_some_and(|c| c.base == HEAD) {
+        if self.chains.base(id) == HEAD {
             // Still in RAM: re-encode in place.
-            let at = self.chains[id as usize].base_at as usize;
+            let at = self.chains.base_at(id) as usize;
             delta::put_base(&mut self.head[at..at + bytes], id, node, self.layout);
-            let c = &mut self.chains[id as usize];
-            if !c.deltas.is_empty() {
-                let old = std::mem::take(&mut c.deltas);
-                for &p in &old {
-                    self.unref(p)?;
+            let mut old = std::mem::take(&mut self.chain_pages);
+            old.clear();
+            old.extend_from_slice(self.chains.deltas(id));
+            self.chains.clear_deltas(id);
+            self.delta_refs -= old.len();
+            let mut r = Ok(());
+            for &p in &old {
+                if r.is_ok() {
+                    r = self.unref(p);
                 }
             }
-            self.chains[id as usize].counter = 0.0;
+            self.chain_pages = old;
+            r?;
+            self.chains.set_counter(id, 0.0);
             return Ok(());
         }
         self.head_room(bytes)?;
@@ -378,10 +426,11 @@ impl DeltaChainStore {
         let at = self.head_used;
         delta::put_base(&mut self.head[at..at + bytes], id, node, self.layout);
         self.head_used += bytes;
-        let c = self.chain_mut(id);
-        c.base = HEAD;
-        c.base_at = at as u16;
-        c.counter = 0.0;
+        self.chains.ensure(id);
+        self.chains.set_base(id, HEAD, at as u16);
+        self.chains.set_counter(id, 0.0);
+        // `drop_chain` left it without a base.
+        self.live_chains += 1;
         self.head_nodes.push(id);
         self.counters.base_writes += 1;
         Ok(())
@@ -391,13 +440,13 @@ impl DeltaChainStore {
     /// delta page would pass `max_deltas`.
     fn write_delta(&mut self, id: NodeId, node: &Node, d: Delta) -> Result<(), NodeError> {
         let bytes = delta::delta_record_bytes(self.layout.format);
-        let base = self.chains.get(id as usize).map_or(NOWHERE, |c| c.base);
+        let base = self.chains.base(id);
         if base == NOWHERE || base == HEAD {
             return self.write_base(id, node);
         }
         self.head_room(bytes)?;
-        let c = &self.chains[id as usize];
-        if c.deltas.last() != Some(&HEAD) && c.deltas.len() >= self.max_deltas {
+        let chain = self.chains.deltas(id);
+        if chain.last() != Some(&HEAD) && chain.len() >= self.max_deltas {
             self.counters.bound_consolidations += 1;
             return self.write_base(id, node);
         }
@@ -412,10 +461,12 @@ impl DeltaChainStore {
                 node_write_cost, ..
             } => node_write_cost,
         };
-        let c = &mut self.chains[id as usize];
-        c.counter += add;
-        if c.deltas.last() != Some(&HEAD) {
-            c.deltas.push(HEAD);
+        self.chains.set_counter(id, self.chains.counter(id) + add);
+        if self.chains.deltas(id).last() != Some(&HEAD) {
+            // Room: a chain at `max_deltas` was consolidated above.
+            let pushed = self.chains.push_delta(id, HEAD);
+            debug_assert!(pushed);
+            self.delta_refs += 1;
             self.head_nodes.push(id);
         }
         Ok(())
@@ -443,14 +494,23 @@ impl DeltaChainStore {
 
     /// Reads node `id`'s base image into `self.image`; returns its page.
     fn load_base(&mut self, id: NodeId) -> Result<u64, NodeError> {
-        let (base, at) = match self.chains.get(id as usize) {
-            Some(c) if c.base != NOWHERE => (c.base, c.base_at as usize + delta::RECORD_HEADER),
-            _ => {
+        if self.overflowed.contains(&id) {
+            return Err(NodeError::Corrupt {
+                page: 0,
+                detail: format!("node {id}: more delta pages than max_deltas"),
+            });
+        }
+        let (base, at) = match self.chains.base(id) {
+            NOWHERE => {
                 return Err(NodeError::Corrupt {
                     page: 0,
                     detail: format!("node {id} is not in the node table"),
                 })
             }
+            base => (
+                base,
+                self.chains.base_at(id) as usize + delta::RECORD_HEADER,
+            ),
         };
         let nb = self.layout.node_bytes;
         if base == HEAD {
@@ -479,7 +539,9 @@ impl NodeStore for DeltaChainStore {
         let page_no = self.load_base(id)?;
         self.layout.decode(&self.image, page_no, node)?;
         self.counters.chain_reads += 1;
-        let deltas = std::mem::take(&mut self.chains[id as usize].deltas);
+        let mut deltas = std::mem::take(&mut self.chain_pages);
+        deltas.clear();
+        deltas.extend_from_slice(self.chains.deltas(id));
         let mut result = Ok(());
         for &p in &deltas {
             let layout = self.layout;
@@ -507,7 +569,7 @@ impl NodeStore for DeltaChainStore {
             }
         }
         let chain_len = deltas.len();
-        self.chains[id as usize].deltas = deltas;
+        self.chain_pages = deltas;
         result?;
         if self.read_only {
             // Nothing may be written: the chain answers as it is.
@@ -519,9 +581,9 @@ impl NodeStore for DeltaChainStore {
             // its counter still negative, until a page is free.
             let room =
                 self.head_fits(delta::base_record_bytes(self.layout)) || self.free_page_count() > 0;
-            let c = &mut self.chains[id as usize];
-            c.counter -= page_read_cost * chain_len as f64;
-            if c.counter < 0.0 && chain_len > 0 && room {
+            let c = self.chains.counter(id) - page_read_cost * chain_len as f64;
+            self.chains.set_counter(id, c);
+            if c < 0.0 && chain_len > 0 && room {
                 self.counters.counter_consolidations += 1;
                 self.write_base(id, node)?;
             }
@@ -530,11 +592,7 @@ impl NodeStore for DeltaChainStore {
     }
 
     fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
-        if self
-            .chains
-            .get(id as usize)
-            .is_none_or(|c| !c.deltas.is_empty())
-        {
+        if id as usize >= self.chains.len() || !self.chains.deltas(id).is_empty() {
             return Ok(None);
         }
         let page_no = self.load_base(id)?;
@@ -567,9 +625,10 @@ impl NodeStore for DeltaChainStore {
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
         for &id in &free {
-            if let Some(c) = self.chains.get_mut(id as usize) {
-                let old = std::mem::replace(c, Chain::EMPTY);
-                for p in std::iter::once(old.base).chain(old.deltas) {
+            self.overflowed.retain(|&o| o != id);
+            if (id as usize) < self.chains.len() {
+                let base = self.take_chain(id);
+                for &p in std::iter::once(&base).chain(&self.chain_pages) {
                     if let Some(r) = self.refs.get_mut(p as usize) {
                         *r = r.saturating_sub(1);
                     }
@@ -628,7 +687,12 @@ impl NodeStore for DeltaChainStore {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.page_size + self.node_table_bytes() + 4 * self.ids.free.len()
+        self.reserved_bytes() + self.data_bound_bytes()
+    }
+
+    /// The node table (module docs), Consolidation's counters included.
+    fn data_bound_bytes(&self) -> usize {
+        self.node_table_bytes()
     }
 
     fn reserved_bytes(&self) -> usize {
@@ -649,11 +713,7 @@ impl NodeStore for DeltaChainStore {
     }
 
     fn notes(&self) -> Vec<String> {
-        vec![format!(
-            "the {}-byte node table is counted in memory but kept outside the budget, which \
-             goes to the head page and the node cache (Agrawal et al. 2009 §6)",
-            self.node_table_bytes()
-        )]
+        vec![super::table_note(self.node_table_bytes(), self.tables)]
     }
 
     fn report(&self, s: &mut IndexStats) {
@@ -666,11 +726,11 @@ impl NodeStore for DeltaChainStore {
         s.set("consolidations_counter", c.counter_consolidations as f64);
         s.set("chain_reads", c.chain_reads as f64);
         s.set("delta_page_reads", c.delta_page_reads as f64);
-        let live: Vec<&Chain> = self.chains.iter().filter(|c| c.base != NOWHERE).collect();
-        if !live.is_empty() {
-            let total: usize = live.iter().map(|c| c.deltas.len()).sum();
-            s.set("avg_delta_pages", total as f64 / live.len() as f64);
-            let longest = live.iter().map(|c| c.deltas.len()).max().unwrap_or(0);
+        let live = self.chains.live().count();
+        if live > 0 {
+            let lens = self.chains.live().map(|id| self.chains.deltas(id).len());
+            let (total, longest) = lens.fold((0, 0), |(t, m), n| (t + n, m.max(n)));
+            s.set("avg_delta_pages", total as f64 / live as f64);
             s.set("max_delta_pages", longest as f64);
         }
     }
@@ -682,6 +742,7 @@ impl DeltaChainStore {
     /// hold its deltas.
     fn rebuild(&mut self, next_id: NodeId) -> Result<(), NodeError> {
         self.chains.clear();
+        self.overflowed.clear();
         self.refs = vec![0; self.high_water as usize];
         let mut order = Vec::new();
         let mut buf = std::mem::take(&mut self.page_buf);
@@ -719,6 +780,7 @@ impl DeltaChainStore {
                 }
             };
             let chains = &mut self.chains;
+            let overflowed = &mut self.overflowed;
             result = delta::for_each_record(body, layout, p as u64, |id, r| {
                 if id >= next_id {
                     return Err(NodeError::Corrupt {
@@ -726,19 +788,24 @@ impl DeltaChainStore {
                         detail: format!("record of node {id} beyond next id {next_id}"),
                     });
                 }
-                if chains.len() <= id as usize {
-                    chains.resize(id as usize + 1, Chain::EMPTY);
-                }
-                let c = &mut chains[id as usize];
+                chains.ensure(id);
                 match r {
                     Record::Base { at, .. } => {
-                        c.base = p;
-                        c.base_at = at as u16;
-                        c.deltas.clear();
+                        chains.set_base(id, p, at as u16);
+                        chains.clear_deltas(id);
+                        overflowed.retain(|&o| o != id);
                     }
                     Record::Delta(_) => {
-                        if c.base != NOWHERE && c.base != p && c.deltas.last() != Some(&p) {
-                            c.deltas.push(p);
+                        let base = chains.base(id);
+                        if base != NOWHERE
+                            && base != p
+                            && chains.deltas(id).last() != Some(&p)
+                            && !chains.push_delta(id, p)
+                            && !overflowed.contains(&id)
+                        {
+                            // A freed id's stale records (a live chain
+                            // never passes it, invariant 2).
+                            overflowed.push(id);
                         }
                     }
                 }
@@ -747,12 +814,10 @@ impl DeltaChainStore {
         }
         self.page_buf = buf;
         result?;
-        for c in &self.chains {
-            if c.base == NOWHERE {
-                continue;
-            }
-            self.refs[c.base as usize] += 1;
-            for &p in &c.deltas {
+        self.recount();
+        for id in self.chains.live() {
+            self.refs[self.chains.base(id) as usize] += 1;
+            for &p in self.chains.deltas(id) {
                 self.refs[p as usize] += 1;
             }
         }

@@ -31,13 +31,26 @@
 //! those freed by merges): a file's 2^32-page logical device costs nothing
 //! until written. [`IplStore::unit_table_len`] reports how many.
 //!
-//! Log buffers: at most `log_buffers` nodes have one (default: a quarter of
-//! the memory budget in log sectors, at least one); the least recently
-//! updated is written first when another is needed. They are the store's
-//! reserved memory; the node cache gets the rest. `memory_bytes` counts
-//! the log buffers at their reserved size, the node table (also the named
-//! stat `node_table_bytes`, outside the paper's budget, §6) and the free
-//! node ids.
+//! Memory (issue #43, [`crate::node::budget`]):
+//! * **data-bound**, the node table (`node_table_bytes`): 6 bytes a node
+//!   (its unit `u32` and slot `u16`), 2 a log sector it has, as much again
+//!   for each durable version kept apart until the next superblock
+//!   (`saved`), and 4 a freed node id. Kept as counts that change with the
+//!   table (O(1) to ask). Paid from the budget by default; `tables=outside`
+//!   keeps it beside the budget, as the paper's §6 does.
+//! * **budget-bound**: the log buffers, one page each, at most a quarter
+//!   of what the budget leaves after the node table (or `log_buffers` as
+//!   given, never more than all it leaves), at least one; refitted after
+//!   every change, writing the least recently updated ones past the
+//!   limit. The tree's LRU node cache gets the rest
+//!   (`BTree::fit_to_budget`). The least recently updated buffer is also
+//!   written first when another is needed. The buffers are a fixed area:
+//!   as many as the limit allows are allocated (a log sector's worth of
+//!   deltas each, about a page), in use or spare, so what is charged is
+//!   what is held.
+//!
+//! Not counted: the unit table (a few bytes and the lists of live and kept
+//! nodes per erase unit used) and the page-sized I/O scratch.
 //!
 //! On-flash format (page numbers within the unit space):
 //! * units 0, 1 and 2: the superblock log. A superblock is a page frame of
@@ -107,6 +120,7 @@
 //!    tainted unit or was written since the store was opened or created.
 
 mod durable;
+mod logs;
 mod read;
 mod recovery;
 
@@ -116,7 +130,7 @@ use crate::device::{DeviceError, Storage};
 use crate::node::delta::{self, Delta, FIRST_RECORD};
 use crate::node::store::IdAllocator;
 use crate::node::superblock_log::{superblock_bytes, SuperblockLog, SUPERBLOCK_UNITS};
-use crate::node::{IndexStats, NodeError};
+use crate::node::{Budget, IndexStats, NodeError};
 use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta};
 
 use super::STATE_BYTES;
@@ -140,8 +154,11 @@ pub struct IplConfig {
     pub node_pages_per_block: Option<u64>,
     pub log_pages_per_block: Option<u64>,
     pub max_deltas: usize,
-    /// `None`: a quarter of the budget in log sectors.
+    /// `None`: a quarter of what the budget leaves after the node table,
+    /// in log sectors.
     pub log_buffers: Option<usize>,
+    /// The budget, and whether the node table is paid from it.
+    pub budget: Budget,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -161,6 +178,13 @@ struct Place {
     unit: u32,
     slot: u16,
     logs: Vec<u16>,
+}
+
+impl Place {
+    /// Bytes of this entry in the node table's layout (module docs).
+    fn table_bytes(&self) -> usize {
+        6 + 2 * self.logs.len()
+    }
 }
 
 const NO_PLACE: Place = Place {
@@ -230,7 +254,15 @@ pub struct IplStore {
     /// Units holding records open ignored, to merge before any write.
     tainted: Vec<u32>,
     buffers: Vec<LogBuffer>,
+    /// Log buffers allowed now (`fit_log_buffers`).
     max_buffers: usize,
+    /// `log_buffers` as given, a cap; `None`: a share of the budget.
+    buffers_given: Option<usize>,
+    budget: Budget,
+    /// Node table bytes of the current places and of the durable versions
+    /// kept apart (`saved`), kept as they change (O(1) to ask).
+    current_bytes: usize,
+    saved_bytes: usize,
     max_deltas: usize,
     log_capacity: usize,
     tick: u64,
@@ -255,13 +287,8 @@ fn full(detail: &str) -> NodeError {
 }
 
 impl IplStore {
-    /// A store on any storage; `memory` sizes the default log buffers.
-    pub fn new(
-        storage: Storage,
-        layout: NodeLayout,
-        config: IplConfig,
-        memory: usize,
-    ) -> Result<Self, NodeError> {
+    /// A store on any storage; `config.budget` sizes the log buffers.
+    pub fn new(storage: Storage, layout: NodeLayout, config: IplConfig) -> Result<Self, NodeError> {
         let page_size = storage.page_size();
         let (device_unit, capacity, raw) = match &storage {
             Storage::Raw(f) => {
@@ -312,14 +339,13 @@ impl IplStore {
                  a reserve, two for nodes); the device has {units}"
             )));
         }
-        let max_buffers = config.log_buffers.unwrap_or(memory / 4 / page_size).max(1);
         if !(1..=64).contains(&config.max_deltas) {
             return Err(NodeError::Config(format!(
                 "max_deltas must be 1..=64, got {}",
                 config.max_deltas
             )));
         }
-        let s = IplStore {
+        let mut s = IplStore {
             storage,
             layout,
             page_size,
@@ -338,7 +364,11 @@ impl IplStore {
             durable: None,
             tainted: Vec::new(),
             buffers: Vec::new(),
-            max_buffers,
+            max_buffers: 1,
+            buffers_given: config.log_buffers,
+            budget: config.budget,
+            current_bytes: 0,
+            saved_bytes: 0,
             max_deltas: config.max_deltas,
             log_capacity,
             tick: 0,
@@ -352,6 +382,8 @@ impl IplStore {
             scratch: Node::default(),
             counters: Counters::default(),
         };
+        s.max_buffers = s.buffer_limit();
+        s.size_spares();
         Ok(s)
     }
 
@@ -449,18 +481,11 @@ impl IplStore {
         Ok(Some(u))
     }
 
-    /// Bytes of RAM the node table takes (4 + 2 bytes a node, 2 a log
-    /// sector; as much again for each durable version kept apart).
+    /// Bytes of RAM the node table takes (module docs): 4 + 2 bytes a
+    /// node, 2 a log sector, as much again for each durable version kept
+    /// apart, and 4 a freed node id. O(1).
     pub fn node_table_bytes(&self) -> usize {
-        let bytes = |p: &Place| 6 + 2 * p.logs.len();
-        let current: usize = self
-            .places
-            .iter()
-            .filter(|p| p.unit != NOWHERE)
-            .map(bytes)
-            .sum();
-        let saved: usize = self.saved.values().flatten().map(bytes).sum();
-        current + saved
+        self.current_bytes + self.saved_bytes + 4 * self.ids.free.len()
     }
 
     // ---- slots ------------------------------------------------------------
@@ -564,12 +589,13 @@ impl IplStore {
     /// become garbage, unless they hold its durable version) and drops its
     /// log buffer.
     fn forget(&mut self, id: NodeId) {
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         let Some(p) = self.places.get_mut(id as usize) else {
             return;
         };
         let old = std::mem::replace(p, NO_PLACE);
         if old.unit != NOWHERE {
+            self.current_bytes -= old.table_bytes();
             let live = &mut self.units[old.unit as usize].live;
             if let Some(i) = live.iter().position(|&x| x == id) {
                 live.swap_remove(i);
@@ -587,9 +613,15 @@ impl IplStore {
             self.places.resize(i + 1, NO_PLACE);
         }
         let p = &mut self.places[i];
+        let old = if p.unit != NOWHERE {
+            p.table_bytes()
+        } else {
+            0
+        };
         p.unit = unit;
         p.slot = slot;
         p.logs.clear();
+        self.current_bytes = self.current_bytes - old + NO_PLACE.table_bytes();
         self.units[unit as usize].live.push(id);
     }
 
@@ -692,88 +724,8 @@ impl IplStore {
         let clean = self.is_clean(id);
         let seq = self.read_current(id, node)?;
         let slot = self.program_slot(target, id, node, clean.then_some(seq))?;
-        self.buffers.retain(|b| b.id != id);
+        self.drop_buffer(id);
         self.place(id, target, slot);
-        Ok(())
-    }
-
-    // ---- logs ---------------------------------------------------------------
-
-    /// Writes log buffer `b` to a log sector of its node's unit, merging the
-    /// unit first when its log area or the node's sector list is full.
-    fn flush_buffer(&mut self, b: usize) -> Result<(), NodeError> {
-        let id = self.buffers[b].id;
-        let (unit, logs) = match self.places.get(id as usize) {
-            Some(p) if p.unit != NOWHERE => (p.unit, p.logs.len()),
-            _ => {
-                self.buffers.swap_remove(b);
-                return Ok(());
-            }
-        };
-        if logs >= self.max_deltas || self.units[unit as usize].log_used >= self.log_pages {
-            // The merge rewrites the node with its buffered deltas.
-            return self.merge(unit).map(|_| ());
-        }
-        let log = self.units[unit as usize].log_used;
-        // Used from now on, programmed or not (invariant 1).
-        self.units[unit as usize].log_used += 1;
-        let mut page = std::mem::take(&mut self.page_buf);
-        let mut at = delta::start_page(&mut page, self.seq);
-        self.seq += 1;
-        let bytes = delta::delta_record_bytes(self.layout.format);
-        for d in &self.buffers[b].deltas {
-            delta::put_delta(&mut page[at..at + bytes], id, d, self.layout.format);
-            at += bytes;
-        }
-        delta::seal_page(&mut page, at);
-        let r = self.program(self.log_page(unit, log), &page[..at]);
-        self.page_buf = page;
-        r?;
-        self.counters.log_sectors_written += 1;
-        self.places[id as usize].logs.push(log);
-        let written = self.buffers.swap_remove(b);
-        self.spare_lists.push(written.deltas);
-        Ok(())
-    }
-
-    /// Adds `d` to node `id`'s log buffer.
-    fn log_delta(&mut self, id: NodeId, d: Delta) -> Result<(), NodeError> {
-        self.tick += 1;
-        let b = match self.buffers.iter().position(|b| b.id == id) {
-            Some(b) => b,
-            None => {
-                if self.buffers.len() >= self.max_buffers {
-                    let oldest = (0..self.buffers.len())
-                        .min_by_key(|&i| self.buffers[i].tick)
-                        .unwrap_or(0);
-                    self.flush_buffer(oldest)?;
-                }
-                let mut deltas = self
-                    .spare_lists
-                    .pop()
-                    .unwrap_or_else(|| Vec::with_capacity(self.log_capacity));
-                deltas.clear();
-                self.buffers.push(LogBuffer {
-                    id,
-                    deltas,
-                    tick: 0,
-                });
-                self.buffers.len() - 1
-            }
-        };
-        let buffer = &mut self.buffers[b];
-        buffer.deltas.push(d);
-        buffer.tick = self.tick;
-        if buffer.deltas.len() >= self.log_capacity {
-            self.flush_buffer(b)?;
-        }
-        Ok(())
-    }
-
-    fn flush_all_buffers(&mut self) -> Result<(), NodeError> {
-        while !self.buffers.is_empty() {
-            self.flush_buffer(self.buffers.len() - 1)?;
-        }
         Ok(())
     }
 }
@@ -801,10 +753,12 @@ impl NodeStore for IplStore {
         match Delta::from_change(id, node, change)? {
             Some(d) if placed => {
                 self.diverge(id);
-                self.log_delta(id, d)
+                self.log_delta(id, d)?;
             }
-            _ => self.write_base(id, node),
+            _ => self.write_base(id, node)?,
         }
+        // The change may have grown the node table.
+        self.fit_log_buffers()
     }
 
     fn allocate(&mut self) -> Result<NodeId, NodeError> {
@@ -824,7 +778,7 @@ impl NodeStore for IplStore {
         self.diverge(id);
         self.forget(id);
         self.ids.free.push(id);
-        Ok(())
+        self.fit_log_buffers()
     }
 
     fn restore_allocation(&mut self, next_id: NodeId, free: Vec<NodeId>) {
@@ -855,11 +809,13 @@ impl NodeStore for IplStore {
         });
         // Every current version is durable now: nothing is kept apart, and
         // closed units hold only garbage.
-        self.saved.clear();
+        self.forget_saved();
         for s in &mut self.units {
             s.kept.clear();
         }
-        self.erase_closed()
+        self.erase_closed()?;
+        // The table shrank: the log buffers may take more.
+        self.fit_log_buffers()
     }
 
     fn sync(&mut self) -> Result<(), NodeError> {
@@ -871,7 +827,21 @@ impl NodeStore for IplStore {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.reserved_bytes() + self.node_table_bytes() + 4 * self.ids.free.len()
+        self.reserved_bytes() + self.data_bound_bytes()
+    }
+
+    fn data_bound_bytes(&self) -> usize {
+        self.node_table_bytes()
+    }
+
+    /// Writes log buffers until what they reserve fits `room`, keeping
+    /// one (the minimum working set); the limit stays there until the
+    /// next change refits it.
+    fn shed(&mut self, room: usize) -> Result<(), NodeError> {
+        self.max_buffers = self.max_buffers.min(room / self.page_size).max(1);
+        let r = self.flush_buffers_past(self.max_buffers);
+        self.size_spares();
+        r
     }
 
     fn reserved_bytes(&self) -> usize {
@@ -892,12 +862,14 @@ impl NodeStore for IplStore {
     }
 
     fn notes(&self) -> Vec<String> {
-        let mut notes =
-            vec![format!(
-            "IPL erase units of {} node pages + {} log pages ({} node slots of {} page(s) each); \
-             the {}-byte node table is outside the memory budget (Agrawal et al. 2009 §6)",
-            self.node_area, self.log_pages, self.slots, self.node_pages, self.node_table_bytes()
-        )];
+        let mut notes = vec![
+            format!(
+                "IPL erase units of {} node pages + {} log pages ({} node slots of {} page(s) \
+                 each)",
+                self.node_area, self.log_pages, self.slots, self.node_pages
+            ),
+            super::table_note(self.node_table_bytes(), self.budget.tables),
+        ];
         if let Storage::Pages(_) = self.storage {
             notes.push(format!(
                 "over logical pages IPL treats aligned groups of {} pages as its erase units and \

@@ -22,13 +22,26 @@
 //! pages or log sectors per node, default 4 as in §6.1), `key_bytes`, `value_bytes`; for `ipl` also
 //! `node_pages_per_block`, `log_pages_per_block` (default half of the erase
 //! unit each: 16 + 16 on 32-page blocks) and `log_buffers` (default a
-//! quarter of the memory budget, in log sectors). Reopening takes the entry
+//! quarter of what the budget leaves after the node table, in log
+//! sectors; a given number is a cap); for all three `tables=in-budget`
+//! (the default: the node table is paid from the budget, the node cache
+//! and IPL's log buffers share the rest) or `tables=outside` (the node
+//! table beside the budget, as Agrawal et al. 2009 §6 measures; a runtime
+//! knob). Reopening takes the entry
 //! widths and node size from the superblock when they are left out; given
 //! ones that contradict it are an [`IndexError::Mismatch`] at open. (IPL's
 //! unit split and `max_deltas` are not recorded: reopen with the same.)
+//!
+//! Memory (issue #43, [`crate::node::budget`]): the node table is the one
+//! data-bound structure of each store (`node_table_bytes`, its bytes per
+//! entry in [`chain`] and [`ipl`]); everything else is budget-bound and
+//! refitted after every operation as the table grows
+//! ([`BTree::fit_to_budget`]): the LRU node cache, Basic Delta's and
+//! Consolidation's head page, IPL's log buffers (one page each).
 
 pub mod chain;
 pub mod ipl;
+mod table;
 
 pub use chain::{Consolidation, DeltaChainStore};
 pub use ipl::{IplConfig, IplStore};
@@ -37,7 +50,7 @@ use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::{IndexError, Params, Result};
 use crate::node::delta::{FIRST_RECORD, RECORD_HEADER};
-use crate::node::{CachePolicy, NodeLayout, NodeStore, TreeMeta};
+use crate::node::{CachePolicy, NodeLayout, NodeStore, Tables, TreeMeta};
 
 /// Registry names.
 pub const BASIC_DELTA: &str = "basic-delta";
@@ -85,16 +98,32 @@ pub(crate) fn check_node_size(
     Ok(())
 }
 
-/// The node store of `name`; `read_only`: one whose reads write nothing
-/// (Consolidation's reads then consolidate no chain, [`DeltaChainStore`]).
+/// The note that says where the node table stands against the budget.
+pub(crate) fn table_note(bytes: usize, tables: Tables) -> String {
+    match tables {
+        Tables::InBudget => format!(
+            "the {bytes}-byte node table is paid from the memory budget; the node cache and the \
+             store's buffers get what it leaves"
+        ),
+        Tables::Outside => format!(
+            "the {bytes}-byte node table is counted in memory but kept outside the budget \
+             (tables=outside, as Agrawal et al. 2009 §6)"
+        ),
+    }
+}
+
+/// The node store of `name` and where its node table stands; `read_only`:
+/// one whose reads write nothing (Consolidation's reads then consolidate
+/// no chain, [`DeltaChainStore`]).
 fn store_for(
     name: &'static str,
     storage: Storage,
     memory: usize,
     mut params: Params,
     read_only: bool,
-) -> Result<Box<dyn NodeStore>> {
+) -> Result<(Box<dyn NodeStore>, Tables)> {
     let opts = BTreeOptions::from_params(&mut params)?;
+    let budget = params.budget(memory)?;
     if params.contains("cache") {
         return Err(IndexError::Config(format!(
             "{name} keeps an LRU node cache of its own (wt-lru); it takes no `cache`"
@@ -109,6 +138,7 @@ fn store_for(
             log_pages_per_block: params.get_opt("log_pages_per_block")?,
             max_deltas,
             log_buffers: params.get_opt("log_buffers")?,
+            budget,
         };
         params.finish(name)?;
         let layout = if sized {
@@ -123,7 +153,8 @@ fn store_for(
                 page.saturating_sub(overhead),
             )?)?
         };
-        return Ok(Box::new(IplStore::new(storage, layout, config, memory)?));
+        let store = IplStore::new(storage, layout, config)?;
+        return Ok((Box::new(store), budget.tables));
     }
     params.finish(name)?;
     let layout = if sized {
@@ -140,7 +171,8 @@ fn store_for(
     if read_only {
         store.set_read_only();
     }
-    Ok(Box::new(store))
+    store.set_tables(budget.tables);
+    Ok((Box::new(store), budget.tables))
 }
 
 /// A new, empty index `name` (one of the three) on `storage`.
@@ -150,8 +182,10 @@ pub fn create(
     memory: usize,
     params: Params,
 ) -> Result<BTree> {
-    let store = store_for(name, storage, memory, params, false)?;
-    BTree::create_on(name, store, memory, CachePolicy::WriteThroughLru)
+    let (store, tables) = store_for(name, storage, memory, params, false)?;
+    let mut tree = BTree::create_on(name, store, memory, CachePolicy::WriteThroughLru)?;
+    tree.fit_to_budget(tables, 0)?;
+    Ok(tree)
 }
 
 /// Reopens the index `name` that `flush` left on `storage`; `read_only`:
@@ -165,6 +199,8 @@ pub fn open(
     read_only: bool,
 ) -> Result<BTree> {
     crate::index::kinds::reopen::tree_params(&mut storage, &mut params, true)?;
-    let store = store_for(name, storage, memory, params, read_only)?;
-    BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)
+    let (store, tables) = store_for(name, storage, memory, params, read_only)?;
+    let mut tree = BTree::open_on(name, store, memory, CachePolicy::WriteThroughLru)?;
+    tree.fit_to_budget(tables, 0)?;
+    Ok(tree)
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use crate::index::{EntryFormat, IndexError};
+use crate::node::{Budget, Tables};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
@@ -50,6 +51,19 @@ impl Params {
         let k = self.get("key_bytes", 4u8)?;
         let v = self.get("value_bytes", 4u8)?;
         Ok(EntryFormat::new(k, v)?)
+    }
+
+    /// The budget of `memory` bytes with `tables=in-budget|outside`
+    /// (default `in-budget`: data-bound tables paid out of the budget
+    /// first; `node::budget`).
+    pub fn budget(&mut self, memory: usize) -> Result<Budget, IndexError> {
+        let tables = match self.raw("tables") {
+            None => Tables::InBudget,
+            Some(v) => Tables::parse(&v).ok_or_else(|| {
+                IndexError::Config(format!("tables must be in-budget or outside, got `{v}`"))
+            })?,
+        };
+        Ok(Budget::new(memory, tables))
     }
 
     /// Typed value of `key`, or `default` when absent.

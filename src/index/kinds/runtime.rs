@@ -16,18 +16,29 @@
 /// The runtime parameters of index `name` (none for an unknown name).
 pub fn runtime_params(name: &str) -> &'static [&'static str] {
     match name {
-        "btree" => &["cache", "cache_nodes", "cached_levels", "write_buffer"],
+        "btree" => &[
+            "cache",
+            "cache_nodes",
+            "cached_levels",
+            "write_buffer",
+            "tables",
+        ],
         "bftl" | crate::index::bftl::FLASHDB => &[
             "reservation_buffer",
             "compaction_c",
             "cached_levels",
             "cache",
             "cache_nodes",
+            "tables",
         ],
-        crate::index::mbtree::NAME => &["lru_share"],
-        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes"],
-        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes"],
-        crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes"],
+        crate::index::mbtree::NAME => &["lru_share", "tables"],
+        crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes", "tables"],
+        crate::index::latree::BUFFER_TREE => &["max_buffer_bytes", "tables"],
+        crate::index::asbtree::NAME => &["write_buffer", "cache", "cache_nodes", "tables"],
+        crate::index::lsm::NAME | crate::index::fdtree::NAME => &["tables"],
+        crate::index::delta::BASIC_DELTA
+        | crate::index::delta::CONSOLIDATION
+        | crate::index::delta::IPL => &["tables"],
         _ => &[],
     }
 }

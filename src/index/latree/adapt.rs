@@ -23,6 +23,8 @@
 use crate::device::{CostModel, Storage};
 
 use super::buffers::BufferState;
+use crate::node::page::FRAME_HEADER;
+use crate::node::NodeId;
 
 /// The buffer-emptying policy (`adapt=adapt|simple|off`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +180,99 @@ impl IoCosts {
             bytes
         };
         self.write_fixed + self.write_per_byte * bytes as f64
+    }
+}
+
+/// The costs the policies weigh (§5.1), from the device's cost model and
+/// the buffers' packing so far.
+impl super::LaTree {
+    /// Entries per buffer page written so far (a full page before any).
+    pub(super) fn packing(&self) -> f64 {
+        let c = self.bufs.counters;
+        if c.pages_written == 0 {
+            self.bufs.per_page() as f64
+        } else {
+            (c.entries_written as f64 / c.pages_written as f64).max(1.0)
+        }
+    }
+
+    /// Estimated nodes in the subtree under a subtree root at `level`:
+    /// nodes hold ln 2 of their fanout on average.
+    pub(super) fn subtree_nodes(&self, level: u8) -> f64 {
+        let levels = match self.child_level(level) {
+            Some(below) => level - below,
+            None => level + 1,
+        };
+        let f = (self.tree.layout().fanout as f64 * std::f64::consts::LN_2).max(2.0);
+        (0..levels).map(|i| f.powi(i as i32)).sum()
+    }
+
+    pub(super) fn node_read_cost(&self) -> f64 {
+        self.costs.read(self.tree.layout().node_bytes)
+    }
+
+    /// A node's share of a page write (the node log packs nodes into
+    /// pages; in place, a node is a page).
+    pub(super) fn node_write_cost(&self) -> f64 {
+        let nb = self.tree.layout().node_bytes;
+        let c = &self.costs;
+        if c.whole_page_writes {
+            c.write(c.page_size)
+        } else {
+            c.write_fixed * (nb as f64 / c.page_size as f64).min(1.0) + c.write_per_byte * nb as f64
+        }
+    }
+
+    /// What scanning buffer `id`'s flash pages costs.
+    pub(super) fn buffer_read_cost(&self, id: NodeId) -> f64 {
+        let Some(b) = self.bufs.get(id) else {
+            return 0.0;
+        };
+        let pages = b.flash_pages() as f64;
+        let bytes = pages * (FRAME_HEADER + 4) as f64
+            + b.flash_entries() as f64 * self.bufs.elem_bytes() as f64;
+        pages * self.costs.read_fixed + bytes * self.costs.read_per_byte
+    }
+
+    /// Algorithm 1's bufferEmptyCost: read the subtree and the buffer, then
+    /// write the subtree (a leaf subtree) or the buffer (into the buffers
+    /// below).
+    pub(super) fn buffer_empty_cost(&self, id: NodeId, level: u8, buffer_read: f64) -> f64 {
+        let nodes = self.subtree_nodes(level);
+        let mut cost = nodes * self.node_read_cost() + buffer_read;
+        if self.child_level(level).is_none() {
+            cost += nodes * self.node_write_cost();
+        } else {
+            let entries = self.bufs.entries(id) as f64;
+            let pages = (entries / self.packing()).ceil();
+            let bytes = pages * (FRAME_HEADER + 4) as f64 + entries * self.bufs.elem_bytes() as f64;
+            cost += if self.costs.whole_page_writes {
+                pages * self.costs.write(self.costs.page_size)
+            } else {
+                pages * self.costs.write_fixed + bytes * self.costs.write_per_byte
+            };
+        }
+        cost
+    }
+
+    /// β, γ and δ of §4.3 for a buffer at `level`.
+    pub(super) fn adapt_costs(&self, level: u8) -> AdaptCosts {
+        let e = self.bufs.elem_bytes() as f64;
+        let p = self.packing();
+        let c = &self.costs;
+        let beta =
+            c.read_per_byte * e + (c.read_fixed + c.read_per_byte * (FRAME_HEADER + 4) as f64) / p;
+        let write = if c.whole_page_writes {
+            c.write(c.page_size) / p
+        } else {
+            c.write_per_byte * e
+                + (c.write_fixed + c.write_per_byte * (FRAME_HEADER + 4) as f64) / p
+        };
+        AdaptCosts {
+            beta,
+            gamma: beta + write,
+            delta: self.subtree_nodes(level) * self.node_read_cost(),
+        }
     }
 }
 

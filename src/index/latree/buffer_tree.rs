@@ -21,11 +21,20 @@
 //! * `lookup=immediate` (default): `get` scans the nodes and buffers on
 //!   the root-to-leaf path at once.
 //!
-//! Memory M: half is the node cache, which must hold a super-node and the
-//! sibling a split creates, so a super-node is about M/4 bytes
-//! (`node_bytes`; the paper's D = (M − 1)/2 elements is half of M); the
-//! other half is the buffer pool, and U is M/2 bytes of elements
-//! (`max_buffer_bytes`). Node occupancy is the B+-tree's (a = b/2, where
+//! Memory M: half is the node cache, which must hold the two super-nodes
+//! an emptying works on (the root, through which every entry is routed,
+//! and the node it reaches) besides the B+-tree's two working nodes (a
+//! node read on a miss and the sibling a split creates) and the
+//! data-bound tables when they are in the budget (two super-nodes' room),
+//! so a super-node is about M/12 bytes (`node_bytes`; the paper's
+//! D = (M − 1)/2 elements is half of M, `docs/DEVIATIONS.md`); the
+//! other half holds the scratch and the buffer pool as in `super` (with
+//! `lookup=delayed`, an eighth of it for lookups cut across subtrees), and
+//! U is M/2 bytes of elements (`max_buffer_bytes`), emptied in chunks. A
+//! delayed lookup is an element on flash carrying its ticket, holding no
+//! RAM; only one whose key's pairs straddle a separator becomes parts with
+//! their ranges in RAM (`super::lookups`), and when those pass their share
+//! the buffers on one's path are emptied to the leaves. Node occupancy is the B+-tree's (a = b/2, where
 //! the paper's (a, b)-tree allows a = b/4; `docs/DEVIATIONS.md`).
 //!
 //! On flash it is the Buffered-B+ tree's format (`super`): nodes in the
@@ -33,7 +42,19 @@
 //! empties every buffer, answering every delayed lookup, so the durable
 //! state is the tree alone, named `buffer-tree` in its superblock.
 
+use crate::index::btree::POOL_NODES;
 use crate::index::{IndexError, Params, Result};
+
+/// Super-nodes the node cache keeps between entries of an emptying: the
+/// root, through which each entry is routed, and the node it goes to.
+const CACHED_SUPER_NODES: usize = 2;
+/// Room in the cache's half, in super-nodes, for the data-bound tables
+/// that come out of it when they are in the budget (the buffer directory,
+/// 16 bytes a buffer and 6 a flash page, and the node table): without it
+/// they leave the cache one super-node, and the root and the node an
+/// entry goes to evict each other at every entry. With the tables outside
+/// the budget the cache holds it too.
+const TABLE_ROOM_NODES: usize = 2;
 
 /// Sets the parameters that make the Buffered-B+ tree a buffer tree;
 /// returns whether lookups are delayed. The Buffered-B+ tree's own knobs
@@ -55,9 +76,15 @@ pub(super) fn defaults(params: &mut Params, memory: usize) -> Result<bool> {
         .iter()
         .any(|k| params.contains(k))
     {
-        // Two super-nodes in the cache's half, beside the node log's
-        // one-page write buffer and the tree's metadata.
-        let node = (memory / 2).saturating_sub(1024) / 2 / 8 * 8;
+        // The cache's half holds two cached super-nodes (the root and the
+        // leaf an emptying inserts into), the B+-tree's working nodes (a
+        // node read on a miss, a split's sibling) and room for the
+        // data-bound tables, beside the node log's one-page write buffer
+        // and the tree's metadata. Sized for the working nodes alone, the
+        // cache would hold none, and every entry of an emptying would read
+        // its path's super-nodes again.
+        let nodes = CACHED_SUPER_NODES + POOL_NODES + TABLE_ROOM_NODES;
+        let node = (memory / 2).saturating_sub(1024) / nodes / 8 * 8;
         params.set("node_bytes", &node.max(64).to_string());
     }
     if !params.contains("max_buffer_bytes") {

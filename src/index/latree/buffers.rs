@@ -4,7 +4,8 @@
 //! **buffer pool** in RAM.
 //!
 //! * **Buffer entries** are `key | value | op` (the entry format's widths
-//!   and one byte: 1 insert, 2 delete, 3 a delayed lookup's part). A
+//!   and one byte: 1 insert, 2 delete, 3 a delayed lookup with its ticket,
+//!   4 a part of one with the part's id). A
 //!   buffer's entries are in arrival order; an emptying sorts them stably
 //!   by key, so for any key the order of its entries in any buffer is the
 //!   order of the operations (the tree needs no timestamps).
@@ -24,17 +25,24 @@
 //!   becomes full"); when too few partitions are free, buffers are emptied
 //!   to make room first (`super::LaTree::ensure_partitions`). On a
 //!   logical-page device, pages fill node-store slots.
-//! * **Buffer pool** (`pool_bytes`): each buffer's tail page. With
-//!   `buffer_pool=entries` (default) a tail page counts what the paper's
-//!   page holds (§5.2: its entry count, [`COUNT_BYTES`], and its entries);
-//!   the frame header and owner id of our page format are added when the
-//!   page is sealed and written, so they take no pool memory. With
-//!   `buffer_pool=pages` a tail page takes a whole page from its first
-//!   entry. A new entry or tail page, or a buffer loaded for emptying, that
-//!   does not fit evicts the page holding the most entries ("highest
-//!   packed"), which is written to flash. §5.3 does not say how a tail page
-//!   is allocated; with whole pages, 96 of them for the ~1,400 buffers of
-//!   §6's tree leave 4.1 entries a page at q = 25% (`docs/DEVIATIONS.md`).
+//! * **Buffer pool** ([`super::pool`]): each buffer's tail page, in RAM,
+//!   held in an arena of small slots, so that a tail page takes the entries
+//!   it holds (and at most one slot's unused part), not a page buffer.
+//!   With `buffer_pool=entries` (default) a tail page takes slots as its
+//!   entries arrive (§5.2's page holds its entry count and its entries; the
+//!   count is in the directory here); the frame header and owner id of our
+//!   page format are added when the page is sealed and written, in the one
+//!   page buffer the buffers share. With `buffer_pool=pages` a tail page
+//!   takes a whole page's slots from its first entry. A new entry or tail
+//!   page that finds no free slot evicts the page holding the most entries
+//!   ("highest packed"), which is written to flash. §5.3 does not say how a
+//!   tail page is allocated; with whole pages, 96 of them for the ~1,400
+//!   buffers of §6's tree leave 4.1 entries a page at q = 25%
+//!   (`docs/DEVIATIONS.md`).
+//! * **Draining** ([`Buffers::take_front`]): an emptying takes a buffer's
+//!   entries from the front, whole flash pages and then the tail, as many
+//!   as its chunk holds; the buffer keeps the rest (and its space) until
+//!   the last chunk is taken.
 //!
 //! Buffers are never part of the durable state: `flush` empties every
 //! buffer into the tree first (`super`), so after a crash the buffer space
@@ -42,9 +50,12 @@
 //! again (the first use of a partition after create or open erases it).
 //!
 //! Invariants:
-//! 1. A buffer's entries are its flash pages in `pages` order, then its
-//!    tail frame's entries.
-//! 2. Every frame belongs to exactly one buffer and is its `tail`.
+//! 1. A buffer's entries are its flash pages from `front` on (the first
+//!    less its `front_taken` entries), in `pages` order, then its tail's
+//!    entries (the pages before `front` were taken by a draining and are
+//!    released with the buffer).
+//! 2. Every tail in the pool belongs to exactly one buffer; `tails` counts
+//!    them.
 //! 3. `overfull_queue` names buffers in the directory, each at its level.
 
 use std::cmp::Reverse;
@@ -56,28 +67,38 @@ use crate::node::page::{self, PageKind, FRAME_HEADER};
 use crate::node::{NodeId, NodeStore};
 
 pub use super::counters::{BufferCounters, COUNTED_LEVELS};
+use super::pool::{Pool, Tail};
 use super::space::{Held, Space};
 
 /// Bytes of the owning node's id at the start of a page's payload.
 const OWNER_BYTES: usize = 4;
-/// What a tail page in the pool takes besides its entries: the count of
-/// entries, the per-page metadata of §5.2 ("we store metadata in each
-/// buffer page that tells how many buffer entries are in the page"). The
-/// frame header and owner id are written only when the page is sealed.
-const COUNT_BYTES: usize = 2;
+/// The widest buffer entry: an 8-byte key, an 8-byte value, the op.
+const MAX_ELEM: usize = 17;
 
 /// What a buffer entry does when it reaches the leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Insert,
     Delete,
-    /// A delayed lookup of the key (the buffer tree's batched lookups);
-    /// the value is its ticket.
+    /// A delayed lookup of the key (the buffer tree's batched lookups)
+    /// for all its pairs; the value is its ticket.
     Lookup,
+    /// A part of a delayed lookup cut across subtrees; the value is the
+    /// part's id (`super::lookups`).
+    LookupPart,
 }
 
-/// One buffer entry.
+impl Op {
+    /// A delayed lookup's element, whole or a part.
+    pub fn is_lookup(self) -> bool {
+        matches!(self, Op::Lookup | Op::LookupPart)
+    }
+}
+
+/// One buffer entry (packed: 17 bytes in an emptying's chunk, where it
+/// would take 24).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
 pub struct Elem {
     pub key: u64,
     pub value: u64,
@@ -113,10 +134,15 @@ pub struct Buffer<S> {
     /// The level of the node it belongs to.
     pub level: u8,
     pages: Vec<FlashPage>,
+    /// Pages before this were taken by a draining, and the entries of
+    /// this one (invariant 1).
+    front: usize,
+    front_taken: u16,
     /// Raw chip: the partitions it holds.
     held: Held,
+    /// Entries in the pages from `front` on.
     flash_entries: u64,
-    tail: Option<usize>,
+    tail: Option<Tail>,
     pub state: S,
 }
 
@@ -125,6 +151,8 @@ impl<S: BufferState> Buffer<S> {
         Buffer {
             level,
             pages: Vec::new(),
+            front: 0,
+            front_taken: 0,
             held: Held::default(),
             flash_entries: 0,
             tail: None,
@@ -137,26 +165,19 @@ impl<S: BufferState> Buffer<S> {
         self.flash_entries
     }
 
-    /// Flash pages it holds.
+    /// Flash pages it holds (not yet taken).
     pub fn flash_pages(&self) -> usize {
-        self.pages.len()
+        self.pages.len() - self.front
     }
-}
-
-struct Frame {
-    owner: NodeId,
-    count: usize,
-    bytes: Vec<u8>,
 }
 
 /// How the buffer pool counts a tail page against its memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PoolUnit {
-    /// The bytes the page holds so far (its entry count and entries; the
-    /// frame header is added when it is written): a page grows as entries
-    /// arrive, as a mote's allocator would hold it.
+    /// The slots its entries fill so far: a page grows as entries arrive,
+    /// as a mote's allocator would hold it.
     Entries,
-    /// A whole page frame from its first entry.
+    /// A whole page's slots from its first entry.
     Pages,
 }
 
@@ -171,11 +192,21 @@ impl std::str::FromStr for PoolUnit {
     }
 }
 
+/// What [`Buffers::take_front`] left of a buffer.
+pub enum Front<S> {
+    /// It has no buffer.
+    Absent,
+    /// Entries remain.
+    More,
+    /// That was the last of it: the buffer is gone, with the policy's
+    /// state.
+    Last(S),
+}
+
 /// Every buffer, the space their pages use and the pool of tail pages.
 pub struct Buffers<S> {
     format: EntryFormat,
     elem_bytes: usize,
-    page_size: usize,
     /// Entries a page holds.
     per_page: usize,
     space: Space,
@@ -185,25 +216,19 @@ pub struct Buffers<S> {
     /// filled) as (level, Reverse(node)): the last is the next to empty,
     /// so finding it does not walk every buffer.
     overfull_queue: BTreeSet<(u8, Reverse<NodeId>)>,
-    frames: Vec<Option<Frame>>,
-    /// Page buffers of dropped frames, for reuse.
-    spare_bytes: Vec<Vec<u8>>,
-    /// Indexes of `frames` that hold none.
-    free_slots: Vec<usize>,
-    frames_in_use: usize,
-    pool_bytes: usize,
+    pool: Pool,
     pool_unit: PoolUnit,
-    /// What the tail pages take of the pool now.
-    pool_used: usize,
-    /// Bytes of a buffer loaded for emptying still in RAM.
-    loading_bytes: usize,
-    read_buf: Vec<u8>,
+    /// Buffers with a tail in the pool.
+    tails: usize,
+    /// The one page buffer: a page being read, or a tail being sealed.
+    page_buf: Vec<u8>,
     pub counters: BufferCounters,
 }
 
 impl<S: BufferState> Buffers<S> {
     /// Buffers for entries of `format` on the node store's storage, with a
-    /// pool of `pool_bytes`; `partition_blocks` applies to raw chips.
+    /// pool of `pool_bytes` (its arena and links) beside one page buffer;
+    /// `partition_blocks` applies to raw chips.
     pub fn new(
         store: &dyn NodeStore,
         format: EntryFormat,
@@ -221,9 +246,11 @@ impl<S: BufferState> Buffers<S> {
             )));
         }
         let per_page = per_page.min(u16::MAX as usize);
-        if pool_bytes < page_size {
+        let pool = Pool::new(pool_bytes, elem_bytes);
+        let least = Self::min_pool_bytes(page_size, elem_bytes, pool_unit);
+        if pool.memory_bytes() < least {
             return Err(IndexError::BudgetTooSmall {
-                needed: page_size,
+                needed: least,
                 given: pool_bytes,
                 what: "the buffer pool's share: one tail page".into(),
             });
@@ -232,22 +259,31 @@ impl<S: BufferState> Buffers<S> {
         Ok(Buffers {
             format,
             elem_bytes,
-            page_size,
             per_page,
             space,
             dir: FastMap::default(),
             overfull_queue: BTreeSet::new(),
-            frames: Vec::new(),
-            spare_bytes: Vec::new(),
-            free_slots: Vec::new(),
-            frames_in_use: 0,
-            pool_bytes,
+            pool,
             pool_unit,
-            pool_used: 0,
-            loading_bytes: 0,
-            read_buf: vec![0u8; page_size],
+            tails: 0,
+            page_buf: vec![0u8; page_size],
             counters: BufferCounters::default(),
         })
+    }
+
+    /// The smallest pool for entries of `elem_bytes` on pages of
+    /// `page_size`: one whole tail page with `buffer_pool=pages`, a
+    /// quarter of one otherwise (tail pages are then written before they
+    /// fill).
+    pub fn min_pool_bytes(page_size: usize, elem_bytes: usize, unit: PoolUnit) -> usize {
+        let per_page = page_size.saturating_sub(FRAME_HEADER + OWNER_BYTES) / elem_bytes.max(1);
+        let entries = match unit {
+            PoolUnit::Pages => per_page,
+            PoolUnit::Entries => per_page.div_ceil(4),
+        };
+        let p = Pool::new(0, elem_bytes.max(1));
+        // A slot's bytes and link, times the slots of those entries.
+        p.slots_for(entries) * (p.slot_bytes() + 4)
     }
 
     /// Bytes of one buffer entry on flash.
@@ -270,23 +306,18 @@ impl<S: BufferState> Buffers<S> {
 
     /// Entries in buffer `id` (0 without one).
     pub fn entries(&self, id: NodeId) -> u64 {
-        self.dir.get(&id).map_or(0, |b| self.entries_of(b))
+        self.dir.get(&id).map_or(0, Self::entries_of)
     }
 
-    fn entries_of(&self, b: &Buffer<S>) -> u64 {
-        b.flash_entries + b.tail.map_or(0, |f| self.frame(f).count as u64)
-    }
-
-    fn frame(&self, f: usize) -> &Frame {
-        // Invariant 2: a buffer's tail names a live frame.
-        self.frames[f].as_ref().expect("a tail names a live frame")
+    fn entries_of(b: &Buffer<S>) -> u64 {
+        b.flash_entries + b.tail.map_or(0, |t| t.count as u64)
     }
 
     /// The buffers, as (node, level, entries).
     pub fn all(&self) -> impl Iterator<Item = (NodeId, u8, u64)> + '_ {
         self.dir
             .iter()
-            .map(|(&id, b)| (id, b.level, self.entries_of(b)))
+            .map(|(&id, b)| (id, b.level, Self::entries_of(b)))
     }
 
     /// Buffers queued for emptying, highest level first.
@@ -303,7 +334,7 @@ impl<S: BufferState> Buffers<S> {
 
     /// Buffered entries in all.
     pub fn total_entries(&self) -> u64 {
-        self.dir.values().map(|b| self.entries_of(b)).sum()
+        self.dir.values().map(Self::entries_of).sum()
     }
 
     /// Partitions not held by any buffer; `None` where pages take node
@@ -315,9 +346,9 @@ impl<S: BufferState> Buffers<S> {
     /// Buffers whose tail page would need a partition if evicted now.
     pub fn frames_without_partition(&self) -> u64 {
         if let Some(free) = self.space.free_partitions() {
-            // Enough free for every frame: no need to look.
-            if free >= self.frames_in_use as u64 + 64 {
-                return self.frames_in_use as u64;
+            // Enough free for every tail: no need to look.
+            if free >= self.tails as u64 + 64 {
+                return self.tails as u64;
             }
         }
         self.dir
@@ -337,28 +368,18 @@ impl<S: BufferState> Buffers<S> {
         if !self.space.is_raw() {
             return 0;
         }
-        self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_size as u64
+        self.dir.values().map(|b| b.pages.len() as u64).sum::<u64>() * self.page_buf.len() as u64
     }
 
-    /// RAM of the pool's tail pages (in the memory figure).
+    /// RAM of the pool (its whole arena: the budget it was given) and the
+    /// page buffer, in the memory figure.
     pub fn pool_memory(&self) -> usize {
-        self.pool_used
+        self.pool.memory_bytes() + self.page_buf.len()
     }
 
-    /// RAM the pool's page buffers hold beyond what the pool charges: every
-    /// live frame and every kept spare holds a whole page buffer, where
-    /// `buffer_pool=entries` charges a frame by its entries.
-    pub fn frame_slack_bytes(&self) -> usize {
-        ((self.frames_in_use + self.spare_bytes.len()) * self.page_size)
-            .saturating_sub(self.pool_used)
-    }
-
-    /// What a frame holding `count` entries takes of the pool.
-    fn frame_cost(&self, count: usize) -> usize {
-        match self.pool_unit {
-            PoolUnit::Pages => self.page_size,
-            PoolUnit::Entries => COUNT_BYTES + count * self.elem_bytes,
-        }
+    /// RAM the tail pages fill now.
+    pub fn pool_used(&self) -> usize {
+        self.pool.used_bytes()
     }
 
     /// RAM of the directory: per buffer its node, level and counts, per
@@ -370,6 +391,14 @@ impl<S: BufferState> Buffers<S> {
         (table, state)
     }
 
+    /// Slots a new tail takes.
+    fn new_tail_slots(&self) -> usize {
+        match self.pool_unit {
+            PoolUnit::Pages => self.pool.slots_for(self.per_page),
+            PoolUnit::Entries => 1,
+        }
+    }
+
     /// Appends `e` to buffer `id` (created at `level` if it has none);
     /// returns the buffer's entries.
     pub fn append(
@@ -379,140 +408,104 @@ impl<S: BufferState> Buffers<S> {
         level: u8,
         e: Elem,
     ) -> Result<u64> {
-        if self.pool_unit == PoolUnit::Entries {
-            // The entry's bytes first: that may evict this buffer's tail.
-            self.make_room(store, self.elem_bytes)?;
-        }
-        let tail = self.dir.get(&id).and_then(|b| b.tail);
-        let frame = match tail {
-            Some(f) if self.frame(f).count < self.per_page => f,
-            full => {
-                if let Some(f) = full {
-                    // A new tail page: the full one goes to flash.
-                    self.write_frame(store, f)?;
+        let mut bytes = [0u8; MAX_ELEM];
+        self.encode(e, &mut bytes);
+        loop {
+            let tail = self.dir.get(&id).and_then(|b| b.tail);
+            match tail {
+                // A new tail page: the full one goes to flash.
+                Some(t) if t.count >= self.per_page => self.write_tail(store, id)?,
+                Some(t) if self.pool.needs_slot(&t) && self.pool.free_slots() == 0 => {
+                    self.evict(store)?
                 }
-                self.make_room(store, self.frame_cost(0))?;
-                let f = self.new_frame(id);
-                self.dir
-                    .entry(id)
-                    .or_insert_with(|| Buffer::new(level))
-                    .tail = Some(f);
-                f
+                Some(mut t) => {
+                    let pushed = self.pool.push(&mut t, &bytes[..self.elem_bytes]);
+                    debug_assert!(pushed, "a slot was free");
+                    if let Some(b) = self.dir.get_mut(&id) {
+                        b.tail = Some(t);
+                    }
+                    break;
+                }
+                None if self.pool.free_slots() < self.new_tail_slots() => self.evict(store)?,
+                None => {
+                    let t = self.pool.new_tail(self.new_tail_slots());
+                    self.dir
+                        .entry(id)
+                        .or_insert_with(|| Buffer::new(level))
+                        .tail = t;
+                    self.tails += 1;
+                }
             }
-        };
-        self.put(frame, e);
+        }
         let at = self.dir.get(&id).map_or(level, |b| b.level);
         self.counters.by_level[(at as usize).min(COUNTED_LEVELS - 1)].appended += 1;
-        self.loading_bytes = self.loading_bytes.saturating_sub(self.elem_bytes);
         Ok(self.entries(id))
     }
 
-    fn new_frame(&mut self, owner: NodeId) -> usize {
-        let bytes = self
-            .spare_bytes
-            .pop()
-            .unwrap_or_else(|| vec![0u8; self.page_size]);
-        let frame = Some(Frame {
-            owner,
-            count: 0,
-            bytes,
-        });
-        self.frames_in_use += 1;
-        self.pool_used += self.frame_cost(0);
-        match self.free_slots.pop() {
-            Some(i) => {
-                self.frames[i] = frame;
-                i
-            }
-            None => {
-                self.frames.push(frame);
-                self.frames.len() - 1
-            }
-        }
-    }
-
-    fn drop_frame(&mut self, f: usize) {
-        if let Some(fr) = self.frames[f].take() {
-            self.frames_in_use -= 1;
-            self.pool_used -= self.frame_cost(fr.count);
-            self.spare_bytes.push(fr.bytes);
-            self.free_slots.push(f);
-        }
-    }
-
-    /// Evicts the most packed frames until the pool is within its budget
-    /// (after an emptying, which may run over while it holds a buffer).
-    pub fn fit_pool(&mut self, store: &mut dyn NodeStore) -> Result<()> {
-        self.make_room(store, 0)
-    }
-
-    /// Evicts the most packed frames until `extra` more bytes fit the pool
-    /// beside a buffer being loaded. With nothing left to evict the pool
-    /// runs over for the moment (the loaded buffer shrinks as it goes).
-    fn make_room(&mut self, store: &mut dyn NodeStore, extra: usize) -> Result<()> {
-        while self.pool_memory() + self.loading_bytes + extra > self.pool_bytes {
-            let victim = self
-                .frames
-                .iter()
-                .enumerate()
-                .filter_map(|(i, f)| f.as_ref().map(|f| (i, f.count)))
-                .max_by_key(|&(i, count)| (count, std::cmp::Reverse(i)));
-            let Some((f, _)) = victim else {
-                return Ok(());
-            };
-            self.counters.pool_evictions += 1;
-            self.write_frame(store, f)?;
-        }
-        Ok(())
-    }
-
-    /// Writes frame `f` as its owner's next flash page and frees it.
-    fn write_frame(&mut self, store: &mut dyn NodeStore, f: usize) -> Result<()> {
-        let (owner, count) = {
-            let fr = self.frame(f);
-            (fr.owner, fr.count)
+    /// Writes the most packed tail page to flash ("highest packed", §5.3).
+    fn evict(&mut self, store: &mut dyn NodeStore) -> Result<()> {
+        let victim = self
+            .dir
+            .iter()
+            .filter_map(|(&id, b)| b.tail.map(|t| (id, t.count)))
+            .max_by_key(|&(id, count)| (count, Reverse(id)));
+        let Some((id, _)) = victim else {
+            // `new` checked that the pool holds a page: unreachable.
+            return Err(IndexError::Config(
+                "the buffer pool holds no tail page to evict".into(),
+            ));
         };
+        self.counters.pool_evictions += 1;
+        self.write_tail(store, id)
+    }
+
+    /// Writes buffer `id`'s tail page as its next flash page and frees its
+    /// slots (kept when the write fails).
+    fn write_tail(&mut self, store: &mut dyn NodeStore, id: NodeId) -> Result<()> {
+        let Some(t) = self.dir.get(&id).and_then(|b| b.tail) else {
+            return Ok(());
+        };
+        let count = t.count;
         let payload = OWNER_BYTES + count * self.elem_bytes;
         let len = FRAME_HEADER + payload;
-        let addr = self.next_page(store, owner)?;
-        {
-            // Invariant 2: `f` is live.
-            let fr = self.frames[f].as_mut().expect("live frame");
-            fr.bytes[FRAME_HEADER..FRAME_HEADER + OWNER_BYTES]
-                .copy_from_slice(&owner.to_le_bytes());
-            page::seal(&mut fr.bytes, PageKind::BufferPage, payload);
-        }
-        // Invariant 2: `f` is still live (nothing above dropped a frame).
-        let fr = self.frames[f].as_mut().expect("live frame");
-        self.space.write(store, addr, &mut fr.bytes, len)?;
+        let addr = self.next_page(store, id)?;
+        let mut buf = std::mem::take(&mut self.page_buf);
+        buf[FRAME_HEADER..FRAME_HEADER + OWNER_BYTES].copy_from_slice(&id.to_le_bytes());
+        let mut at = FRAME_HEADER + OWNER_BYTES;
+        self.pool.for_each_run(&t, |bytes, _| {
+            buf[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        });
+        page::seal(&mut buf, PageKind::BufferPage, payload);
+        let written = self.space.write(store, addr, &mut buf, len);
+        self.page_buf = buf;
+        written?;
         self.counters.pages_written += 1;
         self.counters.entries_written += count as u64;
-        // Invariant 2: the frame's owner has a buffer.
-        let b = self
-            .dir
-            .get_mut(&owner)
-            .expect("a frame's owner has a buffer");
+        self.pool.free_tail(t);
+        self.tails -= 1;
+        // Invariant 2: the tail's owner has a buffer.
+        let b = self.dir.get_mut(&id).expect("a tail's owner has a buffer");
         b.pages.push(FlashPage {
             addr,
             count: count as u16,
-            writer: owner,
+            writer: id,
         });
         b.flash_entries += count as u64;
+        b.tail = None;
         let at = &mut self.counters.by_level[(b.level as usize).min(COUNTED_LEVELS - 1)];
         at.written += count as u64;
         at.pages += 1;
-        b.tail = None;
-        self.drop_frame(f);
         Ok(())
     }
 
     /// The address the next page of buffer `owner` goes to.
     fn next_page(&mut self, store: &mut dyn NodeStore, owner: NodeId) -> Result<u64> {
-        // Invariant 2: a frame's owner has a buffer.
+        // Invariant 2: a tail's owner has a buffer.
         let b = self
             .dir
             .get_mut(&owner)
-            .expect("a frame's owner has a buffer");
+            .expect("a tail's owner has a buffer");
         let (addr, filled) = self
             .space
             .next_page(store, &mut b.held, &mut self.counters)?;
@@ -532,11 +525,11 @@ impl<S: BufferState> Buffers<S> {
     ) -> Result<()> {
         let payload = OWNER_BYTES + p.count as usize * self.elem_bytes;
         let len = FRAME_HEADER + payload;
-        let mut buf = std::mem::take(&mut self.read_buf);
+        let mut buf = std::mem::take(&mut self.page_buf);
         let at = match self.space.read(store, p.addr, &mut buf[..len]) {
             Ok(at) => at,
             Err(e) => {
-                self.read_buf = buf;
+                self.page_buf = buf;
                 return Err(e);
             }
         };
@@ -549,8 +542,16 @@ impl<S: BufferState> Buffers<S> {
             self.format,
             &mut f,
         );
-        self.read_buf = buf;
+        self.page_buf = buf;
         result
+    }
+
+    /// Passes the entries of buffer `id`'s tail to `f`, in order.
+    fn decode_tail(&self, id: NodeId, f: &mut impl FnMut(Elem)) {
+        if let Some(t) = self.dir.get(&id).and_then(|b| b.tail) {
+            self.pool
+                .for_each_run(&t, |bytes, n| decode_entries(bytes, n, self.format, f));
+        }
     }
 
     /// Passes every entry of buffer `id` in order (invariant 1) to `f`,
@@ -566,10 +567,17 @@ impl<S: BufferState> Buffers<S> {
         };
         // Lent out while its pages are read (reading changes no buffer).
         let pages = std::mem::take(&mut b.pages);
-        let tail = b.tail;
+        let (front, skip) = (b.front, b.front_taken as usize);
         let mut read = Ok(());
-        for &p in &pages {
-            read = self.read_page(store, p, &mut f);
+        for (k, &p) in pages[front..].iter().enumerate() {
+            let mut i = 0;
+            let skip = if k == 0 { skip } else { 0 };
+            read = self.read_page(store, p, |e| {
+                if i >= skip {
+                    f(e)
+                }
+                i += 1;
+            });
             if read.is_err() {
                 break;
             }
@@ -578,111 +586,120 @@ impl<S: BufferState> Buffers<S> {
             b.pages = pages;
         }
         read?;
-        if let Some(t) = tail {
-            let fr = self.frame(t);
-            decode_entries(
-                &fr.bytes[FRAME_HEADER + OWNER_BYTES..],
-                fr.count,
-                self.format,
-                &mut f,
-            );
-        }
+        self.decode_tail(id, &mut f);
         Ok(())
     }
 
-    /// Takes buffer `id` out: its entries in order are appended to `out`
-    /// (read from flash), its frame and space are freed; returns the level
-    /// and the policy state. Room is made in the pool for what is loaded,
-    /// which stays counted until appended elsewhere ([`Buffers::append`]).
-    pub fn take(
+    /// Takes entries from the front of buffer `id` (invariant 1) into
+    /// `out`: whole flash pages, then the tail, while they fit in `max`
+    /// entries; a page or tail larger than `max` alone is taken `max` at a
+    /// time. The last take removes the
+    /// buffer and frees its space. A read that fails takes nothing.
+    pub fn take_front(
         &mut self,
         store: &mut dyn NodeStore,
         id: NodeId,
         out: &mut Vec<Elem>,
-    ) -> Result<Option<(u8, S)>> {
-        let Some(b) = self.dir.get(&id) else {
-            return Ok(None);
+        max: usize,
+    ) -> Result<Front<S>> {
+        let max = max.max(1);
+        let Some(b) = self.dir.get_mut(&id) else {
+            return Ok(Front::Absent);
         };
-        let flash_bytes = b.flash_entries as usize * self.elem_bytes;
         let start = out.len();
-        // The tail's entries come last (invariant 1) but leave the pool first.
-        let mut tail_elems = Vec::new();
-        if let Some(t) = b.tail {
-            let fr = self.frame(t);
-            decode_entries(
-                &fr.bytes[FRAME_HEADER + OWNER_BYTES..],
-                fr.count,
-                self.format,
-                &mut |e| tail_elems.push(e),
-            );
-            self.drop_frame(t);
-            if let Some(b) = self.dir.get_mut(&id) {
-                b.tail = None;
+        let pages = std::mem::take(&mut b.pages);
+        let (mut front, mut skip) = (b.front, b.front_taken as usize);
+        let mut taken = 0u64;
+        let mut read = Ok(());
+        while let Some(&p) = pages.get(front) {
+            let n = out.len() - start;
+            let left = p.count as usize - skip;
+            // A part of a page only when nothing else fits.
+            let take = if n + left <= max {
+                left
+            } else if n == 0 {
+                max
+            } else {
+                break;
+            };
+            let mut i = 0;
+            read = self.read_page(store, p, |e| {
+                if i >= skip && i < skip + take {
+                    out.push(e);
+                }
+                i += 1;
+            });
+            if read.is_err() {
+                break;
+            }
+            taken += take as u64;
+            if take == left {
+                front += 1;
+                skip = 0;
+            } else {
+                skip += take;
+                break;
             }
         }
-        let loading = flash_bytes + tail_elems.len() * self.elem_bytes;
-        self.loading_bytes += loading;
-        let loaded = self
-            .make_room(store, 0)
-            .and_then(|()| self.scan(store, id, |e| out.push(e)));
-        if let Err(e) = loaded {
-            // Nothing is taken: the buffer gets its tail back (in RAM, the
-            // pool may run over) and keeps its pages.
+        let exhausted = front == pages.len();
+        // Invariant: `id` was present above, and reading removes no buffer.
+        let b = self.dir.get_mut(&id).expect("present");
+        b.pages = pages;
+        if let Err(e) = read {
             out.truncate(start);
-            self.loading_bytes = self.loading_bytes.saturating_sub(loading);
-            self.restore_tail(id, &tail_elems);
             return Err(e);
         }
-        out.extend(tail_elems);
-        debug_assert!(out.len() >= start);
+        b.front = front;
+        b.front_taken = skip as u16;
+        b.flash_entries -= taken;
+        let tail = b.tail;
+        if !exhausted {
+            return Ok(Front::More);
+        }
+        if let Some(mut t) = tail {
+            let n = out.len() - start;
+            if n + t.count > max {
+                if n == 0 {
+                    // Larger than a chunk: its front part.
+                    let mut i = 0;
+                    self.pool.for_each_run(&t, |bytes, k| {
+                        decode_entries(bytes, k, self.format, &mut |e| {
+                            if i < max {
+                                out.push(e);
+                            }
+                            i += 1;
+                        })
+                    });
+                    self.pool.drop_front(&mut t, max);
+                    if let Some(b) = self.dir.get_mut(&id) {
+                        b.tail = Some(t);
+                    }
+                }
+                return Ok(Front::More);
+            }
+            self.decode_tail(id, &mut |e| out.push(e));
+            self.pool.free_tail(t);
+            self.tails -= 1;
+        }
         // Invariant: checked present above, and nothing between removes it.
         let b = self.dir.remove(&id).expect("present");
         self.overfull_queue.remove(&(b.level, Reverse(id)));
         self.release(store, &b)?;
-        Ok(Some((b.level, b.state)))
+        Ok(Front::Last(b.state))
     }
 
-    /// Gives buffer `id` (which has no tail) a tail frame holding `elems`,
-    /// evicting nothing: what a failed [`Buffers::take`] had removed.
-    fn restore_tail(&mut self, id: NodeId, elems: &[Elem]) {
-        if elems.is_empty() {
-            return;
-        }
-        let f = self.new_frame(id);
-        for e in elems {
-            self.put(f, *e);
-        }
-        if let Some(b) = self.dir.get_mut(&id) {
-            b.tail = Some(f);
-        }
-    }
-
-    /// Writes `e` as the next entry of frame `f` (which has room).
-    fn put(&mut self, f: usize, e: Elem) {
-        let elem_bytes = self.elem_bytes;
+    /// Encodes `e` as a buffer entry into `out` (`elem_bytes` long).
+    fn encode(&self, e: Elem, out: &mut [u8]) {
         let kb = self.format.key_bytes as usize;
         let vb = self.format.value_bytes as usize;
-        // Invariant 2: `f` is live.
-        let fr = self.frames[f].as_mut().expect("live frame");
-        let at = FRAME_HEADER + OWNER_BYTES + fr.count * elem_bytes;
-        let slot = &mut fr.bytes[at..at + elem_bytes];
-        slot[..kb].copy_from_slice(&e.key.to_le_bytes()[..kb]);
-        slot[kb..kb + vb].copy_from_slice(&e.value.to_le_bytes()[..vb]);
-        slot[kb + vb] = match e.op {
+        out[..kb].copy_from_slice(&e.key.to_le_bytes()[..kb]);
+        out[kb..kb + vb].copy_from_slice(&e.value.to_le_bytes()[..vb]);
+        out[kb + vb] = match e.op {
             Op::Insert => 1,
             Op::Delete => 2,
             Op::Lookup => 3,
+            Op::LookupPart => 4,
         };
-        fr.count += 1;
-        if self.pool_unit == PoolUnit::Entries {
-            self.pool_used += elem_bytes;
-        }
-    }
-
-    /// Forgets what a loaded buffer still holds in RAM (an emptying that
-    /// applied its entries to the tree rather than to other buffers).
-    pub fn loaded_consumed(&mut self, elems: usize) {
-        self.loading_bytes = self.loading_bytes.saturating_sub(elems * self.elem_bytes);
     }
 
     /// Frees the space of a buffer taken out of the directory.
@@ -693,8 +710,9 @@ impl<S: BufferState> Buffers<S> {
     }
 
     /// Moves buffer `from` to node `to` (which has none), now at `level`:
-    /// a root's buffer following the root. Its pages stay where they are
-    /// (the directory remembers who wrote each).
+    /// a root's buffer following the root, or a buffer set aside while it
+    /// drains. Its pages stay where they are (the directory remembers who
+    /// wrote each).
     pub fn rename(&mut self, from: NodeId, to: NodeId, level: u8) {
         if let Some(mut b) = self.dir.remove(&from) {
             debug_assert!(!self.dir.contains_key(&to));
@@ -702,11 +720,6 @@ impl<S: BufferState> Buffers<S> {
                 self.overfull_queue.insert((level, Reverse(to)));
             }
             b.level = level;
-            if let Some(t) = b.tail {
-                if let Some(fr) = self.frames[t].as_mut() {
-                    fr.owner = to;
-                }
-            }
             self.dir.insert(to, b);
         }
     }
@@ -742,7 +755,7 @@ fn decode_page(
     // Checked whole before any entry is passed on.
     for i in 0..count {
         let op = entries[(i + 1) * elem - 1];
-        if !(1..=3).contains(&op) {
+        if !(1..=4).contains(&op) {
             return Err(corrupt(format!("a buffer entry has operation {op}")));
         }
     }
@@ -753,9 +766,9 @@ fn decode_page(
         }
     });
     if let Some(e) = bad {
+        let (key, value) = e.pair();
         return Err(corrupt(format!(
-            "a buffer entry ({}, {}) is out of range",
-            e.key, e.value
+            "a buffer entry ({key}, {value}) is out of range"
         )));
     }
     decode_entries(entries, count, format, f);
@@ -780,6 +793,7 @@ fn decode_entries(bytes: &[u8], count: usize, format: EntryFormat, f: &mut impl 
             op: match s[kb + vb] {
                 2 => Op::Delete,
                 3 => Op::Lookup,
+                4 => Op::LookupPart,
                 _ => Op::Insert,
             },
         });

@@ -3,18 +3,25 @@
 //! shape (§5.1: "In case the subtree has a non-empty buffer, its buffer is
 //! also split").
 //!
-//! An emptying loads the buffer (its flash pages and tail), sorts it
-//! stably by (key, value) and either
-//! * routes every entry through the subtree to the buffer of the subtree
-//!   below (a non-leaf subtree), or
-//! * applies every entry to the tree in order (a leaf subtree): inserts and
-//!   deletes of the B+-tree, whose splits may cascade to the root.
+//! An emptying sets the buffer aside (under an id no node has, so that the
+//! shape changes it causes never touch it) and drains it in **chunks**:
+//! as many entries as the emptying's scratch holds (whole flash pages in
+//! order, the tail last; [`super::LaTree`] sizes the scratch from the
+//! budget), each chunk sorted stably by key and either
+//! * routed through the subtree to the buffer of the subtree below (a
+//!   non-leaf subtree), or
+//! * applied to the tree in order (a leaf subtree): inserts and deletes of
+//!   the B+-tree, whose splits may cascade to the root.
 //!
-//! The paper loads the head of the buffer and merges the rest on the fly;
-//! here the whole buffer is read once and sorted in RAM, the same pages
-//! read (`docs/DEVIATIONS.md`). Entries are routed from the tree's root,
-//! through the node cache, so a node split by an emptying started inside
-//! another never misroutes an entry.
+//! Chunks go in arrival order, so a key's entries still reach the tree,
+//! or the buffers below, in the order of their operations. The paper
+//! loads and sorts the head of the buffer and merges the rest on the fly,
+//! the whole buffer in one sorted pass (its U = 3M/4 is set so a buffer
+//! fits in memory); here a buffer larger than the scratch is applied in
+//! several sorted passes, each page still read once (`docs/DEVIATIONS.md`).
+//! Entries are routed from the tree's root, through the node cache, so a
+//! node split by an emptying started inside another never misroutes an
+//! entry.
 //!
 //! Shape changes ([`ShapeChange`]) at a buffered level move buffer entries
 //! with the keys that moved: a split sends the entries from the separator
@@ -23,12 +30,18 @@
 //! entries to the left's; a new root takes the old root's buffer when the
 //! old root is not at a buffered level, and a collapsed root's entries go
 //! to its child (after the child's own, being newer). A buffer touched so
-//! is read and rewritten, its policy state restarted.
+//! is read and rewritten, its policy state restarted: it is set aside and
+//! streamed a page at a time, never loaded whole.
+//!
+//! A failure (a full device) spills what the chunk had not passed on and
+//! then the rest of the buffer set aside, in order (the spill, RAM beyond
+//! the budget, `super`). A read that fails leaves the buffer set aside
+//! as it was: back with its node on the first chunk, else spilled too.
 
 use crate::index::{Index, Result};
 use crate::node::NodeId;
 
-use super::buffers::{Elem, Op};
+use super::buffers::{Elem, Front, Op};
 
 use super::lookups::Span;
 use super::{Cause, LaTree};
@@ -38,30 +51,16 @@ impl LaTree {
     /// Empties buffer `id` (nothing when it has none).
     pub(super) fn empty(&mut self, id: NodeId, cause: Cause) -> Result<()> {
         self.drain_spill()?;
-        let mut loaded = std::mem::take(&mut self.loaded);
-        loaded.clear();
-        let taken = self.bufs.take(self.tree.store_mut(), id, &mut loaded);
-        let level = match taken {
-            Ok(Some((level, _))) => level,
-            Ok(None) => {
-                self.loaded = loaded;
-                return Ok(());
-            }
-            Err(e) => {
-                self.loaded = loaded;
-                return Err(e);
-            }
+        let Some(level) = self.bufs.get(id).map(|b| b.level) else {
+            return Ok(());
         };
-        self.counters.count_empty(cause, loaded.len() as u64);
-        // Stable, by key: a key's entries keep the order of their
-        // operations (a delayed lookup sees exactly those before it).
-        loaded.sort_by_key(|e| e.key);
-        let result = match self.child_level(level) {
-            None => self.apply(&loaded, level),
-            Some(below) => self.distribute(&loaded, level, below),
+        self.counters.count_empty(cause, self.bufs.entries(id));
+        let how = match self.child_level(level) {
+            None => Drain::Apply,
+            Some(below) => Drain::Distribute(below),
         };
-        self.loaded = loaded;
-        result
+        let aside = self.set_aside(id, level);
+        self.drain(aside, id, level, how)
     }
 
     /// Empties buffer `id` at `level` and every buffer below it into the
@@ -87,20 +86,112 @@ impl LaTree {
                 }
             }
         }
-        let mut loaded = std::mem::take(&mut self.loaded);
-        loaded.clear();
-        let taken = self.bufs.take(self.tree.store_mut(), id, &mut loaded);
-        let result = match taken {
-            Ok(Some(_)) => {
-                self.counters.count_empty(Cause::Space, loaded.len() as u64);
-                loaded.sort_by_key(|e| e.key);
-                self.apply(&loaded, level)
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
+        if self.bufs.get(id).is_none() {
+            return Ok(());
+        }
+        self.counters
+            .count_empty(Cause::Space, self.bufs.entries(id));
+        let aside = self.set_aside(id, level);
+        self.drain(aside, id, level, Drain::Apply)
+    }
+
+    /// Moves buffer `id` (at `level`) to an id no node has, so that shape
+    /// changes while it drains leave it alone; returns that id.
+    fn set_aside(&mut self, id: NodeId, level: u8) -> NodeId {
+        let mut aside = ASIDE;
+        while self.bufs.get(aside).is_some() {
+            aside -= 1;
+        }
+        self.bufs.rename(id, aside, level);
+        aside
+    }
+
+    /// Drains buffer `from` (set aside from node `node`, at `level`) chunk
+    /// by chunk, passing each on as `how` says.
+    fn drain(&mut self, from: NodeId, node: NodeId, level: u8, how: Drain) -> Result<()> {
+        let sorted = matches!(how, Drain::Apply | Drain::Distribute(_));
+        let (mut chunk, max) = if sorted {
+            (std::mem::take(&mut self.loaded), self.chunk_entries)
+        } else {
+            (std::mem::take(&mut self.moving), self.bufs.per_page())
         };
-        self.loaded = loaded;
+        // An emptying inside another (making space) needs its own chunk.
+        if chunk.capacity() < max {
+            chunk.reserve_exact(max);
+        }
+        let mut first = true;
+        let result = loop {
+            chunk.clear();
+            let front = match self
+                .bufs
+                .take_front(self.tree.store_mut(), from, &mut chunk, max)
+            {
+                Ok(f) => f,
+                Err(e) => {
+                    // Nothing taken: back to its node, or (the tree has
+                    // changed since the first chunk) into the spill.
+                    if first && self.bufs.get(node).is_none() {
+                        self.bufs.rename(from, node, level);
+                    } else {
+                        self.spill_rest(from, level);
+                    }
+                    break Err(e);
+                }
+            };
+            first = false;
+            if sorted {
+                // Stable, by key: a key's entries keep the order of their
+                // operations (a delayed lookup sees exactly those before it).
+                chunk.sort_by_key(|e| e.key);
+            }
+            if let Err(e) = self.deal(&chunk, level, how) {
+                self.spill_rest(from, level);
+                break Err(e);
+            }
+            if !matches!(front, Front::More) {
+                break Ok(());
+            }
+        };
+        chunk.clear();
+        if sorted {
+            self.loaded = chunk;
+        } else {
+            self.moving = chunk;
+        }
         result
+    }
+
+    /// Passes a chunk taken from a buffer at `level` on as `how` says; what
+    /// a failure leaves is spilled.
+    fn deal(&mut self, elems: &[Elem], level: u8, how: Drain) -> Result<()> {
+        match how {
+            Drain::Apply => self.apply(elems, level),
+            Drain::Distribute(below) => self.distribute(elems, level, below),
+            Drain::Split(pair, sep) => self.deal_split(elems, level, pair, sep),
+            Drain::Into(to) => {
+                for (n, &e) in elems.iter().enumerate() {
+                    if let Err(err) = self.push(to, level, e) {
+                        self.spill(level, &elems[n..]);
+                        return Err(err);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// After a failure, the rest of buffer `from` (set aside at `level`)
+    /// joins the spill, after what the failing chunk left there. A read
+    /// that fails leaves it set aside.
+    fn spill_rest(&mut self, from: NodeId, level: u8) {
+        let mut rest = Vec::new();
+        if self
+            .bufs
+            .take_front(self.tree.store_mut(), from, &mut rest, usize::MAX)
+            .is_ok()
+        {
+            self.spill(level, &rest);
+        }
     }
 
     /// A leaf subtree's emptying: every entry applied to the tree, in
@@ -115,7 +206,6 @@ impl LaTree {
                 self.spill(level, &elems[i..]);
                 return Err(err);
             }
-            self.bufs.loaded_consumed(1);
             if let Err(err) = self.follow_shapes() {
                 self.spill(level, &elems[i + 1..]);
                 return Err(err);
@@ -136,8 +226,8 @@ impl LaTree {
             Op::Delete => {
                 self.tree.delete(e.key, e.value)?;
             }
-            Op::Lookup => {
-                if let Some((lo, hi)) = self.delayed_lookups.span(e.value) {
+            Op::Lookup | Op::LookupPart => {
+                if let Some((lo, hi)) = self.delayed_lookups.span(e) {
                     self.tree.range(e.key, e.key, found)?;
                     values.clear();
                     values.extend(
@@ -147,7 +237,7 @@ impl LaTree {
                             .map(|p| p.1),
                     );
                     // An answered part is gone: applying it again does nothing.
-                    self.delayed_lookups.answer(e.value, values);
+                    self.delayed_lookups.answer(e, values);
                 }
             }
         }
@@ -191,15 +281,36 @@ impl LaTree {
 
     /// [`LaTree::distribute`]; `done` counts the entries passed on.
     fn distribute_from(&mut self, elems: &[Elem], below: u8, done: &mut usize) -> Result<()> {
+        // Scratch sized with the chunk (an emptying inside this one, to
+        // make room, takes its own).
+        let mut routes = std::mem::take(&mut self.routes);
+        let mut targets = std::mem::take(&mut self.targets);
+        let result = self.distribute_routed(elems, below, done, &mut routes, &mut targets);
+        routes.clear();
+        targets.clear();
+        self.routes = routes;
+        self.targets = targets;
+        result
+    }
+
+    fn distribute_routed(
+        &mut self,
+        elems: &[Elem],
+        below: u8,
+        done: &mut usize,
+        routes: &mut Vec<NodeId>,
+        targets: &mut Vec<NodeId>,
+    ) -> Result<()> {
         let mut below_spans = Vec::new();
         let mut spans = Vec::new();
         let mut parts = Vec::new();
         // Each entry's target, found once: appends change no node, so the
         // routes hold unless making room empties a buffer into the tree.
-        let mut routes = Vec::with_capacity(elems.len());
-        self.route_all(elems, below, &mut routes)?;
+        routes.clear();
+        self.route_all(elems, below, routes)?;
         if self.bufs.free_partitions().is_some() {
-            let mut targets = routes.clone();
+            targets.clear();
+            targets.extend_from_slice(routes);
             targets.sort_unstable();
             targets.dedup();
             let need = targets
@@ -207,22 +318,22 @@ impl LaTree {
                 .filter(|&&t| !self.bufs.holds_partition(t))
                 .count();
             // The targets themselves are not emptied to make room.
-            if self.ensure_partitions(need as u64, &targets, below + 1)? {
+            if self.ensure_partitions(need as u64, targets, below + 1)? {
                 routes.clear();
-                self.route_all(elems, below, &mut routes)?;
+                self.route_all(elems, below, routes)?;
             }
         }
-        for (&e, &target) in elems.iter().zip(&routes) {
-            if e.op == Op::Lookup {
+        for (&e, &target) in elems.iter().zip(routes.iter()) {
+            if e.op.is_lookup() {
                 // One part per subtree the key's pairs may lie in.
                 self.spans_below(e.key, below, &mut below_spans)?;
                 spans.clear();
                 spans.extend(below_spans.iter().map(|&(_, s)| s));
                 parts.clear();
-                self.delayed_lookups.cut(e.value, &spans, &mut parts);
+                let op = self.delayed_lookups.cut(e, &spans, &mut parts);
                 // Cut, the lookup is passed on (what fails is spilled).
                 *done += 1;
-                self.push_parts(e, &parts, below, |i| below_spans[i].0)?;
+                self.push_parts(Elem { op, ..e }, &parts, below, |i| below_spans[i].0)?;
                 continue;
             }
             self.push(target, below, e)?;
@@ -286,7 +397,6 @@ impl LaTree {
     /// those above, for lookups, until [`LaTree::drain_spill`].
     pub(super) fn spill(&mut self, level: u8, elems: &[Elem]) {
         self.spill_parts(level, elems);
-        self.bufs.loaded_consumed(elems.len());
     }
 
     /// Where entries spilled from a buffer at `level` go back: that level
@@ -313,7 +423,8 @@ impl LaTree {
         self.spill.sort_by_key(|&(l, _)| l);
     }
 
-    /// Pushes the parts of delayed lookup `e`, each `(i, part)` to buffer
+    /// Pushes the pieces of delayed lookup `e` (its op what the cut made
+    /// of it), each `(i, ticket or part)` to buffer
     /// `target(i)` at `level`; the parts a failure leaves are spilled.
     fn push_parts(
         &mut self,
@@ -353,7 +464,7 @@ impl LaTree {
             // Whether the entry itself is consumed (a lookup's part is, once
             // cut: what is not pushed is spilled as new parts).
             let mut consumed = false;
-            let pushed = if e.op == Op::Lookup {
+            let pushed = if e.op.is_lookup() {
                 // The part is cut again by the nodes at its level now.
                 match self.spans_below(e.key, level, &mut spans) {
                     Err(err) => Err(err),
@@ -361,9 +472,9 @@ impl LaTree {
                         cut_spans.clear();
                         cut_spans.extend(spans.iter().map(|&(_, s)| s));
                         parts.clear();
-                        self.delayed_lookups.cut(e.value, &cut_spans, &mut parts);
+                        let op = self.delayed_lookups.cut(e, &cut_spans, &mut parts);
                         consumed = true;
-                        self.push_parts(e, &parts, level, |i| spans[i].0)
+                        self.push_parts(Elem { op, ..e }, &parts, level, |i| spans[i].0)
                     }
                 }
             } else {
@@ -443,23 +554,43 @@ impl LaTree {
         level: u8,
         sep: (u64, u64),
     ) -> Result<()> {
-        let mut elems = Vec::new();
-        for &id in from {
-            if let Err(err) = self.bufs.take(self.tree.store_mut(), id, &mut elems) {
-                self.spill(level, &elems);
-                return Err(err);
+        // Set aside first: `pair` is among `from`.
+        let mut aside = [None; 2];
+        for (slot, &id) in aside.iter_mut().zip(from) {
+            if self.bufs.get(id).is_some() {
+                *slot = Some((self.set_aside(id, level), id));
             }
         }
         self.counters.buffer_splits += 1;
+        for (k, &(a, id)) in aside.iter().flatten().enumerate() {
+            if let Err(err) = self.drain(a, id, level, Drain::Split(pair, sep)) {
+                // The other buffer's entries follow what this one spilled.
+                for &(b, _) in aside.iter().flatten().skip(k + 1) {
+                    self.spill_rest(b, level);
+                }
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Deals a chunk of a buffer being split to `pair` by `sep`.
+    fn deal_split(
+        &mut self,
+        elems: &[Elem],
+        level: u8,
+        pair: (NodeId, NodeId),
+        sep: (u64, u64),
+    ) -> Result<()> {
         for (n, &e) in elems.iter().enumerate() {
-            if e.op == Op::Lookup {
+            if e.op.is_lookup() {
                 // A part whose pairs now lie on both sides becomes two;
                 // the spill (routed again when drained) keeps it whole.
                 let sides = [((0, 0), Some(sep)), (sep, None)];
                 let mut cut = Vec::new();
-                self.delayed_lookups.cut(e.value, &sides, &mut cut);
+                let op = self.delayed_lookups.cut(e, &sides, &mut cut);
                 let side = |i| if i == 0 { pair.0 } else { pair.1 };
-                if let Err(err) = self.push_parts(e, &cut, level, side) {
+                if let Err(err) = self.push_parts(Elem { op, ..e }, &cut, level, side) {
                     self.spill(level, &elems[n + 1..]);
                     return Err(err);
                 }
@@ -476,15 +607,25 @@ impl LaTree {
 
     /// Appends every entry of buffer `from` to buffer `to` at `level`.
     fn move_all(&mut self, from: NodeId, to: NodeId, level: u8) -> Result<()> {
-        let mut elems = Vec::new();
-        self.bufs.take(self.tree.store_mut(), from, &mut elems)?;
+        let aside = self.set_aside(from, level);
         self.counters.buffer_splits += 1;
-        for (n, &e) in elems.iter().enumerate() {
-            if let Err(err) = self.push(to, level, e) {
-                self.spill(level, &elems[n..]);
-                return Err(err);
-            }
-        }
-        Ok(())
+        self.drain(aside, from, level, Drain::Into(to))
     }
+}
+
+/// Ids of buffers set aside while they drain, counting down from here:
+/// node ids count up from 0 and never come near.
+const ASIDE: NodeId = NodeId::MAX;
+
+/// Where a buffer's entries go as it drains.
+#[derive(Clone, Copy, Debug)]
+enum Drain {
+    /// Into the tree (a leaf subtree's emptying).
+    Apply,
+    /// Into the buffers at this level below (a non-leaf subtree's).
+    Distribute(u8),
+    /// To two buffers by a separator (a buffer split with its node).
+    Split((NodeId, NodeId), (u64, u64)),
+    /// To one buffer (a merge, a collapsed root).
+    Into(NodeId),
 }

@@ -35,23 +35,37 @@
 //! other half holds buffer partitions), or written in place on a
 //! logical-page device ([`PageNodeStore`]). Buffers: `latree::buffers`.
 //!
-//! Memory (§5.3): a share `node_cache_share` (default 0.25) of the budget
-//! is the B+-tree's node cache (`cache=lru` by default: "an LRU eviction
-//! policy"), the rest the buffer pool of tail pages. `memory_bytes` counts
-//! everything held in RAM between operations: the node cache and the node
-//! store's RAM (its write buffer, free ids and, on the node log, the node
-//! table), the buffer pool, the spill of an emptying, the buffer directory,
-//! ADAPT's counters, the delayed lookups waiting for their answers, the
-//! page buffers of the pool beyond what the pool's budget charges (with
-//! `buffer_pool=entries` a frame of a few entries still holds a whole page
-//! buffer, and dropped frames' buffers are kept for reuse) and the scratch
-//! vectors of an emptying (their capacity stays). Each of the last ones is
-//! also a named index stat (`node_table_bytes`, `buffer_directory_bytes`,
-//! `adapt_counter_bytes`, `delayed_lookup_bytes`,
-//! `buffer_frame_slack_bytes`, `scratch_bytes`), so that an experiment that keeps a line outside
-//! its budget, as §6 keeps the node table, can say so and subtract it. The
-//! paper pins the
-//! subtree being emptied in the node cache; here its nodes stay in the
+//! Memory (§5.3; issue #43). `tables=outside` keeps the data-bound
+//! tables beside the budget, as §6 keeps the node table; `tables=in-budget`
+//! (the default) sizes everything below from the whole budget at open
+//! and, as the tables grow, shrinks the node cache by what they hold
+//! (`BTree::fit_to_budget`, refitted at the end of every operation); the
+//! pool and the scratch stay as sized. When the tables leave no node
+//! cache, the run says so with the budget this data needs.
+//! * **Budget-bound** (sized from the budget, never grown with the data):
+//!   the B+-tree's node cache, a share `node_cache_share` (default 0.25;
+//!   `cache=lru` by default: "an LRU eviction policy") that includes the
+//!   node store's write buffer (a page) and 64 bytes of metadata; of the
+//!   rest, one page buffer, the scratch (`latree::memory`: the emptying's
+//!   chunk, a quarter of what is left, 25 bytes an entry; a lookup's
+//!   vectors, a thirty-second; a page of entries for a moved buffer; with
+//!   `lookup=delayed`, an eighth for lookups cut across subtrees) and the
+//!   buffer pool, the remainder, an arena of slots of ~32 bytes of entries
+//!   and a 4-byte link each (`latree::pool`): a tail page holds what it
+//!   has, ~10.3 bytes an entry of 9. Stats: `node_cache_budget`,
+//!   `buffer_pool_bytes`, `buffer_pool_used_bytes`, `scratch_bytes`,
+//!   `delayed_lookup_bytes`.
+//! * **Data-bound** (one entry per node or buffer, named lines of
+//!   `node::budget::DATA_BOUND_LINES`): the node table on the node log
+//!   (`node_table_bytes`, 4 bytes a node id, `node::log_store`), the buffer
+//!   directory (`buffer_directory_bytes`: 16 bytes a buffer and 6 a flash
+//!   page) and ADAPT's counters (`adapt_counter_bytes`, 8 bytes a
+//!   counter).
+//! * **Beyond the budget, on a full device only**: the spill
+//!   (`spill_bytes`, below).
+//!
+//! `memory_bytes` counts all of them between operations. The paper pins
+//! the subtree being emptied in the node cache; here its nodes stay in the
 //! LRU cache while the emptying uses them, and every entry is routed from
 //! the root (see `docs/DEVIATIONS.md`).
 //!
@@ -90,20 +104,22 @@ mod buffers;
 mod counters;
 mod empty;
 mod lookups;
+mod memory;
+mod pool;
 mod space;
 
 pub use adapt::Policy;
 
-use crate::device::{DeviceError, Storage};
+use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
 use crate::index::kinds::reopen::tree_params;
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
-use crate::node::page::FRAME_HEADER;
-use crate::node::{LogNodeStore, NodeId, NodeStore, PageNodeStore};
+use crate::node::{Budget, LogNodeStore, NodeId, NodeStore, PageNodeStore, Tables};
 
-use adapt::{AdaptCosts, IoCosts, PolicyState};
+use adapt::{IoCosts, PolicyState};
 use buffers::{Buffers, Elem, Op, PoolUnit};
 use lookups::Delayed;
+use memory::Scratch;
 
 /// Name in the registry.
 pub const NAME: &str = "latree";
@@ -126,6 +142,8 @@ pub(crate) enum Cause {
     Flush,
     /// The raw chip ran short of free buffer partitions.
     Space,
+    /// Delayed lookups cut across subtrees passed their share of RAM.
+    Lookups,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -135,6 +153,7 @@ struct Counters {
     empties_adapt: u64,
     empties_flush: u64,
     empties_space: u64,
+    empties_lookups: u64,
     entries_emptied: u64,
     buffer_splits: u64,
     lookups: u64,
@@ -155,6 +174,7 @@ impl Counters {
             Cause::Adapt => self.empties_adapt += 1,
             Cause::Flush => self.empties_flush += 1,
             Cause::Space => self.empties_space += 1,
+            Cause::Lookups => self.empties_lookups += 1,
         }
         self.entries_emptied += entries;
     }
@@ -240,10 +260,20 @@ pub struct LaTree {
     max_entries: u64,
     costs: IoCosts,
     format: EntryFormat,
-    budget: usize,
+    budget: Budget,
     node_memory: usize,
+    /// What the scratch vectors may keep between operations (`Scratch`).
+    scratch: Scratch,
     shapes: Vec<crate::index::btree::ShapeChange>,
+    /// An emptying's chunk (`chunk_entries`, allocated once).
     loaded: Vec<Elem>,
+    /// Entries an emptying takes from its buffer at a time.
+    chunk_entries: usize,
+    /// A buffer moved with its node, a page at a time (allocated once).
+    moving: Vec<Elem>,
+    /// The chunk's routes and their distinct targets (allocated once).
+    routes: Vec<NodeId>,
+    targets: Vec<NodeId>,
     walk: Vec<(NodeId, u8)>,
     stack: Vec<(NodeId, u8)>,
     kids: Vec<NodeId>,
@@ -286,18 +316,6 @@ impl LaTree {
         Self::build(BUFFER_TREE, storage, memory, params, false)
     }
 
-    /// RAM the scratch vectors keep between operations: an emptying loads
-    /// a whole buffer into `loaded` and merges through the others, and
-    /// their capacity stays (at in-RAM widths: they have no flash form).
-    fn scratch_bytes(&self) -> usize {
-        use std::mem::size_of;
-        (self.loaded.capacity() + self.found.capacity()) * size_of::<Elem>()
-            + (self.base.capacity() + self.live.capacity()) * size_of::<(u64, u64)>()
-            + self.found_order.capacity() * size_of::<((u64, u64), u32, Op)>()
-            + (self.walk.capacity() + self.stack.capacity()) * size_of::<(NodeId, u8)>()
-            + self.kids.capacity() * size_of::<NodeId>()
-    }
-
     /// Reopens a buffer tree.
     pub fn open_buffer_tree(storage: Storage, memory: usize, params: Params) -> Result<Self> {
         Self::build(BUFFER_TREE, storage, memory, params, true)
@@ -318,11 +336,14 @@ impl LaTree {
         } else {
             false
         };
+        let budget = params.budget(memory)?;
         let la = LaOptions::from_params(&mut params)?;
         let opts = tree_options(&mut params)?;
         params.finish(name)?;
         let layout = opts.layout(storage.page_size())?;
-        let node_memory = (memory as f64 * la.node_cache_share) as usize;
+        // Sized before any table is held: with `tables=in-budget` the
+        // tables then grow into the budget (`docs/DEVIATIONS.md`).
+        let node_memory = (budget.for_budget_bound(0) as f64 * la.node_cache_share) as usize;
         let store: Box<dyn NodeStore> = match storage {
             Storage::Raw(ref chip) => {
                 let blocks = chip.geometry().blocks;
@@ -339,29 +360,65 @@ impl LaTree {
         } else {
             BTree::create_on(name, store, node_memory, opts.cache)?
         };
-        let mut t = Self::assemble(tree, memory, node_memory, la)?;
+        let mut t = Self::assemble(tree, budget, node_memory, la, delayed)?;
         t.name = name;
-        t.delayed = delayed;
         Ok(t)
     }
 
-    fn assemble(mut tree: BTree, memory: usize, node_memory: usize, la: LaOptions) -> Result<Self> {
+    fn assemble(
+        mut tree: BTree,
+        budget: Budget,
+        node_memory: usize,
+        la: LaOptions,
+        delayed: bool,
+    ) -> Result<Self> {
+        let memory = budget.total;
         let format = tree.layout().format;
         let costs = IoCosts::of(tree.storage());
-        let pool = memory - node_memory;
+        let elem_bytes = format.key_bytes as usize + format.value_bytes as usize + 1;
+        let page_size = tree.storage().page_size();
+        let rest = budget.for_budget_bound(0).saturating_sub(node_memory);
+        let least = Buffers::<PolicyState>::min_pool_bytes(page_size, elem_bytes, la.pool_unit);
+        // The scratch's shares are of what the page buffer and the smallest
+        // pool leave.
+        let scratch = Scratch::of(
+            rest.saturating_sub(page_size + least),
+            page_size,
+            elem_bytes,
+            delayed,
+        );
+        let pool = rest.saturating_sub(scratch.bytes() + page_size);
         let bufs = Buffers::new(
             tree.store(),
             format,
             pool,
             la.pool_unit,
             la.partition_blocks,
-        )?;
+        )
+        .map_err(|e| match e {
+            IndexError::BudgetTooSmall { what, .. } => IndexError::BudgetTooSmall {
+                needed: node_memory
+                    + scratch.bytes()
+                    + page_size
+                    + least,
+                given: memory,
+                what: format!(
+                    "{what}, beside the node cache ({node_memory} B), the emptying's and lookups' scratch and a page buffer"
+                ),
+            },
+            e => e,
+        })?;
+        if budget.tables == Tables::InBudget {
+            // The tables grow into the budget: the node cache makes room
+            // for them (the pool and scratch stay as sized).
+            tree.fit_to_budget(Tables::InBudget, memory.saturating_sub(node_memory))?;
+        }
         let max_bytes = la.max_buffer_bytes.unwrap_or(memory * 3 / 4);
         let max_entries = (max_bytes / bufs.elem_bytes()).max(1) as u64;
         tree.record_shapes(true);
         Ok(LaTree {
             name: NAME,
-            delayed: false,
+            delayed,
             delayed_lookups: Delayed::new(format.max_value()),
             tree,
             bufs,
@@ -370,10 +427,15 @@ impl LaTree {
             max_entries,
             costs,
             format,
-            budget: memory,
+            budget,
             node_memory,
+            scratch,
             shapes: Vec::new(),
-            loaded: Vec::new(),
+            loaded: Vec::with_capacity(scratch.chunk_entries),
+            chunk_entries: scratch.chunk_entries,
+            moving: Vec::with_capacity(scratch.page_entries),
+            routes: Vec::with_capacity(scratch.chunk_entries),
+            targets: Vec::with_capacity(scratch.chunk_entries),
             walk: Vec::new(),
             stack: Vec::new(),
             kids: Vec::new(),
@@ -411,14 +473,14 @@ impl LaTree {
             };
             self.empty(id, cause)?;
         }
-        self.bufs.fit_pool(self.tree.store_mut())
+        Ok(())
     }
 
     /// Fills `self.found` with the buffered entries for `lo..=hi` on every
     /// path the range takes, deepest buffer first, and `self.base` with the
     /// tree's entries; `adaptive` lets the policy empty buffers on the way
     /// (a lookup), otherwise they are only scanned (a range).
-    fn collect(&mut self, lo: u64, hi: u64, mut adaptive: bool) -> Result<()> {
+    fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
         'restart: loop {
             self.walk.clear();
             self.stack.clear();
@@ -436,15 +498,13 @@ impl LaTree {
                                 .ensure_partitions(0, &[], u8::MAX)
                                 .and_then(|_| self.empty(id, Cause::Adapt))
                                 .and_then(|()| self.settle());
-                            match emptied {
-                                Ok(()) => {}
-                                // A full device: the lookup is answered
-                                // by scanning (what was taken is spilled).
-                                Err(IndexError::Device(DeviceError::Full { .. })) => {
-                                    self.stuck = true;
-                                    adaptive = false
-                                }
-                                Err(e) => return Err(e),
+                            if let Err(e) = emptied {
+                                // A full device (or a failed write) reaches
+                                // the caller, as at any operation: what the
+                                // emptying had taken is spilled, in order,
+                                // and the next operation retries it first.
+                                self.stuck = true;
+                                return Err(e);
                             }
                             continue 'restart;
                         }
@@ -477,7 +537,7 @@ impl LaTree {
         let mut next_spilled = 0;
         for &(id, level) in &walk {
             while let Some(&(_, e)) = spill.get(next_spilled).filter(|(l, _)| *l < level) {
-                if (lo..=hi).contains(&e.key) {
+                if (lo..=hi).contains(&{ e.key }) {
                     self.found.push(e);
                 }
                 next_spilled += 1;
@@ -486,7 +546,7 @@ impl LaTree {
             self.counters.entries_scanned += self.bufs.get(id).map_or(0, |b| b.flash_entries());
             let found = &mut self.found;
             result = self.bufs.scan(self.tree.store_mut(), id, |e| {
-                if (lo..=hi).contains(&e.key) {
+                if (lo..=hi).contains(&{ e.key }) {
                     found.push(e)
                 }
             });
@@ -495,7 +555,7 @@ impl LaTree {
             }
         }
         for &(_, e) in &spill[next_spilled.min(spill.len())..] {
-            if (lo..=hi).contains(&e.key) {
+            if (lo..=hi).contains(&{ e.key }) {
                 self.found.push(e);
             }
         }
@@ -531,7 +591,7 @@ impl LaTree {
             let pair = order[i].0;
             let mut last = None;
             while i < order.len() && order[i].0 == pair {
-                if order[i].2 != Op::Lookup {
+                if !order[i].2.is_lookup() {
                     last = Some(order[i].2);
                 }
                 i += 1;
@@ -580,95 +640,6 @@ impl LaTree {
                     None => false,
                 }
             }
-        }
-    }
-
-    /// Entries per buffer page written so far (a full page before any).
-    fn packing(&self) -> f64 {
-        let c = self.bufs.counters;
-        if c.pages_written == 0 {
-            self.bufs.per_page() as f64
-        } else {
-            (c.entries_written as f64 / c.pages_written as f64).max(1.0)
-        }
-    }
-
-    /// Estimated nodes in the subtree under a subtree root at `level`:
-    /// nodes hold ln 2 of their fanout on average.
-    fn subtree_nodes(&self, level: u8) -> f64 {
-        let levels = match self.child_level(level) {
-            Some(below) => level - below,
-            None => level + 1,
-        };
-        let f = (self.tree.layout().fanout as f64 * std::f64::consts::LN_2).max(2.0);
-        (0..levels).map(|i| f.powi(i as i32)).sum()
-    }
-
-    fn node_read_cost(&self) -> f64 {
-        self.costs.read(self.tree.layout().node_bytes)
-    }
-
-    /// A node's share of a page write (the node log packs nodes into
-    /// pages; in place, a node is a page).
-    fn node_write_cost(&self) -> f64 {
-        let nb = self.tree.layout().node_bytes;
-        let c = &self.costs;
-        if c.whole_page_writes {
-            c.write(c.page_size)
-        } else {
-            c.write_fixed * (nb as f64 / c.page_size as f64).min(1.0) + c.write_per_byte * nb as f64
-        }
-    }
-
-    /// What scanning buffer `id`'s flash pages costs.
-    fn buffer_read_cost(&self, id: NodeId) -> f64 {
-        let Some(b) = self.bufs.get(id) else {
-            return 0.0;
-        };
-        let pages = b.flash_pages() as f64;
-        let bytes = pages * (FRAME_HEADER + 4) as f64
-            + b.flash_entries() as f64 * self.bufs.elem_bytes() as f64;
-        pages * self.costs.read_fixed + bytes * self.costs.read_per_byte
-    }
-
-    /// Algorithm 1's bufferEmptyCost: read the subtree and the buffer, then
-    /// write the subtree (a leaf subtree) or the buffer (into the buffers
-    /// below).
-    fn buffer_empty_cost(&self, id: NodeId, level: u8, buffer_read: f64) -> f64 {
-        let nodes = self.subtree_nodes(level);
-        let mut cost = nodes * self.node_read_cost() + buffer_read;
-        if self.child_level(level).is_none() {
-            cost += nodes * self.node_write_cost();
-        } else {
-            let entries = self.bufs.entries(id) as f64;
-            let pages = (entries / self.packing()).ceil();
-            let bytes = pages * (FRAME_HEADER + 4) as f64 + entries * self.bufs.elem_bytes() as f64;
-            cost += if self.costs.whole_page_writes {
-                pages * self.costs.write(self.costs.page_size)
-            } else {
-                pages * self.costs.write_fixed + bytes * self.costs.write_per_byte
-            };
-        }
-        cost
-    }
-
-    /// β, γ and δ of §4.3 for a buffer at `level`.
-    fn adapt_costs(&self, level: u8) -> AdaptCosts {
-        let e = self.bufs.elem_bytes() as f64;
-        let p = self.packing();
-        let c = &self.costs;
-        let beta =
-            c.read_per_byte * e + (c.read_fixed + c.read_per_byte * (FRAME_HEADER + 4) as f64) / p;
-        let write = if c.whole_page_writes {
-            c.write(c.page_size) / p
-        } else {
-            c.write_per_byte * e
-                + (c.write_fixed + c.write_per_byte * (FRAME_HEADER + 4) as f64) / p
-        };
-        AdaptCosts {
-            beta,
-            gamma: beta + write,
-            delta: self.subtree_nodes(level) * self.node_read_cost(),
         }
     }
 
@@ -735,7 +706,18 @@ impl LaTree {
             self.empty(id, Cause::Flush)?;
             self.settle()?;
         }
-        self.tree.flush()
+        // Every delayed lookup is answered: their tables' room goes back.
+        self.delayed_lookups.shrink();
+        self.tree.flush()?;
+        self.fit_tables()
+    }
+
+    /// Refits the node cache to the buffer directory and ADAPT's counters
+    /// as they stand now (with `tables=in-budget`; the node table the tree
+    /// fits itself). At the end of every operation.
+    fn fit_tables(&mut self) -> Result<()> {
+        let (dir, state) = self.bufs.directory_bytes();
+        self.tree.fit_tables_beside(dir + state)
     }
 
     /// After the device ran out of room, the unfinished emptyings are
@@ -749,7 +731,10 @@ impl LaTree {
         let result = self.ensure_partitions(1, &[], u8::MAX).and_then(|_| {
             let (root, level) = self.tree.root();
             self.push(root, level, e)?;
-            self.settle()
+            self.settle()?;
+            self.fit_lookups()?;
+            self.trim_scratch();
+            self.fit_tables()
         });
         if result.is_err() {
             self.stuck = true;
@@ -782,12 +767,15 @@ impl Index for LaTree {
         self.collect(key, key, true)?;
         self.merge_found();
         let present = self.base.binary_search(&(key, value)).is_ok();
+        self.trim_scratch();
         if present {
             self.buffer_op(Elem {
                 key,
                 value,
                 op: Op::Delete,
             })?;
+        } else {
+            self.fit_tables()?;
         }
         Ok(present)
     }
@@ -805,12 +793,8 @@ impl Index for LaTree {
             )));
         }
         self.counters.lookups += 1;
-        let (ticket, part) = self.delayed_lookups.issue(key);
-        self.buffer_op(Elem {
-            key,
-            value: part,
-            op: Op::Lookup,
-        })?;
+        let (ticket, value, op) = self.delayed_lookups.issue(key);
+        self.buffer_op(Elem { key, value, op })?;
         Ok(ticket)
     }
 
@@ -825,7 +809,8 @@ impl Index for LaTree {
         self.collect(key, key, true)?;
         self.merge_found();
         out.extend(self.base.iter().map(|&(_, v)| v));
-        Ok(())
+        self.trim_scratch();
+        self.fit_tables()
     }
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
@@ -840,7 +825,8 @@ impl Index for LaTree {
         self.collect(lo, hi, false)?;
         self.merge_found();
         out.extend_from_slice(&self.base);
-        Ok(())
+        self.trim_scratch();
+        self.fit_tables()
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -855,11 +841,10 @@ impl Index for LaTree {
         let (dir, state) = self.bufs.directory_bytes();
         self.tree.memory_bytes()
             + self.bufs.pool_memory()
-            + self.spill.len() * self.bufs.elem_bytes()
+            + self.spill.capacity() * size_of::<(u8, Elem)>()
             + dir
             + state
             + self.delayed_lookups.memory_bytes()
-            + self.bufs.frame_slack_bytes()
             + self.scratch_bytes()
     }
 
@@ -873,8 +858,8 @@ impl Index for LaTree {
             self.policy.name(),
             self.max_entries,
             self.node_memory,
-            self.budget - self.node_memory,
-            self.budget
+            self.bufs.pool_memory(),
+            self.budget.total
         ));
         if self.policy == Policy::Adapt {
             notes.push(format!(
@@ -901,6 +886,7 @@ impl Index for LaTree {
             ("empties_adapt", c.empties_adapt as f64),
             ("empties_flush", c.empties_flush as f64),
             ("empties_space", c.empties_space as f64),
+            ("empties_lookups", c.empties_lookups as f64),
             ("entries_emptied", c.entries_emptied as f64),
             ("buffer_splits", c.buffer_splits as f64),
             ("lookups", c.lookups as f64),
@@ -933,14 +919,12 @@ impl Index for LaTree {
                 "delayed_lookup_bytes",
                 self.delayed_lookups.memory_bytes() as f64,
             ),
-            (
-                "buffer_frame_slack_bytes",
-                self.bufs.frame_slack_bytes() as f64,
-            ),
             ("scratch_bytes", self.scratch_bytes() as f64),
+            ("buffer_pool_bytes", self.bufs.pool_memory() as f64),
+            ("buffer_pool_used_bytes", self.bufs.pool_used() as f64),
             (
-                "buffer_pool_budget",
-                (self.budget - self.node_memory) as f64,
+                "spill_bytes",
+                (self.spill.capacity() * size_of::<(u8, Elem)>()) as f64,
             ),
         ] {
             s.set(name, v);
@@ -965,7 +949,7 @@ impl Index for LaTree {
             );
             s.set(&format!("buffer_pages_written_{class}"), at.pages as f64);
         }
-        s.set("memory_budget", self.budget as f64);
+        s.set("memory_budget", self.budget.total as f64);
         s
     }
 

@@ -47,15 +47,15 @@ impl LsmTree {
         Ok(())
     }
 
-    /// Shrinks the page cache by the pages the partial nodes of the trees
-    /// being filled take, so that memory stays within the budget.
+    /// Sizes the page cache to what the budget leaves after C0 (at its
+    /// capacity), the merge buffers, the partial nodes of the trees being
+    /// built and the run directory, so that the count stays within the
+    /// budget after every operation (module docs, "Memory").
     pub(super) fn fit_cache(&mut self) {
-        let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
-        let bytes = partial * entry_bytes(self.io.format);
-        let taken = bytes.div_ceil(self.io.page_size);
-        self.io
-            .cache
-            .set_capacity(self.cache_pages.saturating_sub(taken));
+        let c0 = (self.c0.len() as u64).max(self.c0_capacity) as usize;
+        let held = c0 * entry_bytes(self.io.format) + self.held_besides_c0_and_cache();
+        let room = self.budget.for_budget_bound(0).saturating_sub(held);
+        self.io.cache.set_capacity(room / self.io.page_size);
     }
 
     /// One step of the rolling merge into `disk[dst]` (from C0 when `dst`
@@ -185,7 +185,9 @@ impl LsmTree {
     }
 
     /// Merges `batch` with the entries of `disk[dst]` in `(cursor, high]`
-    /// (read into `older`) into the pass's trees.
+    /// into the pass's trees, reading those one leaf at a time into
+    /// `older` (a merge buffer of one leaf, whatever the ratio of the two
+    /// components).
     fn merge_batch(
         &mut self,
         dst: usize,
@@ -195,51 +197,82 @@ impl LsmTree {
         older: &mut Vec<Entry>,
         low: &mut Option<Pair>,
     ) -> Result<()> {
-        // The entries of the destination in the same range.
-        for s in &self.disk[dst].segments {
-            if Some(s.high) <= cursor || s.low >= Some(high) {
-                continue;
-            }
+        // The destination's segments in the range, before `cut` gives the
+        // range up (their trees stay until the step has ended).
+        let mut ranges = std::mem::take(&mut self.ranges);
+        ranges.clear();
+        ranges.extend(
+            self.disk[dst]
+                .segments
+                .iter()
+                .filter(|s| Some(s.high) > cursor && s.low < Some(high))
+                .copied(),
+        );
+        self.cut(dst, cursor, high);
+        let merged = self.merge_ranges(dst, cursor, high, &ranges, batch, older, low);
+        self.ranges = ranges;
+        merged
+    }
+
+    /// [`Self::merge_batch`] over the destination's `ranges`.
+    #[allow(clippy::too_many_arguments)]
+    fn merge_ranges(
+        &mut self,
+        dst: usize,
+        cursor: Option<Pair>,
+        high: Pair,
+        ranges: &[Segment],
+        batch: &[Entry],
+        older: &mut Vec<Entry>,
+        low: &mut Option<Pair>,
+    ) -> Result<()> {
+        let pair = |e: &Entry| (e.key, e.value);
+        let mut i = 0;
+        for s in ranges {
+            // A segment's tree is sealed (a pass's trees own only ranges
+            // at or below its cursor): the copy holds no partial nodes.
             let t = self
                 .trees
                 .get(&s.tree)
+                .cloned()
                 .ok_or_else(|| missing_tree(s.tree))?;
-            self.io
-                .scan(t, s.low.max(cursor), s.high.min(high), false, false, older)?;
-        }
-        self.cut(dst, cursor, high);
-        self.disk[dst].entries = self.disk[dst].entries.saturating_sub(older.len() as u64);
-        // Merge: the newer version of a pair wins.
-        let bottom = dst + 1 == self.disk.len();
-        let (mut i, mut j) = (0, 0);
-        while i < batch.len() || j < older.len() {
-            let e = match (batch.get(i), older.get(j)) {
-                (Some(a), Some(b)) if (a.key, a.value) == (b.key, b.value) => {
-                    i += 1;
-                    j += 1;
-                    *a
+            let bounds = (s.low.max(cursor), s.high.min(high));
+            let mut next = self.io.first_leaf(&t, bounds.0)?;
+            while let Some(n) = next {
+                older.clear();
+                next = self.io.scan_leaf(&t, n, bounds, false, older)?;
+                let c = &mut self.disk[dst];
+                c.entries = c.entries.saturating_sub(older.len() as u64);
+                // The newer version of a pair wins.
+                for b in older.iter() {
+                    while let Some(a) = batch.get(i).filter(|a| pair(a) < pair(b)) {
+                        self.emit_merged(dst, *a, low)?;
+                        i += 1;
+                    }
+                    match batch.get(i).filter(|a| pair(a) == pair(b)) {
+                        Some(a) => {
+                            i += 1;
+                            self.emit_merged(dst, *a, low)?;
+                        }
+                        None => self.emit_merged(dst, *b, low)?,
+                    }
                 }
-                (Some(a), Some(b)) if (a.key, a.value) < (b.key, b.value) => {
-                    i += 1;
-                    *a
-                }
-                (Some(a), None) => {
-                    i += 1;
-                    *a
-                }
-                (_, Some(b)) => {
-                    j += 1;
-                    *b
-                }
-                (None, None) => break,
-            };
-            if bottom && e.kind == Kind::Filter {
-                self.dropped_filters += 1;
-                continue;
             }
-            self.emit(dst, e, low)?;
+        }
+        for a in &batch[i..] {
+            self.emit_merged(dst, *a, low)?;
         }
         Ok(())
+    }
+
+    /// Emits a merged entry, dropping a delete entry that reaches the
+    /// bottom component (nothing older is left for it to shadow).
+    fn emit_merged(&mut self, dst: usize, e: Entry, low: &mut Option<Pair>) -> Result<()> {
+        if dst + 1 == self.disk.len() && e.kind == Kind::Filter {
+            self.dropped_filters += 1;
+            return Ok(());
+        }
+        self.emit(dst, e, low)
     }
 
     /// Takes from `disk[src]` the entries past `cursor` in the first leaf

@@ -42,14 +42,29 @@
 //! default k, so the two compare at one size ratio), `c0_bytes` (default
 //! the FD-tree's head: one erase block, or 128 KiB without erase units, at
 //! most half the memory), `page_bytes` (a multiple of the device's page),
-//! `key_bytes`, `value_bytes`. The rest of the memory budget is the page
-//! cache.
+//! `key_bytes`, `value_bytes`, and `tables` (accepted for every index,
+//! `node::budget`; the LSM-tree keeps no data-bound table, so it changes
+//! nothing).
 //!
-//! Memory (`memory_bytes`, at on-flash entry widths): C0, the partial
-//! nodes of the trees being built, the merge buffers (the capacity they
-//! keep between rolling-merge steps), the cached pages, and the run
-//! directory (the trees and segments the state record names, at their
-//! in-RAM widths). Nothing is left outside the count.
+//! Memory (`memory_bytes`, at on-flash entry widths: `key_bytes +
+//! value_bytes + 1` bytes an entry). Every structure is budget-bound; none
+//! is data-bound (no table with an entry per page or tree grows with the
+//! data: the run directory has an entry per tree and segment, a few per
+//! component). The budget pays, in this order:
+//! * C0, at its capacity (`c0_bytes`) whether full or not;
+//! * the merge buffers O'Neil et al.'s rolling merge keeps: the entries a
+//!   step takes from the source (one leaf, or a leaf's worth of C0), the
+//!   emptying block it reads them from, and one leaf of the destination,
+//!   which a step reads and merges leaf by leaf (not the whole range the
+//!   step covers, which grows with the ratio of the two components) — a
+//!   page of entries each, kept between steps;
+//! * the filling blocks: the partial nodes of each tree a pass is building;
+//! * the run directory (the trees and segments the state record names);
+//! * the LRU page cache, which gets what is left, in whole pages, resized
+//!   after every operation (`fit_cache`), so the count never passes the
+//!   budget at an operation boundary. A budget that cannot hold C0, the
+//!   merge buffers, a filling leaf and a cached page is
+//!   `IndexError::BudgetTooSmall`.
 //!
 //! On-flash format (`lsm::meta`, `docs/FORMAT.md`): the superblock at page 0,
 //! trees of run pages, and a state record naming the trees, segments and
@@ -77,6 +92,7 @@ use crate::index::runs::page::{
     capacity_above_bottom, entry_bytes, Entry, Extents, Geometry, Kind,
 };
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
+use crate::node::Budget;
 
 use meta::{ComponentState, Segment, State, Superblock, TreeState};
 use tree::{PageIo, Pair, Tree};
@@ -129,33 +145,40 @@ pub struct LsmTree {
     extents: Extents,
     /// The state record the last flush wrote: first LBA and pages.
     state_extent: (u64, u64),
-    memory_budget: usize,
-    cache_pages: usize,
+    /// The memory budget (no data-bound tables: `tables` changes nothing).
+    budget: Budget,
     dropped_filters: u64,
     /// During a step: the extent allocator before the step changed it
     /// (`Some(None)` while it has not).
     step_extents: Option<Option<Extents>>,
-    /// Buffers reused by every step and search.
+    /// The merge buffers, one leaf each, reused by every step and search:
+    /// the entries a step takes from the source, and the leaf of the
+    /// destination it merges them with.
     batch: Vec<Entry>,
     older: Vec<Entry>,
+    /// The destination's segments a step reads.
+    ranges: Vec<Segment>,
     found: Vec<(Pair, bool, usize)>,
 }
 
 struct Options {
     format: EntryFormat,
+    budget: Budget,
     ratio: Option<u64>,
     c0_bytes: Option<usize>,
     page_bytes: Option<usize>,
 }
 
-fn options(params: &mut Params) -> Result<Options> {
+fn options(params: &mut Params, memory: usize) -> Result<Options> {
     let format = EntryFormat::new(params.get("key_bytes", 4)?, params.get("value_bytes", 4)?)?;
     let ratio = params.get_opt("ratio")?;
     let c0_bytes = params.get_opt("c0_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
+    let budget = params.budget(memory)?;
     params.finish(NAME)?;
     Ok(Options {
         format,
+        budget,
         ratio,
         c0_bytes,
         page_bytes,
@@ -170,6 +193,13 @@ fn entry(p: Pair, present: bool) -> Entry {
     }
 }
 
+/// Bytes a step needs besides C0: the two merge buffers and the emptying
+/// block (a page of entries each), the filling leaf of one pass and one
+/// cached page. Less, and a step cannot run.
+fn working_set(page_size: usize, per_page: u64, format: EntryFormat) -> usize {
+    3 * per_page as usize * entry_bytes(format) + 2 * page_size
+}
+
 /// The last pair before `(key, 0)`.
 fn before(key: u64) -> Option<Pair> {
     key.checked_sub(1).map(|k| (k, u64::MAX))
@@ -179,12 +209,22 @@ impl LsmTree {
     fn build(storage: Storage, memory: usize, o: Options) -> Result<LsmTree> {
         let Options {
             format,
+            budget,
             ratio,
             c0_bytes,
             page_bytes,
         } = o;
         let g = Geometry::of(
-            &storage, format, page_bytes, c0_bytes, memory, "LSM-tree", "c0_bytes",
+            &storage,
+            format,
+            page_bytes,
+            c0_bytes,
+            memory,
+            ("LSM-tree", "c0_bytes"),
+            (
+                "the merge buffers (three pages of entries), a filling leaf and a cached page",
+                working_set,
+            ),
         )?;
         let f = g.per_page;
         let ratio = ratio.unwrap_or(f / 2);
@@ -196,7 +236,8 @@ impl LsmTree {
         let (device_page, capacity, page_size, span) =
             (g.device_page, g.capacity, g.page_size, g.span);
         let (c0_capacity, cache_pages) = (g.buffer_entries, g.cache_pages);
-        Ok(LsmTree {
+        let per = g.per_page as usize;
+        let mut t = LsmTree {
             io: PageIo::new(storage, format, page_size, span, cache_pages),
             device_page,
             ratio,
@@ -210,19 +251,21 @@ impl LsmTree {
             next_tree: 0,
             extents: Extents::new(1, capacity),
             state_extent: (0, 0),
-            memory_budget: memory,
-            cache_pages,
+            budget,
             dropped_filters: 0,
             step_extents: None,
-            batch: Vec::new(),
-            older: Vec::new(),
+            batch: Vec::with_capacity(per),
+            older: Vec::with_capacity(per),
+            ranges: Vec::new(),
             found: Vec::new(),
-        })
+        };
+        t.fit_cache();
+        Ok(t)
     }
 
     /// A new, empty LSM-tree on `storage`.
     pub fn create(storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
-        let o = options(&mut params)?;
+        let o = options(&mut params, memory)?;
         let mut t = Self::build(storage, memory, o)?;
         t.flush()?;
         Ok(t)
@@ -232,9 +275,10 @@ impl LsmTree {
     pub fn open(mut storage: Storage, memory: usize, mut params: Params) -> Result<Self> {
         let sb = meta::read(&mut storage)?;
         sb.agree(&mut params)?;
-        let o = options(&mut params)?;
+        let o = options(&mut params, memory)?;
         let mut t = Self::build(storage, memory, o)?;
         t.load(sb)?;
+        t.fit_cache();
         Ok(t)
     }
 
@@ -285,6 +329,12 @@ impl LsmTree {
                         .map(|e| ((e.key, e.value), e.kind == Kind::Index, ci + 1)),
                 );
             }
+        }
+        // A range may have taken more than a leaf's worth: the merge
+        // buffer goes back to one leaf (its charge in the budget).
+        if scratch.capacity() > self.io.per_page {
+            scratch.clear();
+            scratch.shrink_to(self.io.per_page);
         }
         self.older = scratch;
         found.sort_unstable_by_key(|e| (e.0, e.2));
@@ -414,6 +464,19 @@ impl LsmTree {
         self.dirty = false;
         self.c0_dirty = false;
         Ok(())
+    }
+
+    /// Bytes held besides C0 and the page cache: the partial nodes of
+    /// the trees being built, the merge buffers (at their capacity, which
+    /// they keep between steps), the emptying block and the run directory
+    /// (the trees and segments the state record names, and a step's copy).
+    fn held_besides_c0_and_cache(&self) -> usize {
+        let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
+        let merge = self.batch.capacity() + self.older.capacity() + self.io.emptying_entries();
+        let segments: usize = self.disk.iter().map(|c| c.segments.len()).sum();
+        let directory = self.trees.len() * std::mem::size_of::<(u32, Tree)>()
+            + (segments + self.ranges.capacity()) * std::mem::size_of::<Segment>();
+        (partial + merge) * entry_bytes(self.io.format) + directory
     }
 
     fn extents_capacity(&self) -> u64 {
@@ -580,22 +643,14 @@ impl Index for LsmTree {
             self.free_tree(id)?;
         }
         self.dirty = false;
+        self.fit_cache();
         Ok(())
     }
 
     fn memory_bytes(&self) -> usize {
-        let partial: usize = self.trees.values().map(Tree::partial_entries).sum();
-        // The merge buffers keep their capacity between steps.
-        let merge = self.batch.capacity() + self.older.capacity();
-        let directory = self.trees.len() * std::mem::size_of::<(u32, Tree)>()
-            + self
-                .disk
-                .iter()
-                .map(|c| c.segments.len() * std::mem::size_of::<Segment>())
-                .sum::<usize>();
-        (self.c0.len() + partial + merge) * entry_bytes(self.io.format)
+        self.c0.len() * entry_bytes(self.io.format)
+            + self.held_besides_c0_and_cache()
             + self.io.cache.len() * self.io.page_size
-            + directory
     }
 
     fn stats(&self) -> IndexStats {
@@ -613,10 +668,10 @@ impl Index for LsmTree {
         }
         s.set("trees", self.trees.len() as f64);
         s.set("dropped_delete_entries", self.dropped_filters as f64);
-        s.set("cache_pages", self.cache_pages as f64);
+        s.set("cache_pages", self.io.cache.capacity() as f64);
         s.set("cache_hits", self.io.cache.hits as f64);
         s.set("cache_misses", self.io.cache.misses as f64);
-        s.set("memory_budget", self.memory_budget as f64);
+        s.set("memory_budget", self.budget.total as f64);
         s
     }
 

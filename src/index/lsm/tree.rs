@@ -259,50 +259,79 @@ impl PageIo {
         one_leaf: bool,
         out: &mut Vec<Entry>,
     ) -> Result<()> {
+        let mut next = self.first_leaf(t, after)?;
+        while let Some(n) = next {
+            let got = out.len();
+            next = self.scan_leaf(t, n, (after, upto), cached, out)?;
+            if one_leaf && out.len() > got {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// The leaf where the pairs past `after` begin (`t.leaves`: the
+    /// partial leaf of a tree being built); `None` when `t` has none.
+    pub(super) fn first_leaf(&mut self, t: &Tree, after: Option<Pair>) -> Result<Option<u64>> {
         // The first key a pair past `after` can have.
         let key = match after {
             None => 0,
             Some((k, u64::MAX)) => k.saturating_add(1),
             Some((k, _)) => k,
         };
-        let mut n = match self.locate(t, key)? {
-            Loc::Leaf(n) => n,
-            Loc::Partial => t.leaves,
-            Loc::End => return Ok(()),
+        Ok(match self.locate(t, key)? {
+            Loc::Leaf(n) => Some(n),
+            Loc::Partial => Some(t.leaves),
+            Loc::End => None,
+        })
+    }
+
+    /// Appends to `out` the entries of leaf `n` of `t` whose pair is in
+    /// `(after, upto]`; the leaf to read next, `None` when the scan is
+    /// done. A merge reads the destination's range this way, one leaf at a
+    /// time, so that its buffer holds one leaf, not the range.
+    pub(super) fn scan_leaf(
+        &mut self,
+        t: &Tree,
+        n: u64,
+        (after, upto): (Option<Pair>, Pair),
+        cached: bool,
+        out: &mut Vec<Entry>,
+    ) -> Result<Option<u64>> {
+        let page;
+        let entries: &[Entry] = if n < t.leaves {
+            page = self.page(t, 0, n, cached)?;
+            &page.entries
+        } else if let Some(b) = &t.building {
+            &b.partial[0]
+        } else {
+            return Ok(None);
         };
-        loop {
-            let page;
-            let entries: &[Entry] = if n < t.leaves {
-                page = self.page(t, 0, n, cached)?;
-                &page.entries
-            } else if let Some(b) = &t.building {
-                &b.partial[0]
-            } else {
-                return Ok(());
-            };
-            let from = match after {
-                Some(a) => entries.partition_point(|e| (e.key, e.value) <= a),
-                None => 0,
-            };
-            let mut got = false;
-            for e in &entries[from..] {
-                if (e.key, e.value) > upto {
-                    return Ok(());
-                }
-                if e.kind.is_fence() {
-                    return Err(IndexError::Corrupt {
-                        page: t.leaf_start + n * self.span,
-                        detail: "an LSM-tree leaf holds a fence".into(),
-                    });
-                }
-                out.push(*e);
-                got = true;
+        let from = match after {
+            Some(a) => entries.partition_point(|e| (e.key, e.value) <= a),
+            None => 0,
+        };
+        for e in &entries[from..] {
+            if (e.key, e.value) > upto {
+                return Ok(None);
             }
-            if n >= t.leaves || (one_leaf && got) {
-                return Ok(());
+            if e.kind.is_fence() {
+                return Err(IndexError::Corrupt {
+                    page: t.leaf_start + n * self.span,
+                    detail: "an LSM-tree leaf holds a fence".into(),
+                });
             }
-            n += 1;
+            out.push(*e);
         }
+        Ok((n < t.leaves).then_some(n + 1))
+    }
+
+    /// Entries of the decoded page a merge keeps between steps (its
+    /// emptying block), at their capacity.
+    pub(super) fn emptying_entries(&self) -> usize {
+        self.emptying
+            .as_ref()
+            .map_or(0, |(_, p)| p.entries.capacity())
     }
 
     /// Appends `e` (in pair order) to the tree being built; writes pages as

@@ -44,8 +44,12 @@
 //! shrinks).
 //!
 //! Memory: `memory_bytes` = the cached internal nodes at a page each + the
-//! BPB's capacity in TEs (entry + flag byte) + 64 bytes of metadata; the
-//! nodes of the one path a flush or search holds are transient.
+//! BPB's capacity in TEs (`Bpb::te_bytes`: the entry packed in one word
+//! where it fits, 9 bytes a TE for 4 + 4-byte entries, else 17) + 64 bytes
+//! of metadata; the nodes of the one path a flush or search holds are
+//! transient. The BPB is the paper's fixed buffer, a sorted array
+//! allocated whole at creation (`bpb.rs`), so its charge is what it holds
+//! from the first operation on.
 //!
 //! Deviations (also in `docs/DEVIATIONS.md`): a KIV is the largest key of
 //! its interval (as §4.4.1 says; Algorithm 2's step 7 names the first); a
@@ -64,13 +68,12 @@
 //! descents check each internal node's level against the height, and a
 //! leaf chain longer than the node ids ever allocated is `Corrupt`.
 
+mod bpb;
 pub mod leaf;
 pub mod lnh;
 mod open;
 mod search;
 mod ups;
-
-use std::collections::BTreeMap;
 
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
@@ -79,14 +82,13 @@ use crate::node::store::{IdAllocator, META_BYTES};
 use crate::node::walk::{expect_level, ChainBound};
 use crate::node::{CachePolicy, Evicted, Node, NodeCache, NodeId, NodeLayout, TreeMeta, NO_NODE};
 
+use bpb::Bpb;
 use leaf::{decode_page, encode_page, slots_per_page, Leaf};
 use lnh::Lnh;
 
 /// Name in the registry.
 pub const NAME: &str = "mbtree";
 const META_MEMORY: usize = 64;
-/// Bytes of a task entry in the BPB beyond the entry: the flag.
-const TE_FLAG_BYTES: usize = 1;
 
 /// The variant and sizes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -112,6 +114,10 @@ impl MbOptions {
             leaf_pages: params.get("leaf_pages", 4u8)?,
             max_leaf_pages: params.get("max_leaf_pages", 16u8)?,
         };
+        // Every structure the MB-Tree keeps in RAM (the LRU buffer, the
+        // batch processing buffer) is budget-bound: `tables` is accepted
+        // (`node::budget`) and changes nothing.
+        params.budget(0)?;
         params.finish(NAME)?;
         if !(0.0..1.0).contains(&o.lru_share) {
             return Err(IndexError::Config(format!(
@@ -164,10 +170,9 @@ pub struct MbTree {
     ids: IdAllocator,
     cache: NodeCache,
     evicted: Vec<Evicted>,
-    /// Task entries: (key, value, creation) → insert?
-    bpb: BTreeMap<(u64, u64, u64), bool>,
+    /// Task entries (`bpb.rs`).
+    bpb: Bpb,
     bpb_capacity: usize,
-    created: u64,
     /// Leaf nodes of each size (index = leaf pages).
     leaf_sizes: Vec<u64>,
     page_buf: Vec<u8>,
@@ -217,7 +222,7 @@ impl MbTree {
             )));
         }
         let lru = (memory as f64 * opts.lru_share) as usize;
-        let te = opts.format.entry_bytes() + TE_FLAG_BYTES;
+        let te = Bpb::te_bytes(opts.format);
         let bpb_capacity = memory.saturating_sub(lru + META_MEMORY) / te;
         if bpb_capacity == 0 {
             return Err(IndexError::BudgetTooSmall {
@@ -238,9 +243,8 @@ impl MbTree {
             ids: IdAllocator::default(),
             cache: NodeCache::new(CachePolicy::ModifiedLru, lru / page_size),
             evicted: Vec::new(),
-            bpb: BTreeMap::new(),
+            bpb: Bpb::with_capacity(bpb_capacity, opts.format),
             bpb_capacity,
-            created: 0,
             leaf_sizes: vec![0; opts.max_leaf_pages as usize + 1],
             page_buf: vec![0u8; page_size],
             header_buf: Lnh::default(),
@@ -500,29 +504,24 @@ impl MbTree {
 
     /// The newest TE of `(key, value)`: Some(true) insert, Some(false)
     /// delete.
-    fn newest_te(&self, key: u64, value: u64) -> Option<(u64, bool)> {
-        self.bpb
-            .range((key, value, 0)..=(key, value, u64::MAX))
-            .next_back()
-            .map(|(&(_, _, c), &i)| (c, i))
+    fn newest_te(&self, key: u64, value: u64) -> Option<bool> {
+        self.bpb.newest((key, value))
     }
 
     /// §4.2.2: stores a TE unless it is redundant.
     fn put_te(&mut self, key: u64, value: u64, insert: bool) {
-        let newest = self.newest_te(key, value);
-        if newest.is_some_and(|(_, i)| i == insert) {
+        if self.newest_te(key, value) == Some(insert) {
             // Identical to a stored TE.
             return;
         }
-        self.created += 1;
-        self.bpb.insert((key, value, self.created), insert);
+        self.bpb.push((key, value), insert);
     }
 
     /// Applies the BPB's TEs in `lo ..= hi` to `out` (sorted).
     fn overlay(&self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) {
-        for (&(k, v, _), &insert) in self.bpb.range((lo, 0, 0)..=(hi, u64::MAX, u64::MAX)) {
-            match (out.binary_search(&(k, v)), insert) {
-                (Err(pos), true) => out.insert(pos, (k, v)),
+        for (e, insert) in self.bpb.at(self.bpb.with_keys(lo, hi)) {
+            match (out.binary_search(&e), insert) {
+                (Err(pos), true) => out.insert(pos, e),
                 (Ok(pos), false) => {
                     out.remove(pos);
                 }
@@ -592,14 +591,14 @@ impl Index for MbTree {
 
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.format().check(key, value)?;
-        if self.newest_te(key, value).is_some_and(|(_, i)| i) {
+        if self.newest_te(key, value) == Some(true) {
             return Ok(());
         }
         self.put_te(key, value, true);
-        let created = self.created;
         if let Err(e) = self.make_room() {
-            // The insert fails whole: its TE goes, everything else stays.
-            self.bpb.remove(&(key, value, created));
+            // The insert fails whole: its TE goes (unless a flush already
+            // applied it), everything else stays.
+            self.bpb.remove_newest((key, value), true);
             return Err(e);
         }
         Ok(())
@@ -608,16 +607,16 @@ impl Index for MbTree {
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format().check(key, value)?;
         let newest = self.newest_te(key, value);
-        if newest.is_some_and(|(_, i)| !i) {
+        if newest == Some(false) {
             return Ok(false);
         }
         let mut found = Vec::new();
         self.tree_range(key, key, &mut found)?;
         let in_tree = found.binary_search(&(key, value)).is_ok();
         match newest {
-            Some((created, true)) => {
+            Some(true) => {
                 // §4.2.2: the D cancels the stored I and is not stored ...
-                self.bpb.remove(&(key, value, created));
+                self.bpb.remove_newest((key, value), true);
                 // ... unless the tree holds the pair too.
                 if in_tree && self.newest_te(key, value).is_none() {
                     self.put_te(key, value, false);
@@ -671,7 +670,7 @@ impl Index for MbTree {
 
     fn memory_bytes(&self) -> usize {
         self.cache.len() * self.page_size
-            + self.bpb_capacity * (self.opts.format.entry_bytes() + TE_FLAG_BYTES)
+            + self.bpb_capacity * Bpb::te_bytes(self.opts.format)
             + 4 * self.ids.free.len()
             + META_MEMORY
     }
@@ -762,12 +761,12 @@ mod tests {
         t.put_te(9, 1, true);
         t.put_te(2, 7, true);
         t.put_te(2, 3, true);
-        let keys: Vec<(u64, u64)> = t.bpb.keys().map(|k| (k.0, k.1)).collect();
+        let keys: Vec<(u64, u64)> = t.bpb.at(0..t.bpb.len()).map(|(e, _)| e).collect();
         assert_eq!(keys, vec![(2, 3), (2, 7), (9, 1)]);
         // An update is D then I: both stay, and a search sees the new pair.
         t.flush().unwrap();
         assert!(t.update(2, 3, 4).unwrap());
-        let flags: Vec<bool> = t.bpb.values().copied().collect();
+        let flags: Vec<bool> = t.bpb.at(0..t.bpb.len()).map(|(_, i)| i).collect();
         assert_eq!(flags, vec![false, true]);
         let mut out = Vec::new();
         t.get(2, &mut out).unwrap();
@@ -791,7 +790,7 @@ mod tests {
         }
         let flushes = t.counters.flushes;
         t.flush_ftes().unwrap();
-        let left: Vec<u64> = t.bpb.keys().map(|k| k.0).collect();
+        let left: Vec<u64> = t.bpb.at(0..t.bpb.len()).map(|(e, _)| e.0).collect();
         assert_eq!(left, vec![100, 100, 100, 900, 900]);
         let mut out = Vec::new();
         t.tree_range(400, 400, &mut out).unwrap();

@@ -33,9 +33,8 @@ impl MbTree {
             };
             counts.clear();
             counts.resize(node.children.len(), 0usize);
-            let upper = hi.map_or((u64::MAX, u64::MAX, u64::MAX), |h| (h.0, h.1, 0));
-            for (&(k, v, _), _) in self.bpb.range((lo.0, lo.1, 0)..upper) {
-                counts[node.child_slot((k, v))] += 1;
+            for (e, _) in self.bpb.at(self.bpb.span(lo, hi)) {
+                counts[node.child_slot(e)] += 1;
             }
             // The first child with the most TEs.
             let best = (0..counts.len())
@@ -51,26 +50,19 @@ impl MbTree {
             path.push((id, node, cached, dirty, best));
             id = child;
         }
-        let upper = hi.map_or((u64::MAX, u64::MAX, u64::MAX), |h| (h.0, h.1, 0));
-        let ftes: Vec<((u64, u64, u64), bool)> = self
-            .bpb
-            .range((lo.0, lo.1, 0)..upper)
-            .map(|(&k, &i)| (k, i))
-            .collect();
-        for (k, _) in &ftes {
-            self.bpb.remove(k);
-        }
+        let span = self.bpb.span(lo, hi);
+        let ftes: Vec<((u64, u64), bool)> = self.bpb.at(span.clone()).collect();
         match self.apply_ftes(id, &ftes, &mut path) {
             Ok(()) => {
+                // Applied: the FTES leaves the BPB (the leaf's TEs are
+                // contiguous, and nothing else touched the BPB).
+                self.bpb.remove(span);
                 self.counters.flushes += 1;
                 self.counters.ftes_total += ftes.len() as u64;
                 Ok(())
             }
             Err(e) => {
-                // Nothing of the FTES reached the leaf: keep it buffered.
-                for (k, i) in ftes {
-                    self.bpb.insert(k, i);
-                }
+                // Nothing of the FTES reached the leaf: it stays buffered.
                 self.put_back(path);
                 Err(e)
             }
@@ -89,22 +81,22 @@ impl MbTree {
     fn apply_ftes(
         &mut self,
         id: NodeId,
-        ftes: &[((u64, u64, u64), bool)],
+        ftes: &[((u64, u64), bool)],
         path: &mut Vec<PathNode>,
     ) -> Result<()> {
         let mut leaf = self.read_leaf(id)?;
         let size = leaf.pages.len();
         let before = leaf.len();
         let mut deleted = 0u64;
-        for &((k, v, _), insert) in ftes {
-            if !insert && leaf.delete((k, v)) {
+        for &(e, insert) in ftes {
+            if !insert && leaf.delete(e) {
                 deleted += 1;
             }
         }
         let mut new: Vec<(u64, u64)> = ftes
             .iter()
             .filter(|(_, insert)| *insert)
-            .map(|&((k, v, _), _)| (k, v))
+            .map(|&(e, _)| e)
             .filter(|&e| !leaf.contains(e))
             .collect();
         new.sort_unstable();

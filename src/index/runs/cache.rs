@@ -76,6 +76,11 @@ impl PageCache {
         self.index.len()
     }
 
+    /// The most pages it holds.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Holds at most `capacity` pages from now on, evicting the least
     /// recently used ones.
     pub(crate) fn set_capacity(&mut self, capacity: usize) {

@@ -257,6 +257,10 @@ pub(crate) fn encode(f: EntryFormat, entries: &[Entry], level: u8, number: u64, 
 /// device without erase units.
 const DEFAULT_BUFFER_BYTES: usize = 128 << 10;
 
+/// The bytes an index needs besides its buffer to run a step, from the
+/// page size, the entries a page holds and the entry format.
+pub(crate) type WorkingSet = fn(usize, u64, EntryFormat) -> usize;
+
 /// How an index of sorted runs lays itself out on a device: checked and
 /// sized once, the same way for the FD-tree and the LSM-tree, so the two
 /// compare at one page size and one in-memory buffer.
@@ -279,16 +283,22 @@ impl Geometry {
     /// Checks `storage` and sizes the run pages (`page_bytes`, default the
     /// device page) and the in-memory buffer (`buffer_bytes`, default one
     /// erase block, or 128 KiB without erase units, at most half the
-    /// memory). `index` and `buffer` name the index and its buffer
-    /// parameter in errors.
+    /// memory and at most what the working set leaves). `working_set`
+    /// gives, from the page size and f, the bytes the index needs besides
+    /// the buffer to run a step (two cached pages for the FD-tree; the
+    /// merge buffers besides for the LSM-tree): the default buffer leaves
+    /// them room, so any budget that holds a page of buffer and the
+    /// working set opens with the defaults. `index` and `buffer` name the
+    /// index and its buffer parameter in errors; `working` names the
+    /// working set.
     pub(crate) fn of(
         storage: &Storage,
         format: EntryFormat,
         page_bytes: Option<usize>,
         buffer_bytes: Option<usize>,
         memory: usize,
-        index: &str,
-        buffer: &str,
+        (index, buffer): (&str, &str),
+        (working, working_set): (&str, WorkingSet),
     ) -> Result<Geometry, IndexError> {
         let Storage::Pages(d) = storage else {
             return Err(IndexError::Config(format!(
@@ -309,13 +319,18 @@ impl Geometry {
                 "a {page_size}-byte page holds {f} {index} entries; at least 4 are needed"
             )));
         }
+        let working_bytes = working_set(page_size, f, format);
+        let page_of_entries = f as usize * entry_bytes(format);
         let buffer_bytes = buffer_bytes.unwrap_or_else(|| {
             let block = if erase_block > device_page {
                 erase_block
             } else {
                 DEFAULT_BUFFER_BYTES
             };
-            block.min(memory / 2)
+            block
+                .min(memory / 2)
+                .min(memory.saturating_sub(working_bytes))
+                .max(page_of_entries)
         });
         let buffer_entries = (buffer_bytes / entry_bytes(format)) as u64;
         if buffer_entries < f {
@@ -323,12 +338,12 @@ impl Geometry {
                 "{buffer} = {buffer_bytes} holds fewer entries than one page ({f}); it must hold at least a page"
             )));
         }
-        let needed = buffer_bytes + 2 * page_size;
+        let needed = buffer_bytes + working_bytes;
         if memory < needed {
             return Err(IndexError::BudgetTooSmall {
                 needed,
                 given: memory,
-                what: format!("{buffer} = {buffer_bytes} and two cached pages"),
+                what: format!("{buffer} = {buffer_bytes} and {working}"),
             });
         }
         Ok(Geometry {

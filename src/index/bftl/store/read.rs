@@ -55,7 +55,7 @@ impl BftlStore {
         // hottest path of a BFTL run.
         let mut list = std::mem::take(&mut self.list_scratch);
         list.clear();
-        list.extend_from_slice(self.ntt.get(id as usize).map_or(&[][..], Vec::as_slice));
+        list.extend_from_slice(self.ntt.list(id));
         let mut units = std::mem::take(&mut self.unit_scratch);
         units.clear();
         let r = self.replay_sectors(id, &list, &mut units, node);
@@ -68,7 +68,7 @@ impl BftlStore {
     fn replay_sectors(
         &mut self,
         id: NodeId,
-        list: &[u64],
+        list: &[u32],
         units: &mut Vec<(Unit, u32)>,
         node: &mut Node,
     ) -> Result<(), NodeError> {
@@ -80,10 +80,11 @@ impl BftlStore {
         if list.len() > 1 {
             let dev = self.dev();
             for &lba in list {
-                dev.prefetch(lba);
+                dev.prefetch(lba.into());
             }
         }
         for (i, &lba) in list.iter().enumerate() {
+            let lba = u64::from(lba);
             if let Some((_, owner)) = self.read_sector(lba, Some(id), units, node)? {
                 // A node page starts its node's list (invariant 4).
                 if owner != id || i != 0 {
@@ -96,7 +97,7 @@ impl BftlStore {
                 }
             }
         }
-        unit::replay(node, id, units.iter().map(|&(u, _)| u), first)
+        unit::replay(node, id, units.iter().map(|&(u, _)| u), first.into())
     }
 }
 

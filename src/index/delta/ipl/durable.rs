@@ -60,8 +60,15 @@ impl IplStore {
             .cloned();
         if let Some(p) = &place {
             self.units[p.unit as usize].kept.push(id);
+            self.saved_bytes += p.table_bytes();
         }
         self.saved.insert(id, place);
+    }
+
+    /// Keeps no durable version apart any more (the node table shrinks).
+    pub(super) fn forget_saved(&mut self) {
+        self.saved.clear();
+        self.saved_bytes = 0;
     }
 
     /// Slots of unit `u` holding a current or a kept durable version (one
@@ -97,7 +104,7 @@ impl IplStore {
             return Err(e);
         }
         self.counters.durable_given_up += 1;
-        self.saved.clear();
+        self.forget_saved();
         for s in &mut self.units {
             s.kept.clear();
         }
@@ -186,6 +193,9 @@ impl IplStore {
             // Invariant 2: a kept node has its durable version here.
             _ => return Ok(true),
         };
+        // Out of the table while it moves; back in as whichever place it
+        // ends in.
+        self.saved_bytes -= place.table_bytes();
         let logs = std::mem::take(&mut place.logs);
         let copied = self
             .read_at(id, place.unit, place.slot, &logs, node)
@@ -198,10 +208,12 @@ impl IplStore {
             },
             Err(e) => {
                 place.logs = logs;
+                self.saved_bytes += place.table_bytes();
                 self.saved.insert(id, Some(place));
                 return Err(e);
             }
         };
+        self.saved_bytes += new_place.table_bytes();
         self.saved.insert(id, Some(new_place));
         self.units[dest as usize].kept.push(id);
         self.counters.durable_copies += 1;

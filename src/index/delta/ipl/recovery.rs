@@ -185,6 +185,7 @@ impl IplStore {
                 ));
             }
             self.places[id as usize].logs.push(log);
+            self.current_bytes += 2;
         }
         Ok(())
     }
@@ -283,8 +284,11 @@ impl IplStore {
         self.units
             .resize(self.reserved as usize, UnitState::default());
         self.places.clear();
-        self.saved.clear();
-        self.buffers.clear();
+        self.current_bytes = 0;
+        self.forget_saved();
+        for b in self.buffers.drain(..) {
+            self.spare_lists.push(b.deltas);
+        }
         self.tainted.clear();
         let mut used_end = FIRST_UNIT;
         let raw = self.is_raw();

@@ -56,6 +56,8 @@ use crate::node::{Node, NodeChange, NodeId, NodeLayout, NodeStore, TreeMeta, NO_
 mod memory;
 mod ntt;
 mod read;
+#[cfg(test)]
+mod tests;
 
 use ntt::{push_free, Ntt, SectorRefs, LBA_LIMIT};
 
@@ -595,8 +597,6 @@ impl NodeStore for BftlStore {
     }
 
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
-        self.hot.remember(id, node);
-        self.keep_view(id, node);
         match change {
             NodeChange::Insert(key, value) => {
                 let right = if node.is_leaf() {
@@ -611,6 +611,8 @@ impl NodeStore for BftlStore {
                     node.children[pos + 1]
                 };
                 self.pend(
+                    id,
+                    node,
                     &[Unit {
                         node: id,
                         op: Op::Insert,
@@ -624,6 +626,8 @@ impl NodeStore for BftlStore {
                 )
             }
             NodeChange::Delete(key, value) => self.pend(
+                id,
+                node,
                 &[Unit {
                     node: id,
                     op: Op::Delete,
@@ -639,7 +643,7 @@ impl NodeStore for BftlStore {
                 let mut units = std::mem::take(&mut self.scratch);
                 units.clear();
                 unit::full_units(id, node, &mut units);
-                let r = self.pend(&units, units.capacity());
+                let r = self.pend(id, node, &units, units.capacity());
                 self.scratch = units;
                 r
             }

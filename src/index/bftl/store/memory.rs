@@ -6,7 +6,7 @@
 use super::super::unit::Unit;
 use super::super::views;
 use super::BftlStore;
-use crate::node::{NodeError, NodeStore};
+use crate::node::{Node, NodeError, NodeId, NodeStore};
 
 impl BftlStore {
     /// How many views the budget leaves room for beside the data-bound
@@ -35,18 +35,32 @@ impl BftlStore {
         self.ids.free.len() * 4 + self.hot.len() * self.layout.node_bytes + self.pool_memory()
     }
 
-    /// Adds one node change's units to the batch's pool. A pool that would
-    /// pass what the budget leaves it is committed first, so a batch may
-    /// take more than one commit; a change's units are never split
-    /// between two (a reset and the units after it stay together).
-    /// `taken`: the scratch units' capacity when `units` is the scratch,
-    /// taken out of the store meanwhile.
-    pub(super) fn pend(&mut self, units: &[Unit], taken: usize) -> Result<(), NodeError> {
+    /// Adds the units of one change to node `id`, which `node` now is, to
+    /// the batch's pool. A pool that would pass what the budget leaves it
+    /// is committed first, so a batch may take more than one commit; a
+    /// change's units are never split between two (a reset and the units
+    /// after it stay together). `taken`: the scratch units' capacity when
+    /// `units` is the scratch, taken out of the store meanwhile.
+    ///
+    /// The node's RAM copies (its batch view, a cached top-level node) take
+    /// the change only after that commit: the commit writes a node whole
+    /// from them (a compaction, FlashDB's node page), and such an image
+    /// holding a change whose units come after it in the list replays that
+    /// change twice, a delete then finding its entry absent (`Corrupt`).
+    pub(super) fn pend(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        units: &[Unit],
+        taken: usize,
+    ) -> Result<(), NodeError> {
         let limit = self.pool_limit(taken);
         if !self.pool.is_empty() && self.pool.len() + units.len() > limit {
             self.commit()?;
             self.early_commits += 1;
         }
+        self.hot.remember(id, node);
+        self.keep_view(id, node);
         let need = self.pool.len() + units.len();
         if need > self.pool.capacity() {
             // Grown by doubling up to the limit, not past it.

@@ -395,7 +395,7 @@ pub(super) fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String 
 /// kind (`claim` or `variant`) right after its name. A claim checked at
 /// several points shows the range of its numbers and names, in its verdict
 /// columns, the points where it misses or has no number; a direction that
-/// turns on a near tie says so. `summary::totals` reads these columns back.
+/// turns on a near tie says so. [`super::totals`] reads these columns back.
 pub fn comparison_table(rows: &[Comparison]) -> String {
     let mut out = String::from(
         "| headline | kind | source | published | measured | durable | measured / published | direction holds | within 1.5× |\n|---|---|---|---|---|---|---|---|---|\n",

@@ -2,7 +2,8 @@
 //! sweep executor ([`sweep`]), and the outputs a reader checks them by: CSV,
 //! JSON, a figure (PNG and SVG) and a Markdown report that puts each
 //! published number beside the measured one ([`output`]; the figure,
-//! `plot`, with the `cli` feature).
+//! `plot`, with the `cli` feature), and the `RESULTS.md` summary of several
+//! ([`summary`]), opened by totals counted from its own text ([`totals`]).
 //!
 //! An experiment names its sweep axis, its series (the lines or bar groups
 //! of the paper's figure), its fixed parameters at full and quick scale, the
@@ -39,7 +40,9 @@ mod run_params;
 pub mod scatter;
 pub mod shard;
 mod ssd;
+pub mod summary;
 pub mod sweep;
+pub mod totals;
 
 use std::collections::BTreeMap;
 

@@ -15,9 +15,9 @@
 //! * `asbtree-table2`: the read and write time of those inserts;
 //! * `asbtree-table3`: the file each index leaves, and the AS B-tree's
 //!   without the Node Validation Manager;
-//! * `asbtree-fig13-14` ([`super::asbtree_cache`]): inserts and searches
+//! * `asbtree-fig13-14` (`asbtree_cache.rs`): inserts and searches
 //!   against the LRU buffer cache's size;
-//! * `asbtree-table4` ([`super::asbtree_table4`], §4.2, Table 4):
+//! * `asbtree-table4` (`asbtree_table4.rs`, §4.2, Table 4):
 //!   1,000,000 operations after 500,000 records, insert/search from 10/90
 //!   to 90/10, 896 KB per index: BFTL, FD-tree (k = 128), LA-tree, AS
 //!   B-tree, with the B+-tree and MB-Tree as extra series and the

@@ -101,7 +101,7 @@ fn a_node_on_two_pages_is_one_request_with_span_request() {
             let spec = DeviceSpec::parse("x25e", &sets(&[("span_request", span)])).unwrap();
             let mut p = Params::new();
             p.set("node_bytes", "8192");
-            let mut t = create_index(index, spec.build().unwrap(), 1 << 20, p).unwrap();
+            let mut t = create_index(index, spec.build().unwrap(), 1 << 17, p).unwrap();
             for i in 0..20_000u64 {
                 t.insert(i * 7919 % 1_000_003, i).unwrap();
             }
@@ -121,9 +121,9 @@ fn a_node_on_two_pages_is_one_request_with_span_request() {
         let (same_pages, per_node) = run("true");
         assert_eq!(pages, same_pages, "{index}");
         assert_eq!(per_page, pages, "{index}: one request per page");
-        // Every node request covers two pages; the superblock is one.
+        // Every node request covers two pages; the superblock's cover one.
         assert!(
-            per_node * 2 > pages && per_node * 2 < pages + pages / 50,
+            pages > 1_000 && per_node * 2 >= pages && per_node * 2 <= pages + pages / 10,
             "{index}: {per_node} requests for {pages} pages"
         );
     }

@@ -19,6 +19,8 @@
 //!    thread timing.
 
 mod asbtree;
+mod asbtree_cache;
+mod asbtree_table4;
 mod bftl;
 pub mod defs;
 mod durability;

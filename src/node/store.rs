@@ -472,10 +472,10 @@ impl PageNodeStore {
         if nb <= ps {
             self.dev().read(lba, 0, &mut image[..nb])?;
         } else {
-            for i in 0..self.node_pages as usize {
-                self.dev()
-                    .read(lba + i as u64, 0, &mut image[i * ps..(i + 1) * ps])?;
-            }
+            // One read of the node's pages (one request where the device
+            // serves a span as one).
+            let len = self.node_pages as usize * ps;
+            self.dev().read_span(lba, &mut image[..len])?;
         }
         Ok(lba)
     }
@@ -485,15 +485,8 @@ impl PageNodeStore {
         let lba = self.lba(id);
         let ps = self.page_size;
         let image = std::mem::take(&mut self.image);
-        let mut result = Ok(());
-        for i in 0..self.node_pages as usize {
-            result = self
-                .dev()
-                .write(lba + i as u64, 0, &image[i * ps..(i + 1) * ps]);
-            if result.is_err() {
-                break;
-            }
-        }
+        let len = self.node_pages as usize * ps;
+        let result = self.dev().write_span(lba, &image[..len]);
         self.image = image;
         Ok(result?)
     }

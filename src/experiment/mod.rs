@@ -31,6 +31,8 @@ pub mod glyphs;
 mod lat;
 mod lat_buffered;
 mod mbtree;
+mod mbtree_fig16_17;
+mod mbtree_fig7_14;
 mod memory_line;
 pub mod output;
 pub mod papers;

@@ -200,6 +200,14 @@ pub trait NodeStore: Send {
     }
     /// Writes node `id`; `change` says what changed since its last write.
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError>;
+    /// Records the insert of `entry` into leaf `id` without reading the
+    /// leaf, where the store logs changes and knows the leaf has room
+    /// (FlashDB's log mode with `log_insert_reads_leaf=false`): `true` when
+    /// recorded; `false`, having done nothing, when the caller must insert
+    /// through the node as usual.
+    fn append_to_leaf(&mut self, _id: NodeId, _entry: (u64, u64)) -> Result<bool, NodeError> {
+        Ok(false)
+    }
     /// Whether the store keeps each [`NodeChange`] as its own record (a
     /// delta log) rather than rewriting the node: a tree then sends it one
     /// change a write, never several folded into a `Rewrite` (an update in

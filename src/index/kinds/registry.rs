@@ -47,7 +47,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: crate::index::bftl::FLASHDB,
             description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (Roh et al. 2009 §2.3)",
-            params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, log_insert_reads_leaf=true|false, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: delta::CONSOLIDATION,

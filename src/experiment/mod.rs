@@ -27,6 +27,7 @@ mod ftl;
 pub mod glyphs;
 mod lat;
 mod lat_buffered;
+mod lat_memory;
 mod mbtree;
 mod memory_line;
 pub mod output;

@@ -1,0 +1,91 @@
+//! `node_format=paper` (the Buffered-B+ tree paper's 6f + 4-byte node,
+//! `node::paper`): the indexes the lat-* experiments run in it answer as
+//! the oracle does; the format is refused on a real file and on reopen.
+
+mod common;
+
+use common::{check, ftl, ops, raw, ModelOp};
+use flashix::device::file::FileDevice;
+use flashix::device::Storage;
+use flashix::index::{Index, Params};
+use flashix::store::{create_index, open_index};
+use proptest::prelude::*;
+
+/// The sequence without reopens: a paper-format index cannot be reopened.
+fn no_reopen(ops: Vec<ModelOp>) -> Vec<ModelOp> {
+    ops.into_iter()
+        .filter(|o| !matches!(o, ModelOp::Reopen))
+        .collect()
+}
+
+const PAPER: &str = "node_format=paper";
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn btree_in_the_node_log(ops in ops(400, 80)) {
+        let ops = no_reopen(ops);
+        check("btree", &[PAPER, "fanout=4", "cache=lru"], 512 + 28 * 6, || raw(7), &ops)?;
+        check("btree", &[PAPER, "fanout=8", "key_bytes=2", "cache=none"], 1024, || raw(41), &ops)?;
+    }
+
+    #[test]
+    fn latree_on_a_raw_chip(ops in ops(400, 200)) {
+        let ops = no_reopen(ops);
+        check("latree", &[PAPER, "fanout=6", "max_buffer_bytes=400", "log_blocks=8", "partition_blocks=1"], 8192, || raw(64), &ops)?;
+    }
+
+    #[test]
+    fn delta_schemes_over_the_ftl(ops in ops(300, 200)) {
+        let ops = no_reopen(ops);
+        for name in ["basic-delta", "consolidation"] {
+            check(name, &[PAPER, "fanout=8", "key_bytes=2"], 4096, ftl, &ops)?;
+        }
+    }
+
+    #[test]
+    fn buffer_tree_and_bftl(ops in ops(300, 200)) {
+        let ops = no_reopen(ops);
+        check("bftl", &[PAPER, "fanout=8"], 8192, ftl, &ops)?;
+        check("buffer-tree", &[PAPER], 16384, ftl, &ops)?;
+    }
+}
+
+fn params(set: &[&str]) -> Params {
+    Params::parse(set.iter().copied()).unwrap()
+}
+
+#[test]
+fn a_file_device_refuses_the_paper_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("paper.db");
+    let storage = Storage::Pages(Box::new(FileDevice::create(&path, 4096, 0).unwrap()));
+    let err = create_index("btree", storage, 65536, params(&[PAPER]))
+        .err()
+        .expect("a paper-format index on a file")
+        .to_string();
+    assert!(err.contains("simulation-only"), "{err}");
+}
+
+#[test]
+fn a_paper_format_index_cannot_be_reopened() {
+    let mut index: Box<dyn Index> =
+        create_index("btree", raw(41), 65536, params(&[PAPER, "fanout=8"])).unwrap();
+    index.insert(3, 4).unwrap();
+    index.flush().unwrap();
+    let storage = index.into_storage();
+    let err = open_index("btree", storage, 65536, params(&[PAPER, "fanout=8"]))
+        .err()
+        .expect("reopening a paper-format index")
+        .to_string();
+    assert!(err.contains("cannot be reopened"), "{err}");
+}
+
+#[test]
+fn an_index_without_nodes_reports_the_parameter_unknown() {
+    let err = create_index("lsm", ftl(), 65536, params(&[PAPER]))
+        .err()
+        .map(|e| e.to_string());
+    assert!(err.is_some_and(|e| e.contains("node_format")));
+}

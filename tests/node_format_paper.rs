@@ -8,6 +8,8 @@ use common::{check, ftl, ops, raw, ModelOp};
 use flashix::device::file::FileDevice;
 use flashix::device::Storage;
 use flashix::index::{Index, Params};
+use flashix::node::codec::{Node, NodeLayout, NO_NODE};
+use flashix::node::{paper, EntryFormat, NodeError, NodeFormat};
 use flashix::store::{create_index, open_index};
 use proptest::prelude::*;
 
@@ -88,4 +90,80 @@ fn an_index_without_nodes_reports_the_parameter_unknown() {
         .err()
         .map(|e| e.to_string());
     assert!(err.is_some_and(|e| e.contains("node_format")));
+}
+
+fn paper_format(k: u8) -> EntryFormat {
+    EntryFormat::new(k, 4)
+        .unwrap()
+        .with_node_format(NodeFormat::Paper)
+}
+
+#[test]
+fn a_node_of_fanout_f_takes_6f_plus_4_bytes_and_round_trips() {
+    for f in [4usize, 8, 16, 24, 64, 84] {
+        for format in [paper_format(2), paper_format(4)] {
+            let l = NodeLayout::with_fanout(format, f).unwrap();
+            assert_eq!(l.node_bytes, 6 * f + 4, "fanout {f}");
+            assert_eq!((l.fanout, l.leaf_capacity), (f, f));
+            assert_eq!(NodeLayout::with_node_bytes(format, 6 * f + 4).unwrap(), l);
+            // A full leaf and a full internal node, encoded into exactly
+            // S(f) bytes, decode back.
+            let leaf = Node {
+                level: 0,
+                entries: (0..f as u64).map(|i| (i / 3, i * 7)).collect(),
+                children: vec![],
+                next: 9,
+            };
+            let inner = Node {
+                level: 1,
+                entries: (1..f as u64).map(|i| (i, 0)).collect(),
+                children: (0..f as u32).collect(),
+                next: NO_NODE,
+            };
+            for node in [leaf, inner] {
+                let mut image = vec![0u8; l.node_bytes];
+                l.encode(&node, &mut image);
+                let mut back = Node::default();
+                l.decode(&image, 3, &mut back).unwrap();
+                assert_eq!(back, node);
+                let (level, count) = l.image_header(&image, 3).unwrap();
+                assert_eq!(level, node.level);
+                assert!(l.image_sorted(&image, level, count));
+            }
+        }
+    }
+    // Our own format keeps 12f + 16 with 4 + 4-byte entries.
+    let ours = NodeLayout::with_fanout(EntryFormat::default(), 8).unwrap();
+    assert_eq!(ours.node_bytes, 12 * 8 + 16);
+    assert!(NodeLayout::with_fanout(paper_format(4), 3).is_err());
+}
+
+#[test]
+fn an_image_whose_content_is_gone_is_corrupt_not_another_node() {
+    let l = NodeLayout::with_fanout(paper_format(4), 8).unwrap();
+    let node = Node {
+        level: 0,
+        entries: vec![(1, 2)],
+        children: vec![],
+        next: NO_NODE,
+    };
+    let mut image = vec![0u8; l.node_bytes];
+    l.encode(&node, &mut image);
+    paper::clear_thread();
+    let mut back = Node::default();
+    assert!(matches!(
+        l.decode(&image, 5, &mut back),
+        Err(NodeError::Corrupt { page: 5, .. })
+    ));
+    // A new node after the clear gets a new handle, never the old one's.
+    l.encode(&node, &mut image);
+    assert!(l.decode(&image, 5, &mut back).is_ok());
+}
+
+#[test]
+fn node_format_parses_and_names_its_values() {
+    assert_eq!(NodeFormat::parse("paper").unwrap(), NodeFormat::Paper);
+    assert_eq!(NodeFormat::parse("flashix").unwrap(), NodeFormat::Flashix);
+    let e = NodeFormat::parse("6f+4").unwrap_err().to_string();
+    assert!(e.contains("flashix or paper"), "{e}");
 }

@@ -30,6 +30,7 @@ mod ftl;
 pub mod glyphs;
 mod lat;
 mod lat_buffered;
+mod lat_memory;
 mod mbtree;
 mod mbtree_fig16_17;
 mod mbtree_fig7_14;

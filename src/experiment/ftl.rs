@@ -65,7 +65,7 @@ pub(super) fn ftl_wa() -> Experiment {
             },
             kind: RowKind::Claim,
         }],
-        notes: "The model is for FIFO/LRU victim choice with infinitely many blocks; greedy picks emptier blocks, so it writes less, most visibly at low over-provisioning.",
+        notes: "The one row is a claim of the analytic model's papers (Hu et al. 2009, Desnoyers 2012: greedy cleaning writes at most what FIFO/LRU cleaning does), under the setup the model states, not a claim of the five index papers; it checks the FTL the paper experiments run over. The model is for FIFO/LRU victim choice with infinitely many blocks; greedy picks emptier blocks, so it writes less, most visibly at low over-provisioning.",
         kind: RunKind::FtlOverwrite,
         axis_for: vec![],
     }

@@ -508,6 +508,10 @@ impl Index for Bftl {
         Self::reservation_bytes(self.capacity, self.format()) + self.tree.memory_bytes()
     }
 
+    fn data_bound_bytes(&self) -> u64 {
+        self.tree.data_bound_bytes()
+    }
+
     fn stats(&self) -> IndexStats {
         let mut s = self.tree.stats();
         s.set("reservation_buffer", self.capacity as f64);

@@ -326,6 +326,8 @@ mod tests {
     #[test]
     fn entry_counts_are_kept_only_when_asked_and_forgotten_with_the_node() {
         let mut t = tuning();
+        // Node 4 has a mode entry, which the counts widen once kept.
+        t.on_read(4, 1);
         t.set_entries(4, 7);
         assert_eq!(t.entries(4), None, "not kept by default");
         let before = t.memory_bytes();

@@ -8,18 +8,7 @@ use flashix::experiment::output::{comparison_table, comparisons, Claim, Comparis
 use flashix::experiment::{find, Measure, Published, RowKind, RunOutcome, Series, SweepRun};
 
 fn row(published: f64, measured: f64, claim: Claim) -> Comparison {
-    Comparison {
-        name: "h".into(),
-        source: "s".into(),
-        published,
-        unit: String::new(),
-        measured: Some(measured),
-        durable: None,
-        claim,
-        unmeasured: None,
-        kind: RowKind::Claim,
-        points: Vec::new(),
-    }
+    Comparison::new("h", "s", published, Some(measured), claim, RowKind::Claim)
 }
 
 /// The cells of the one row of `rows`' table, by column name.

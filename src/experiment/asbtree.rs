@@ -157,18 +157,7 @@ pub(super) fn row(source: &'static str, name: &'static str, value: f64, m: Measu
     }
 }
 
-pub(super) fn ratio(
-    a: &'static str,
-    b: &'static str,
-    x: &'static str,
-    metric: &'static str,
-) -> Measure {
-    Measure::CellRatio { a, b, x, metric }
-}
-
-pub(super) fn below(m: Measure) -> Measure {
-    Measure::Below(Box::new(m))
-}
+pub(super) use super::{below_one as below, cell_ratio as ratio};
 
 /// `metric` of `series` at `x` over its `reference` in the same run.
 fn quotient(

@@ -157,18 +157,7 @@ pub(super) fn row(
     }
 }
 
-pub(super) fn ratio(
-    a: &'static str,
-    b: &'static str,
-    x: &'static str,
-    metric: &'static str,
-) -> Measure {
-    Measure::CellRatio { a, b, x, metric }
-}
-
-pub(super) fn below(m: Measure) -> Measure {
-    Measure::Below(Box::new(m))
-}
+pub(super) use super::{below_one as below, cell_ratio as ratio};
 
 /// One claim checked at every point `xs` of the sweep: `inner` (whose own
 /// x is replaced) at each.

@@ -223,6 +223,21 @@ pub enum Measure {
     },
 }
 
+/// `a`'s `metric` at `x` over `b`'s (a relative claim's measure).
+pub(super) fn cell_ratio(
+    a: &'static str,
+    b: &'static str,
+    x: &'static str,
+    metric: &'static str,
+) -> Measure {
+    Measure::CellRatio { a, b, x, metric }
+}
+
+/// `m` below 1 (a direction claim with no published number).
+pub(super) fn below_one(m: Measure) -> Measure {
+    Measure::Below(Box::new(m))
+}
+
 /// A direction claim of a paper's text: `m` is below 1.
 pub(super) fn below(name: &'static str, source: &'static str, m: Measure) -> Published {
     Published {

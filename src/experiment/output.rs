@@ -55,6 +55,30 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// A row of one number (no unit, no durable number, no points), as a
+    /// made-up table or a caller's own row starts.
+    pub fn new(
+        name: &str,
+        source: &str,
+        published: f64,
+        measured: Option<f64>,
+        claim: Claim,
+        kind: RowKind,
+    ) -> Comparison {
+        Comparison {
+            name: name.into(),
+            source: source.into(),
+            published,
+            unit: String::new(),
+            measured,
+            durable: None,
+            claim,
+            unmeasured: None,
+            kind,
+            points: Vec::new(),
+        }
+    }
+
     pub fn ratio(&self) -> Option<f64> {
         self.measured
             .filter(|_| self.published != 0.0)
@@ -677,18 +701,7 @@ mod tests {
     use super::*;
 
     fn row(published: f64, measured: f64, claim: Claim) -> Comparison {
-        Comparison {
-            name: "h".into(),
-            source: "s".into(),
-            published,
-            unit: String::new(),
-            measured: Some(measured),
-            durable: None,
-            claim,
-            unmeasured: None,
-            kind: RowKind::Claim,
-            points: Vec::new(),
-        }
+        Comparison::new("h", "s", published, Some(measured), claim, RowKind::Claim)
     }
 
     /// A headline with no number says why: a point the `--quick` sweep

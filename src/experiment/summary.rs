@@ -204,18 +204,7 @@ mod tests {
 
     /// A comparison row for a made-up headline table.
     fn row(kind: RowKind, published: f64, measured: f64) -> Comparison {
-        Comparison {
-            name: "h".into(),
-            source: "s".into(),
-            published,
-            unit: String::new(),
-            measured: Some(measured),
-            durable: None,
-            claim: Claim::Relative,
-            unmeasured: None,
-            kind,
-            points: Vec::new(),
-        }
+        Comparison::new("h", "s", published, Some(measured), Claim::Relative, kind)
     }
 
     /// Two sections with headline tables as `comparison_table` writes them

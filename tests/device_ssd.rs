@@ -76,3 +76,55 @@ fn overrides_and_errors() {
     assert!(e.contains("x25e"), "{e}");
     assert_eq!(Pattern::RandomWrite.code(), "rw");
 }
+
+/// The requests an SSD served, from its report (`SR a / SW b / RR c / RW d`).
+fn requests(notes: &[String]) -> u64 {
+    let n = notes.iter().find(|n| n.contains("requests SR")).unwrap();
+    let list = n
+        .split("requests ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap();
+    list.split(" / ")
+        .map(|p| p.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn a_node_on_two_pages_is_one_request_with_span_request() {
+    // 8 KiB nodes on 4 KiB pages (Kim et al. 2014 §4: an 8 KB node is one
+    // read or write): the same pages move either way, in half the requests.
+    for index in ["btree", "asbtree"] {
+        let run = |span: &str| {
+            let spec = DeviceSpec::parse("x25e", &sets(&[("span_request", span)])).unwrap();
+            let mut p = Params::new();
+            p.set("node_bytes", "8192");
+            let mut t = create_index(index, spec.build().unwrap(), 1 << 17, p).unwrap();
+            for i in 0..20_000u64 {
+                t.insert(i * 7919 % 1_000_003, i).unwrap();
+            }
+            t.flush().unwrap();
+            let mut out = Vec::new();
+            for i in (0..20_000u64).step_by(13) {
+                t.get(i * 7919 % 1_000_003, &mut out).unwrap();
+                assert_eq!(out, vec![i], "{index}, span_request={span}");
+            }
+            let s = t.storage().stats();
+            (
+                s.logical_reads + s.logical_writes,
+                requests(&t.storage().info().notes),
+            )
+        };
+        let (pages, per_page) = run("false");
+        let (same_pages, per_node) = run("true");
+        assert_eq!(pages, same_pages, "{index}");
+        assert_eq!(per_page, pages, "{index}: one request per page");
+        // Every node request covers two pages; the superblock's cover one.
+        assert!(
+            pages > 1_000 && per_node * 2 >= pages && per_node * 2 <= pages + pages / 10,
+            "{index}: {per_node} requests for {pages} pages"
+        );
+    }
+}

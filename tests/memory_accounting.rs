@@ -149,6 +149,11 @@ fn drive(name: &str, set: &[&str], memory: usize, ops: u64, keys: u64) -> Peaks 
         peaks.held = peaks.held.max(live() - base);
         peaks.counted = peaks.counted.max(index.memory_bytes());
     }
+    assert_eq!(
+        index.data_bound_bytes(),
+        flashix::node::budget::data_bound_bytes(&index.stats()),
+        "{name}: data_bound_bytes is not the stats' data-bound lines"
+    );
     assert!(out.capacity() <= 1024, "the search output grew");
     assert!(answers.capacity() <= 1 << 16, "the answer list grew");
     peaks
@@ -304,7 +309,13 @@ fn within_budget(name: &str, set: &[&str], at_1mib: &[&str]) {
                 }
                 index.take_answers(&mut answers);
                 answers.clear();
-                let held = index.memory_bytes() - data_bound_bytes(&index.stats()) as usize;
+                let tables = data_bound_bytes(&index.stats());
+                assert_eq!(
+                    index.data_bound_bytes(),
+                    tables,
+                    "{name}: data_bound_bytes is not the stats' data-bound lines"
+                );
+                let held = index.memory_bytes() - tables as usize;
                 worst = worst.max(held);
             }
             eprintln!("{name} {set:?} {mix} at {memory} B: at most {worst} B besides the tables");

@@ -81,6 +81,11 @@ fn measure(name: &str, set: &[&str], memory: usize, page_size: usize, keys: &[u6
         counted_peak = counted_peak.max(index.memory_bytes());
     }
     let stats = index.stats();
+    assert_eq!(
+        index.data_bound_bytes(),
+        flashix::node::budget::data_bound_bytes(&stats),
+        "{name}: data_bound_bytes is not the stats' data-bound lines"
+    );
     let stat = |k: &str| stats.get(k).unwrap_or(0.0) as usize;
     Measured {
         counted_peak,

@@ -36,6 +36,12 @@ proptest! {
     }
 
     #[test]
+    fn flashdb_log_inserts_unread(ops in ops(400, 64)) {
+        check("flashdb", &["fanout=4", "reservation_buffer=3", "compaction_c=2", "cached_levels=0", "log_insert_reads_leaf=false"], 4096, ram, &ops)?;
+        check("flashdb", &["log_insert_reads_leaf=false", "cached_levels=1"], 8192, ftl, &ops)?;
+    }
+
+    #[test]
     fn wide_entries(ops in ops(300, 1 << 40)) {
         check("bftl", &["fanout=6", "reservation_buffer=7", "key_bytes=8", "value_bytes=8"], 4096, ram, &ops)?;
     }
@@ -48,6 +54,7 @@ proptest! {
     fn on_a_real_file(ops in ops(200, 100)) {
         check_on_file("bftl", &["fanout=8", "reservation_buffer=10"], 8192, &ops)?;
         check_on_file("flashdb", &["fanout=6", "reservation_buffer=4", "cached_levels=0"], 8192, &ops)?;
+        check_on_file("flashdb", &["fanout=6", "reservation_buffer=4", "cached_levels=0", "log_insert_reads_leaf=false"], 8192, &ops)?;
     }
 }
 
@@ -186,6 +193,48 @@ fn flashdb_switches_modes_with_the_workload() {
         reads[1] < reads[0],
         "searches read {reads:?} sectors (bftl, flashdb)"
     );
+}
+
+/// `log_insert_reads_leaf=false`: FlashDB's log-mode inserts append their
+/// index units without reading the leaf, so the same inserts read fewer
+/// sectors, write the same units and leave the same content; BFTL, which
+/// has no node modes, refuses the parameter.
+#[test]
+fn flashdb_log_inserts_unread_read_fewer_sectors() {
+    let mut reads = Vec::new();
+    let mut contents = Vec::new();
+    for unread in ["true", "false"] {
+        let set = [
+            "fanout=21".to_string(),
+            "cached_levels=0".to_string(),
+            format!("log_insert_reads_leaf={unread}"),
+        ];
+        let params = Params::parse(set.iter().map(String::as_str)).unwrap();
+        let mut t = create_index("flashdb", ftl(), 1 << 20, params).unwrap();
+        let before = t.storage().stats();
+        for i in 0..6000u64 {
+            t.insert(i * 7919 % 100_003, i).unwrap();
+        }
+        t.flush().unwrap();
+        reads.push(t.storage().stats().delta(&before).logical_reads);
+        let mut all = Vec::new();
+        t.range(0, u64::MAX, &mut all).unwrap();
+        assert_eq!(all.len(), 6000, "log_insert_reads_leaf={unread}");
+        assert_eq!(t.stats().get("entries"), Some(6000.0));
+        contents.push(all);
+    }
+    assert_eq!(contents[0], contents[1]);
+    assert!(
+        reads[1] < reads[0],
+        "inserts read {reads:?} sectors (reading the leaf, not)"
+    );
+    let refused = create_index(
+        "bftl",
+        ram(),
+        8192,
+        Params::parse(["log_insert_reads_leaf=false"]).unwrap(),
+    );
+    assert!(refused.is_err());
 }
 
 /// `deletes=blind` (Wu et al. 2003 §3.1): a delete only appends an invalidation

@@ -51,6 +51,7 @@ fn other_value(key: &str) -> &'static str {
         "node_cache_share" => "0.5",
         "max_buffer_bytes" => "8192",
         "tables" => "outside",
+        "log_insert_reads_leaf" => "false",
         other => panic!("no test value for `{other}`"),
     }
 }

@@ -674,8 +674,10 @@ fn write_experiment(
     let folder = output::write_all(exp, results, out, quick)?;
     println!("{}: {} runs -> {}", exp.id, results.len(), folder.display());
     for c in output::comparisons(exp, results) {
-        let measured = match (c.measured, &c.unmeasured) {
-            (Some(m), _) => format!("{m:.3} {}", c.unit),
+        // A claim checked at several points: the range of its numbers.
+        let measured = match (c.measured_range(), &c.unmeasured) {
+            (Some((lo, hi)), _) if lo != hi => format!("{lo:.3}-{hi:.3} {}", c.unit),
+            (Some((m, _)), _) => format!("{m:.3} {}", c.unit),
             (None, Some(why)) => format!("- ({why})"),
             (None, None) => "-".into(),
         };
@@ -713,15 +715,18 @@ fn write_summary(
 ) -> CliResult<()> {
     if all {
         let summary = summary.map_or_else(|| out.join("RESULTS.md"), Path::to_path_buf);
-        std::fs::write(&summary, output::results_md(done, out, &summary, quick))
-            .map_err(|e| format!("{}: {e}", summary.display()))?;
+        std::fs::write(
+            &summary,
+            experiment::summary::results_md(done, out, &summary, quick),
+        )
+        .map_err(|e| format!("{}: {e}", summary.display()))?;
     } else if let Some(summary) = summary {
         // Regenerate these experiments' sections of an existing summary.
         let existing = std::fs::read_to_string(summary).unwrap_or_default();
         let order = experiment::summary_order();
         std::fs::write(
             summary,
-            output::update_results_md(&existing, done, summary, &order),
+            experiment::summary::update_results_md(&existing, done, summary, &order),
         )
         .map_err(|e| format!("{}: {e}", summary.display()))?;
     }

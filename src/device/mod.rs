@@ -270,6 +270,29 @@ pub trait BlockDevice: Send + 'static {
     /// Writes `data` at `offset` inside logical page `lba`; bytes of the page
     /// outside that range keep their contents.
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()>;
+    /// Reads `buf` from consecutive logical pages from `lba` on, a page's
+    /// bytes per chunk (the last may be shorter): what one read call of
+    /// the layer above asks for, such as a node spanning pages. Counted
+    /// page by page as [`BlockDevice::read`]; a device that times requests
+    /// may serve the span as one ([`ssd`]'s `span_request`). By default,
+    /// one read per page.
+    fn read_span(&mut self, lba: u64, buf: &mut [u8]) -> Result<()> {
+        let ps = self.page_size();
+        for (i, chunk) in buf.chunks_mut(ps).enumerate() {
+            self.read(lba + i as u64, 0, chunk)?;
+        }
+        Ok(())
+    }
+    /// Writes `data` to consecutive logical pages from `lba` on, as
+    /// [`BlockDevice::read_span`] reads them. By default, one write per
+    /// page.
+    fn write_span(&mut self, lba: u64, data: &[u8]) -> Result<()> {
+        let ps = self.page_size();
+        for (i, chunk) in data.chunks(ps).enumerate() {
+            self.write(lba + i as u64, 0, chunk)?;
+        }
+        Ok(())
+    }
     /// Tells the device the page's contents are no longer needed.
     fn trim(&mut self, lba: u64) -> Result<()>;
     /// Makes every completed write durable.

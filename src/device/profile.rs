@@ -435,7 +435,7 @@ impl DeviceSpec {
                 other => {
                     if !t.set(other, v)? {
                         return Err(DeviceError::Config(format!(
-                            "unknown SSD parameter `{other}`; accepted: page_size, capacity (sizes), blocks (pages), atomic, streams, and sr|sw|rr|rw_SIZE (a request size: 4096, 4KiB) or _tail (MB/s)"
+                            "unknown SSD parameter `{other}`; accepted: page_size, capacity (sizes), blocks (pages), atomic, streams, span_request (true or false), and sr|sw|rr|rw_SIZE (a request size: 4096, 4KiB) or _tail (MB/s)"
                         )));
                     }
                 }

@@ -17,8 +17,13 @@
 //! **Requests.** Every read or write is one request of one page (the
 //! device's `page_size`, the I/O size; a partial read or write of a page is
 //! charged as the whole page, as under O_DIRECT). Requests do not coalesce:
-//! a node of several pages costs one request per page, the first usually
-//! random and the rest sequential.
+//! by default a node of several pages costs one request per page, the
+//! first usually random and the rest sequential. With `span_request=true`
+//! a span the layer above reads or writes in one call
+//! ([`BlockDevice::read_span`], [`BlockDevice::write_span`]: a node on
+//! consecutive pages) is one request of all its pages, sequential or
+//! random by its first page, as one `pread` of a whole node under Direct
+//! I/O is (Kim et al. 2014 §4: an 8 KB node, one read or write).
 //!
 //! **Sequential or random.** The device remembers the next page of up to
 //! `streams` recent runs of each direction (default 8, least recently used
@@ -177,6 +182,9 @@ pub struct SsdTiming {
     curves: [Curve; 4],
     /// Recent runs remembered per direction.
     pub streams: usize,
+    /// Whether a span (consecutive pages read or written in one call) is
+    /// one request; otherwise one request per page (the default).
+    pub span_request: bool,
     /// Default page (request) size.
     pub page_size: u32,
     /// Default capacity in bytes (storage is sparse).
@@ -216,6 +224,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
                 table([21.0, 22.0, 32.0, 40.0]),
             ],
             streams: 8,
+            span_request: false,
             page_size: 4096,
             capacity_bytes: 32 * GIB,
         },
@@ -229,6 +238,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
                 iops_at_4k(25.0, 32.0),
             ],
             streams: 8,
+            span_request: false,
             page_size: 4096,
             capacity_bytes: 32 * GIB,
         },
@@ -242,6 +252,7 @@ pub fn ssd_profiles() -> Vec<SsdTiming> {
                 iops_at_4k(3300.0, 170.0),
             ],
             streams: 8,
+            span_request: false,
             page_size: 4096,
             capacity_bytes: 32 * GIB,
         },
@@ -260,8 +271,8 @@ impl SsdTiming {
 
     /// Applies one `--device-set` key: `PAT_SIZE=MBps` (a point at a
     /// request size in bytes or with a unit of [`super::size`], e.g.
-    /// `rw_4096=30`, `rw_4k=30` or `rw_4KiB=30`), `PAT_tail=MBps`, or
-    /// `streams=N`.
+    /// `rw_4096=30`, `rw_4k=30` or `rw_4KiB=30`), `PAT_tail=MBps`,
+    /// `streams=N`, or `span_request=true|false`.
     /// `Ok(false)` when the key is not an SSD key.
     pub fn set(&mut self, key: &str, value: &str) -> Result<bool> {
         let bad = |what: &str| {
@@ -269,6 +280,10 @@ impl SsdTiming {
         };
         if key == "streams" {
             self.streams = value.parse().map_err(|_| bad("a count"))?;
+            return Ok(true);
+        }
+        if key == "span_request" {
+            self.span_request = value.parse().map_err(|_| bad("true or false"))?;
             return Ok(true);
         }
         let Some((code, rest)) = key.split_once('_') else {
@@ -344,6 +359,13 @@ impl Ssd {
 
     /// Charges one page request at `lba`.
     fn charge(&mut self, lba: u64, write: bool) {
+        self.charge_request(lba, 1, write);
+    }
+
+    /// Charges one request of `pages` pages from `lba` on: sequential when
+    /// `lba` continues a remembered run, which then continues past the
+    /// last page.
+    fn charge_request(&mut self, lba: u64, pages: u64, write: bool) {
         let runs = &mut self.runs[usize::from(write)];
         let sequential = match runs.iter().position(|&next| next == lba) {
             Some(i) => {
@@ -357,10 +379,16 @@ impl Ssd {
                 false
             }
         };
-        runs.push_front(lba + 1);
+        runs.push_front(lba + pages);
         let p = Pattern::of(write, sequential);
         self.requests[p.index()] += 1;
-        self.time_us[usize::from(write)] += self.timing.curve(p).time_us(self.data.page_size());
+        let bytes = pages as usize * self.data.page_size();
+        self.time_us[usize::from(write)] += self.timing.curve(p).time_us(bytes);
+    }
+
+    /// Pages a span of `len` bytes covers.
+    fn span_pages(&self, len: usize) -> u64 {
+        len.div_ceil(self.data.page_size()) as u64
     }
 }
 
@@ -401,6 +429,40 @@ impl BlockDevice for Ssd {
         self.charge(lba, true);
         Ok(())
     }
+    fn read_span(&mut self, lba: u64, buf: &mut [u8]) -> Result<()> {
+        let ps = self.data.page_size();
+        if !self.timing.span_request {
+            for (i, chunk) in buf.chunks_mut(ps).enumerate() {
+                self.read(lba + i as u64, 0, chunk)?;
+            }
+            return Ok(());
+        }
+        for (i, chunk) in buf.chunks_mut(ps).enumerate() {
+            self.data.read(lba + i as u64, 0, chunk)?;
+        }
+        let pages = self.span_pages(buf.len());
+        if pages > 0 {
+            self.charge_request(lba, pages, false);
+        }
+        Ok(())
+    }
+    fn write_span(&mut self, lba: u64, data: &[u8]) -> Result<()> {
+        let ps = self.data.page_size();
+        if !self.timing.span_request {
+            for (i, chunk) in data.chunks(ps).enumerate() {
+                self.write(lba + i as u64, 0, chunk)?;
+            }
+            return Ok(());
+        }
+        for (i, chunk) in data.chunks(ps).enumerate() {
+            self.data.write(lba + i as u64, 0, chunk)?;
+        }
+        let pages = self.span_pages(data.len());
+        if pages > 0 {
+            self.charge_request(lba, pages, true);
+        }
+        Ok(())
+    }
     fn trim(&mut self, lba: u64) -> Result<()> {
         self.data.trim(lba)
     }
@@ -434,13 +496,18 @@ impl BlockDevice for Ssd {
             footprint_pages: None,
             mapped_pages: None,
             notes: vec![format!(
-                "SSD timing model ({}): requests SR {} / SW {} / RR {} / RW {}; a request continuing one of {} recent runs per direction is sequential",
+                "SSD timing model ({}): requests SR {} / SW {} / RR {} / RW {}; a request continuing one of {} recent runs per direction is sequential; {}",
                 self.timing.description,
                 r(Pattern::SequentialRead),
                 r(Pattern::SequentialWrite),
                 r(Pattern::RandomRead),
                 r(Pattern::RandomWrite),
-                self.timing.streams
+                self.timing.streams,
+                if self.timing.span_request {
+                    "a span of pages read or written in one call is one request"
+                } else {
+                    "one request per page"
+                }
             )],
             cost: None,
         }
@@ -506,6 +573,58 @@ mod tests {
             s.write_time_us
         );
         assert!((s.time_us - reads - writes).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_span_is_one_request_with_span_request() {
+        let page = vec![5u8; 8192];
+        let mut buf = vec![0u8; 8192];
+        let mut t = ssd_profile("x25e").unwrap();
+        let rr8 = t.curve(Pattern::RandomRead).time_us(8192);
+        let rw8 = t.curve(Pattern::RandomWrite).time_us(8192);
+        let sw8 = t.curve(Pattern::SequentialWrite).time_us(8192);
+        // Off (the default): two requests, a random one and a sequential one.
+        let mut d = Ssd::new(t.clone(), 4096, 1 << 20).unwrap();
+        d.write_span(100, &page).unwrap();
+        d.read_span(5_000, &mut buf).unwrap();
+        assert_eq!(d.requests(Pattern::RandomWrite), 1);
+        assert_eq!(d.requests(Pattern::SequentialWrite), 1);
+        assert_eq!(d.requests(Pattern::RandomRead), 1);
+        assert_eq!(d.requests(Pattern::SequentialRead), 1);
+        let four = |p| t.curve(p).time_us(4096);
+        let pages = Pattern::ALL.into_iter().map(four).sum::<f64>();
+        assert!(
+            (d.stats().time_us - pages).abs() < 1e-9,
+            "{}",
+            d.stats().time_us
+        );
+        // On: a node on two contiguous 4 KiB pages is one 8 KiB request.
+        assert!(t.set("span_request", "true").unwrap());
+        let mut d = Ssd::new(t.clone(), 4096, 1 << 20).unwrap();
+        d.write_span(100, &page).unwrap();
+        let s = d.stats();
+        assert_eq!(d.requests(Pattern::RandomWrite), 1);
+        assert_eq!(d.requests(Pattern::SequentialWrite), 0);
+        assert!((s.write_time_us - rw8).abs() < 1e-9, "{}", s.write_time_us);
+        // Both pages are counted and hold the data.
+        assert_eq!(s.logical_writes, 2);
+        d.read_span(100, &mut buf).unwrap();
+        assert_eq!(buf, page);
+        assert_eq!(d.requests(Pattern::RandomRead), 1);
+        assert!((d.stats().read_time_us - rr8).abs() < 1e-9);
+        assert_eq!(d.stats().logical_reads, 2);
+        // The next node on the following pages continues the run.
+        d.write_span(102, &page).unwrap();
+        assert_eq!(d.requests(Pattern::SequentialWrite), 1);
+        assert!((d.stats().write_time_us - rw8 - sw8).abs() < 1e-9);
+        // The same as an 8 KiB page device charges a one-page request.
+        let mut whole = Ssd::new(ssd_profile("x25e").unwrap(), 8192, 1 << 19).unwrap();
+        whole.write(50, 0, &page).unwrap();
+        whole.read(50, 0, &mut buf).unwrap();
+        let w = whole.stats();
+        assert!((w.write_time_us - rw8).abs() < 1e-9 && (w.read_time_us - rr8).abs() < 1e-9);
+        // A bad value is refused.
+        assert!(t.set("span_request", "often").is_err());
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub(super) fn durability_cost() -> Experiment {
         ],
         chart: Chart::Bars,
         published: vec![],
-        notes: "No published numbers. A commit writes the map pages holding entries that changed (41 entries to a 512-byte map page) and two meta pages, so its cost follows how widely an index's writes spread over the logical space between two flushes, not how many there are: MB-Tree's batch flushes touch leaf pages all over it, a B+-tree with a cache rewrites few.",
+        notes: "No published numbers, so no headline row: nothing here counts as a claim or a variant. A commit writes the map pages holding entries that changed (41 entries to a 512-byte map page) and two meta pages, so its cost follows how widely an index's writes spread over the logical space between two flushes, not how many there are: MB-Tree's batch flushes touch leaf pages all over it, a B+-tree with a cache rewrites few.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

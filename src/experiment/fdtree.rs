@@ -23,7 +23,7 @@
 
 use std::sync::OnceLock;
 
-use super::{Axis, Chart, Experiment, Measure, Panel, Published, RunKind, Series};
+use super::{Axis, Chart, Experiment, Measure, Panel, Published, RowKind, RunKind, Series};
 use crate::index::fdtree;
 use crate::index::EntryFormat;
 
@@ -207,6 +207,7 @@ fn rank_at(
             metric,
             among: &SAMSUNG,
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -228,6 +229,7 @@ fn ratio(
             x: LARGEST,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -250,6 +252,35 @@ fn below_at(
     }
 }
 
+/// "Quite similarly" at the headline size: the time ratio against 1.
+fn similar(
+    name: &'static str,
+    a: &'static str,
+    b: &'static str,
+    source: &'static str,
+) -> Published {
+    similar_at(name, a, b, source, LARGEST)
+}
+
+/// `row`'s one claim checked at each of `xs` (one row, `Measure::Each`).
+fn each(row: Published, xs: &'static [&'static str]) -> Published {
+    Published {
+        measured: Measure::Each {
+            xs,
+            inner: Box::new(row.measured.clone()),
+        },
+        ..row
+    }
+}
+
+/// Where fig3a reads "quite similarly regardless of the index size": every
+/// size, the headline's first (the row's measured number is its first
+/// point's).
+const FIG3A_SIZES: [&str; 4] = [LARGEST, UP_TO_10_7[0], UP_TO_10_7[1], UP_TO_10_7[2]];
+
+/// The headline size and 10^7, where fig3a reads "slightly faster".
+const HEADLINE_AND_10_7: [&str; 2] = [LARGEST, UP_TO_10_7[2]];
+
 /// "Quite similarly" at `x`: the time ratio against 1.
 fn similar_at(
     name: &'static str,
@@ -269,6 +300,7 @@ fn similar_at(
             x,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -332,20 +364,21 @@ pub(super) fn fdtree_fig3a() -> Experiment {
         published: vec![
             rank("BFTL: rank by search time at 10^8 entries (4 = slowest)", "BFTL", 4.0, "time_us_per_op", SRC),
             rank("LSM-tree: rank (slower than the B+-tree and the FD-tree)", "LSM-tree", 3.0, "time_us_per_op", SRC),
-            ratio("FD-tree / B+-tree search time (\"quite similarly\")", "FD-tree", "B+-tree", 1.0, SRC),
-            below("FD-tree / B+-tree search time (\"slightly faster\")", "FD-tree", "B+-tree", SRC),
-            below("with a 128 KiB head tree: FD-tree / B+-tree search time", HEADS[1].0, "B+-tree", SRC),
-            below("with a 64 KiB head tree: FD-tree / B+-tree search time", HEADS[0].0, "B+-tree", SRC),
-            below("with a 256 KiB head tree: FD-tree / B+-tree search time", HEADS[2].0, "B+-tree", SRC),
-            similar_at("at 10^5 entries: FD-tree / B+-tree search time (\"quite similarly regardless of the index size\")", "FD-tree", "B+-tree", SRC, UP_TO_10_7[0]),
-            similar_at("at 10^6 entries: FD-tree / B+-tree search time (\"quite similarly regardless of the index size\")", "FD-tree", "B+-tree", SRC, UP_TO_10_7[1]),
-            similar_at("at 10^7 entries: FD-tree / B+-tree search time (\"quite similarly regardless of the index size\")", "FD-tree", "B+-tree", SRC, UP_TO_10_7[2]),
-            below_at("at 10^7 entries: FD-tree / B+-tree search time (\"slightly faster\")", "FD-tree", "B+-tree", SRC, UP_TO_10_7[2]),
-            below_at("freshly loaded, at 10^7 entries: FD-tree / B+-tree search time", FRESH, "B+-tree", SRC, UP_TO_10_7[2]),
-            below("FD-tree / LSM-tree search time", "FD-tree", "LSM-tree", SRC),
-            below("Intel: FD-tree / LSM-tree search time", "FD-tree, Intel", "LSM-tree, Intel", SRC),
+            each(
+                similar("FD-tree / B+-tree search time (\"quite similarly regardless of the index size\"), at each size", "FD-tree", "B+-tree", SRC),
+                &FIG3A_SIZES,
+            ),
+            each(
+                below("FD-tree / B+-tree search time (\"slightly faster\"), at 10^8 and 10^7 entries", "FD-tree", "B+-tree", SRC),
+                &HEADLINE_AND_10_7,
+            ),
+            below("with a 128 KiB head tree: FD-tree / B+-tree search time", HEADS[1].0, "B+-tree", SRC).variant(),
+            below("with a 64 KiB head tree: FD-tree / B+-tree search time", HEADS[0].0, "B+-tree", SRC).variant(),
+            below("with a 256 KiB head tree: FD-tree / B+-tree search time", HEADS[2].0, "B+-tree", SRC).variant(),
+            below_at("freshly loaded, at 10^7 entries: FD-tree / B+-tree search time", FRESH, "B+-tree", SRC, UP_TO_10_7[2]).variant(),
+            below("Intel: FD-tree / LSM-tree search time", "FD-tree, Intel", "LSM-tree, Intel", SRC).variant(),
         ],
-        notes: "Scale: 10^5 to 10^8 entries, 200,000 searches each (the text gives no sizes for Fig. 3(a); Fig. 3(c)'s indexes hold 10^9); the headline rows read 10^8, and 'quite similarly regardless of the index size' is read at every size. Each index is bulk-loaded and flushed, and the 8 MB LRU buffer (4,096 pages) starts cold. At 10^8 a B+-tree search reads 1.64 pages: its nodes above the leaves do not stay in an LRU buffer that also takes the leaf of every search, so some of them are read again. The FD-tree, its head sized by §II-A's rule (87 KiB), reads 1.60 pages (level 1, 1.0 M entries in 4,482 pages, partly in the buffer, then one page of level 2) and takes 0.98x the B+-tree's time: 'quite similarly' and 'slightly faster' hold. The head's size is the paper's rule, not a measured parameter; across the plausible range the direction at 10^8 is not robust: 1.55x at 64 KiB (4 levels: 10^8 entries pass level 2's capacity, and a search reads 2.53 pages), 0.98x at 87 KiB and 1.026x at 128 KiB (a whole erase block of packed entries, the default before; 'FD-tree, N KiB head' gives 64, 128 and 256 KiB): a larger head makes level 1, k times the head, larger, and less of it stays in the buffer. At 10^7 the FD-tree misses the direction: the buffer holds every B+-tree node above the leaves (0.95 pages a search, the leaf), while the FD-tree's level 1, half full on average over a merge cycle (0.6 M entries, 2,700 pages, two-thirds of the buffer), shares the LRU buffer with the level-2 page of every search, so a search reads 1.34 pages, 1.42x the B+-tree's time (1.58x with a 128 KiB head). That is the state the FD-tree stands in, which the paper does not give: freshly loaded, level 1 fences only (200 pages; 'FD-tree, freshly loaded'), it reads 0.92 pages and takes 0.97x, the paper's direction (docs/DEVIATIONS.md). At 10^6 the FD-tree's two levels nearly fit the buffer in its full pages (0.10 pages a search against the B+-tree's 0.31, whose leaves are 69% full) and it takes 0.34x the B+-tree's time, outside 1.5x in its favour. The LSM-tree is third (2.27 pages a search: a leaf of C1 and one of C2) and BFTL the slowest (4.44 pages: the preload's last inserts, C = 3 a leaf, spread each node's units over up to three scattered sectors, as BFTL's own inserts do), as the text says.",
+        notes: "Figures from the full sweep of 2026-12-06 (`flashix reproduce fdtree-fig3a`, its CSV). Scale: 10^5 to 10^8 entries, 200,000 searches each (the text gives no sizes for Fig. 3(a); Fig. 3(c)'s indexes hold 10^9); the headline rows read 10^8, 'quite similarly regardless of the index size' is one row read at every size and 'slightly faster' one row read at 10^8 and 10^7. Each index is bulk-loaded and flushed, and the 8 MB LRU buffer (4,096 pages) starts cold. At 10^8 a B+-tree search reads 1.64 pages: its nodes above the leaves do not stay in an LRU buffer that also takes the leaf of every search, so some of them are read again. The FD-tree, its head sized by §II-A's rule (87 KiB), reads 1.60 pages (level 1, 1.0 M entries in 4,482 pages, partly in the buffer, then one page of level 2) and takes 0.98x the B+-tree's time. The head's size is the paper's rule, not a measured parameter, so the variant rows give the plausible range ('FD-tree, N KiB head'): at 10^8 the direction is not robust across it, 1.55x at 64 KiB (4 levels: 10^8 entries pass level 2's capacity, and a search reads 2.53 pages), 0.98x at 87 KiB, 1.03x at 128 KiB (a whole erase block of packed entries, the default before) and 1.10x at 256 KiB: a larger head makes level 1, k times the head, larger, and less of it stays in the buffer. 'Slightly faster' misses at 10^7: the buffer holds every B+-tree node above the leaves (0.95 pages a search, the leaf), while the FD-tree's level 1, half full on average over a merge cycle (2,700 pages, two-thirds of the buffer), shares the LRU buffer with the level-2 page of every search, so a search reads 1.34 pages, 1.42x the B+-tree's time (1.58x with a 128 KiB head). That is the state the FD-tree stands in, which the paper does not give; the run that moves it is the variant 'FD-tree, freshly loaded' (level 1 fences only), which reads 0.92 pages a search and takes 0.97x, the paper's direction (docs/DEVIATIONS.md). At 10^6 the FD-tree's two levels nearly fit the buffer in its full pages (0.10 pages a search against the B+-tree's 0.31, whose leaves are 69% full) and it takes 0.34x the B+-tree's time, outside 1.5x in its favour. The LSM-tree is third (2.27 pages a search: a leaf of C1 and one of C2; its rank row says it is slower than the B+-tree and the FD-tree, so no ratio row repeats it) and BFTL the slowest (7.97 pages a search: its node translation table, 18.8 MB at 10^8, passes the 8 MB budget, which leaves it no node cache, and a node's units lie in up to three scattered sectors, C = 3), as the text says. The Intel row is a variant (the paper's disk is the Samsung).",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -390,7 +423,6 @@ pub(super) fn fdtree_fig3b() -> Experiment {
             rank_at("FD-tree: rank (slightly slower than the LSM-tree)", "FD-tree", 2.0, "time_us_per_op", SRC, FIG3B_LARGEST),
             rank_at("LSM-tree: rank (the best)", "LSM-tree", 1.0, "time_us_per_op", SRC, FIG3B_LARGEST),
             below_at("FD-tree / BFTL insert time (orders of magnitude)", "FD-tree", "BFTL", SRC, FIG3B_LARGEST),
-            below_at("LSM-tree / FD-tree insert time (FD-tree slightly slower)", "LSM-tree", "FD-tree", SRC, FIG3B_LARGEST),
             Published {
                 name: "with BFTL at C = 8: BFTL's rank (outperforms the B+-tree)",
                 source: SRC,
@@ -402,10 +434,11 @@ pub(super) fn fdtree_fig3b() -> Experiment {
                     metric: "time_us_per_op",
                     among: &FIG3B_C8,
                 },
+                kind: RowKind::Variant,
             },
-            below_at("Intel: FD-tree / B+-tree insert time", "FD-tree, Intel", "B+-tree, Intel", SRC, FIG3B_LARGEST),
+            below_at("Intel: FD-tree / B+-tree insert time", "FD-tree, Intel", "B+-tree, Intel", SRC, FIG3B_LARGEST).variant(),
         ],
-        notes: "Scale: 10^5 to 10^7 entries (an inserts-only window at 10^8 would take as long as fig3c's whole sweep), each bulk-loaded and flushed, then measured over a fifth of its size in inserts (2 M at 10^7). The LSM-tree is the fastest and the FD-tree second, as the text says (31.6 and 47.9 microseconds an insert at 10^7 on the Samsung model, the FD-tree with its head by §II-A's rule, 87 KiB; 45.7 with the 128 KiB head, from a single `flashix run` with the sweep's parameters and seed at 10^7 and `--set head_bytes=131072`): both write 0.27 to 0.46 pages an insert, in sequential runs, where the B+-tree writes 0.94 random pages an insert (dirty leaves written back from its buffer). BFTL (C = 3) outperforms the B+-tree, as the text says, though narrowly (35.7 against 37.7 ms an insert): it writes more pages, 1.03 an insert, since a node whose sector list passes C is rewritten whole and nearly every commit of 60 records reaches 60 different nodes, but about a sixth of its writes continue the one before (new sectors are taken in order), where every B+-tree write is random. With C = 8 ('BFTL, C = 8') it writes 0.29 pages an insert and takes 10.9 ms. The FD-tree's time at 10^7 is below its time at 10^6 because its cost follows the fill of level 1: at 10^6 level 1 holds nearly every entry and each merge of the head rewrites it, at 10^7 level 1 starts half full and holds 6% of them (0.6 M entries: fdtree-fig3a's 10^7 row). 'Orders of magnitude' holds: the FD-tree takes about a thousandth of BFTL's and of the B+-tree's time on the Samsung model, whose random writes (25 a second) dominate both.",
+        notes: "Figures from the full sweep of 2026-12-06 (`flashix reproduce fdtree-fig3b`, its CSV). Scale: 10^5 to 10^7 entries (an inserts-only window at 10^8 would take as long as fig3c's whole sweep), each bulk-loaded and flushed, then measured over a fifth of its size in inserts (2 M at 10^7). The four rank rows are the text's four statements (the B+-tree the worst, BFTL ahead of it, the FD-tree slightly slower than the LSM-tree, the LSM-tree the best), so no ratio row repeats them. The LSM-tree is the fastest and the FD-tree second, as the text says (31.6 and 47.9 microseconds an insert at 10^7 on the Samsung model, the FD-tree with its head by §II-A's rule, 87 KiB): they write 0.27 and 0.46 pages an insert, in sequential runs, where the B+-tree writes 0.94 random pages an insert (dirty leaves written back from its buffer). BFTL (C = 3) outperforms the B+-tree, as the text says, though narrowly (35.7 against 37.7 ms an insert): it writes more pages, 1.03 an insert, since a node whose sector list passes C is rewritten whole and nearly every commit of 60 records reaches 60 different nodes, but some of its writes continue the one before (new sectors are taken in order), where every B+-tree write is random. With C = 8 (the variant 'BFTL, C = 8') it writes 0.29 pages an insert and takes 10.9 ms. The FD-tree's time at 10^7 is below its time at 10^6 (47.9 against 60.0) because its cost follows the fill of level 1: at 10^6 level 1 holds nearly every entry and each merge of the head rewrites it, at 10^7 level 1 starts half full and holds 6% of them (0.6 M entries: fdtree-fig3a's 10^7 run). 'Orders of magnitude' holds: the FD-tree takes about a thousandth of BFTL's and of the B+-tree's time on the Samsung model, whose random writes (25 a second) dominate both. The Intel row is a variant (the paper ran the Samsung disk).",
         kind: RunKind::Index,
         axis_for: vec![],
     }
@@ -485,6 +518,21 @@ const LSM_RATIO_10: [(&str, &str); 2] = [
 /// The variant that moves fig3c's BFTL miss: compaction at C = 8 instead
 /// of 3, so a node's units are rewritten whole less often.
 const BFTL_C8: &str = "BFTL, C = 8, W-Update";
+
+/// BFTL's node as Wu et al. 2003 §4 sizes it ("let a B-Tree node fit in a
+/// sector": fanout Λ + 1, Λ the index units a 2 KB sector holds, the
+/// index's default with no `node_bytes`), beside the claim rows' 2 KB node
+/// image: Li et al. 2009 §III gives the page (2 KB) and says a BFTL node
+/// takes "multiple pages" to fetch, but not its size. Run to 10^7 only (a
+/// BFTL run at 10^8 takes most of an hour).
+const BFTL_SECTOR_NODE: [(&str, &str); 2] = [
+    ("BFTL, §4's node, W-Search", "w-search"),
+    ("BFTL, §4's node, W-Update", "w-update"),
+];
+
+/// Where the node-size sensitivity rows read BFTL / FD-tree: 10^7 (the
+/// row's measured number), 10^6 and 10^5.
+const NODE_SIZES_AT: [&str; 3] = [UP_TO_10_7[2], UP_TO_10_7[1], UP_TO_10_7[0]];
 
 /// Sensitivity runs at 10^7 only (a BFTL run at 10^8 takes most of an
 /// hour): BFTL's node size and C, which the paper does not give, and the
@@ -572,6 +620,7 @@ fn ratio_at(
             x,
             metric: "time_us_per_op",
         },
+        kind: RowKind::Claim,
     }
 }
 
@@ -612,6 +661,17 @@ pub(super) fn fdtree_fig3c() -> Experiment {
             ("set.compaction_c", "8"),
         ],
     });
+    for (name, workload) in BFTL_SECTOR_NODE {
+        series.push(Series {
+            name,
+            params: vec![
+                ("device", "samsung-ssd32"),
+                ("workload", workload),
+                ("index", "bftl"),
+                ("set.cache", "wt-lru"),
+            ],
+        });
+    }
     for (name, index, workload, set) in AT_10_7 {
         let mut params = vec![
             ("device", "samsung-ssd32"),
@@ -626,6 +686,13 @@ pub(super) fn fdtree_fig3c() -> Experiment {
         .filter(|s| s.name.ends_with("Intel"))
         .map(|s| (s.name, UP_TO_10_7.to_vec(), vec!["10000", "100000"]))
         .collect();
+    axis_for.extend(BFTL_SECTOR_NODE.iter().map(|s| {
+        (
+            s.0,
+            NODE_SIZES_AT.iter().rev().copied().collect(),
+            vec!["10000", "100000"],
+        )
+    }));
     axis_for.extend(
         AT_10_7
             .iter()
@@ -652,29 +719,33 @@ pub(super) fn fdtree_fig3c() -> Experiment {
             ratio("W-Update: B+-tree / FD-tree time", "B+-tree, W-Update", "FD-tree, W-Update", 61.4, SRC),
             ratio("W-Update: LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7, SRC),
             ratio("W-Update: BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9, SRC),
-            ratio("with BFTL at C = 8: W-Update BFTL / FD-tree time", BFTL_C8, "FD-tree, W-Update", 4.9, SRC),
-            ratio("with the LSM-tree at ratio 10: W-Search LSM-tree / FD-tree time", LSM_RATIO_10[0].0, "FD-tree, W-Search", 2.3, SRC),
-            ratio("with the LSM-tree at ratio 10: W-Update LSM-tree / FD-tree time", LSM_RATIO_10[1].0, "FD-tree, W-Update", 1.7, SRC),
-            ratio("with a 1 MiB buffer: W-Search B+-tree / FD-tree time", SMALL_BUFFER[0].0, SMALL_BUFFER[1].0, 15.8, SRC),
-            ratio("with a 1 MiB buffer: W-Update B+-tree / FD-tree time", SMALL_BUFFER[2].0, SMALL_BUFFER[3].0, 61.4, SRC),
-            ratio_at("at 10^7 entries: W-Search B+-tree / FD-tree time", "B+-tree, W-Search", "FD-tree, W-Search", 15.8, SRC, AT),
-            ratio_at("at 10^7 entries: W-Search LSM-tree / FD-tree time", "LSM-tree, W-Search", "FD-tree, W-Search", 2.3, SRC, AT),
-            ratio_at("at 10^7 entries: W-Search BFTL / FD-tree time", "BFTL, W-Search", "FD-tree, W-Search", 5.2, SRC, AT),
-            ratio_at("at 10^7 entries: W-Update B+-tree / FD-tree time", "B+-tree, W-Update", "FD-tree, W-Update", 61.4, SRC, AT),
-            ratio_at("at 10^7 entries: W-Update LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7, SRC, AT),
-            ratio_at("at 10^7 entries: W-Update BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9, SRC, AT),
-            ratio_at("at 10^7, BFTL at C = 8: W-Search BFTL / FD-tree time", AT_10_7[0].0, "FD-tree, W-Search", 5.2, SRC, AT),
-            ratio_at("at 10^7, BFTL at C = 8: W-Update BFTL / FD-tree time", BFTL_C8, "FD-tree, W-Update", 4.9, SRC, AT),
-            ratio_at("at 10^7, BFTL with 4 KB nodes: W-Search BFTL / FD-tree time", AT_10_7[1].0, "FD-tree, W-Search", 5.2, SRC, AT),
-            ratio_at("at 10^7, BFTL with 4 KB nodes: W-Update BFTL / FD-tree time", AT_10_7[2].0, "FD-tree, W-Update", 4.9, SRC, AT),
-            ratio_at("at 10^7, the LSM-tree at ratio 30: W-Search LSM-tree / FD-tree time", AT_10_7[3].0, "FD-tree, W-Search", 2.3, SRC, AT),
-            ratio_at("at 10^7, the LSM-tree at ratio 30: W-Update LSM-tree / FD-tree time", AT_10_7[4].0, "FD-tree, W-Update", 1.7, SRC, AT),
-            ratio_at("at 10^7, the LSM-tree at ratio 10: W-Search LSM-tree / FD-tree time", LSM_RATIO_10[0].0, "FD-tree, W-Search", 2.3, SRC, AT),
-            ratio_at("at 10^7, the LSM-tree at ratio 10: W-Update LSM-tree / FD-tree time", LSM_RATIO_10[1].0, "FD-tree, W-Update", 1.7, SRC, AT),
-            below_at("Intel, W-Search at 10^7: FD-tree / B+-tree time", "FD-tree, W-Search, Intel", "B+-tree, W-Search, Intel", SRC, UP_TO_10_7[2]),
-            below_at("Intel, W-Update at 10^7: FD-tree / B+-tree time", "FD-tree, W-Update, Intel", "B+-tree, W-Update, Intel", SRC, UP_TO_10_7[2]),
+            ratio("with BFTL at C = 8: W-Update BFTL / FD-tree time", BFTL_C8, "FD-tree, W-Update", 4.9, SRC).variant(),
+            ratio("with the LSM-tree at ratio 10: W-Search LSM-tree / FD-tree time", LSM_RATIO_10[0].0, "FD-tree, W-Search", 2.3, SRC).variant(),
+            ratio("with the LSM-tree at ratio 10: W-Update LSM-tree / FD-tree time", LSM_RATIO_10[1].0, "FD-tree, W-Update", 1.7, SRC).variant(),
+            ratio("with a 1 MiB buffer: W-Search B+-tree / FD-tree time", SMALL_BUFFER[0].0, SMALL_BUFFER[1].0, 15.8, SRC).variant(),
+            ratio("with a 1 MiB buffer: W-Update B+-tree / FD-tree time", SMALL_BUFFER[2].0, SMALL_BUFFER[3].0, 61.4, SRC).variant(),
+            ratio_at("at 10^7 entries: W-Search B+-tree / FD-tree time", "B+-tree, W-Search", "FD-tree, W-Search", 15.8, SRC, AT).variant(),
+            ratio_at("at 10^7 entries: W-Search LSM-tree / FD-tree time", "LSM-tree, W-Search", "FD-tree, W-Search", 2.3, SRC, AT).variant(),
+            ratio_at("at 10^7 entries: W-Update B+-tree / FD-tree time", "B+-tree, W-Update", "FD-tree, W-Update", 61.4, SRC, AT).variant(),
+            ratio_at("at 10^7 entries: W-Update LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7, SRC, AT).variant(),
+            // BFTL's node, open in the paper: the claim rows' 2 KB node and
+            // Wu et al. 2003 §4's node, at the same sizes.
+            each(ratio_at("BFTL's node, 2 KB (fanout 169, the claim rows'): W-Search BFTL / FD-tree time, at 10^7, 10^6 and 10^5 entries", "BFTL, W-Search", "FD-tree, W-Search", 5.2, SRC, AT), &NODE_SIZES_AT).variant(),
+            each(ratio_at("BFTL's node, 2 KB (fanout 169, the claim rows'): W-Update BFTL / FD-tree time, at 10^7, 10^6 and 10^5 entries", "BFTL, W-Update", "FD-tree, W-Update", 4.9, SRC, AT), &NODE_SIZES_AT).variant(),
+            each(ratio_at("BFTL's node, §4's (a sector of index units, fanout 85): W-Search BFTL / FD-tree time, at 10^7, 10^6 and 10^5 entries", BFTL_SECTOR_NODE[0].0, "FD-tree, W-Search", 5.2, SRC, AT), &NODE_SIZES_AT).variant(),
+            each(ratio_at("BFTL's node, §4's (a sector of index units, fanout 85): W-Update BFTL / FD-tree time, at 10^7, 10^6 and 10^5 entries", BFTL_SECTOR_NODE[1].0, "FD-tree, W-Update", 4.9, SRC, AT), &NODE_SIZES_AT).variant(),
+            ratio_at("at 10^7, BFTL with 4 KB nodes: W-Search BFTL / FD-tree time", AT_10_7[1].0, "FD-tree, W-Search", 5.2, SRC, AT).variant(),
+            ratio_at("at 10^7, BFTL with 4 KB nodes: W-Update BFTL / FD-tree time", AT_10_7[2].0, "FD-tree, W-Update", 4.9, SRC, AT).variant(),
+            ratio_at("at 10^7, BFTL at C = 8: W-Search BFTL / FD-tree time", AT_10_7[0].0, "FD-tree, W-Search", 5.2, SRC, AT).variant(),
+            ratio_at("at 10^7, BFTL at C = 8: W-Update BFTL / FD-tree time", BFTL_C8, "FD-tree, W-Update", 4.9, SRC, AT).variant(),
+            ratio_at("at 10^7, the LSM-tree at ratio 30: W-Search LSM-tree / FD-tree time", AT_10_7[3].0, "FD-tree, W-Search", 2.3, SRC, AT).variant(),
+            ratio_at("at 10^7, the LSM-tree at ratio 30: W-Update LSM-tree / FD-tree time", AT_10_7[4].0, "FD-tree, W-Update", 1.7, SRC, AT).variant(),
+            ratio_at("at 10^7, the LSM-tree at ratio 10: W-Search LSM-tree / FD-tree time", LSM_RATIO_10[0].0, "FD-tree, W-Search", 2.3, SRC, AT).variant(),
+            ratio_at("at 10^7, the LSM-tree at ratio 10: W-Update LSM-tree / FD-tree time", LSM_RATIO_10[1].0, "FD-tree, W-Update", 1.7, SRC, AT).variant(),
+            below_at("Intel, W-Search at 10^7: FD-tree / B+-tree time", "FD-tree, W-Search, Intel", "B+-tree, W-Search, Intel", SRC, UP_TO_10_7[2]).variant(),
+            below_at("Intel, W-Update at 10^7: FD-tree / B+-tree time", "FD-tree, W-Update, Intel", "B+-tree, W-Update, Intel", SRC, UP_TO_10_7[2]).variant(),
         ],
-        notes: "Scale: 10^5 to 10^8 entries (the paper: 10^9); the headline rows read 10^8 on the Samsung model, the same claims are read again at 10^7, and the Intel series stop at 10^7. Each index is bulk-loaded from its steady state (the FD-tree's upper levels half full, the LSM-tree's upper components at capacity, BFTL after C inserts a leaf) and flushed, then measured over a fifth of its size in requests up to 10^7 (2 M) and over 5 M requests at 10^8. The figures below are the sweep's, the FD-tree's with its head by §II-A's rule (87 KiB). The B+-tree takes 20.1x the FD-tree's time on W-Search (published 15.8) and 79.0x on W-Update (61.4), both within 1.5x: it pays a random write (40 ms at 25 writes a second) whenever a request evicts a dirty leaf, 0.80 page writes a W-Update request and 0.20 a W-Search request, and a W-Search search waits behind them. The FD-tree writes 1.29 pages a W-Update request at 10^8, all in sequential runs (eight merges of level 1 into the 10^8-entry level 2 fall in the window; with the 128 KiB head, in the 2026-11-25 sweep before the 2026-11-27 regeneration, 0.88 pages and four merges: level 1, k times the head, holds the 447,000 fences of level 2 beside its entries, so a smaller head leaves it fewer entries between merges into level 2). The LSM-tree comes closer to the FD-tree than the paper's 2.3x and 1.7x: 1.35x on W-Search and 1.02x on W-Update; with the FD-tree's ratio (112) it has two disk components at 10^8, and a W-Search request reads 2.05 pages against the FD-tree's 1.67. The run that moves it: at ratio 10 ('LSM-tree, ratio 10', four disk components at 10^8) a W-Search request reads 3.27 pages, and the ratios are 2.22x and 1.56x. The paper gives neither the LSM-tree's ratio nor BFTL's node size and C, so the rows at 10^7 give each at other values (ratio 30 and 10; C = 8; 4 KB nodes). BFTL takes 18.5x (5.2) and 68x (4.9): with C = 3 and 2 KB nodes a node whose sector list passes C is rewritten whole, and nearly every commit of 60 records reaches 60 different nodes, so BFTL writes 0.89 random pages a W-Update request, more than the B+-tree's 0.80, and reads 5.8 (a node from up to three sectors). With C = 8 it writes 0.17 and the ratio falls to 14.7; at 10^8 the window reaches each of BFTL's 860,000 leaves about six times, less than one compaction cycle at C = 8, so that figure is partly a transient. The paper's ratios (B+-tree / BFTL = 12.5 on W-Update) imply about one random write per twelve requests. Every direction holds at 10^8 on the Samsung model (the issue's checks: on W-Update the FD-tree at least 10x faster than the B+-tree, faster than BFTL and within 2x of the LSM-tree; on W-Search faster than the B+-tree and the LSM-tree).",
+        notes: "Scale: 10^5 to 10^8 entries (the paper: 10^9). The six claim rows read 10^8 on the Samsung model, the largest size of the default sweep; the same ratios at 10^7, the Intel series and every sensitivity run are variants. Each index is bulk-loaded from its steady state (the FD-tree's upper levels half full, the LSM-tree's upper components at capacity, BFTL after C inserts a leaf) and flushed, then measured over a fifth of its size in requests up to 10^7 (2 M) and over 5 M requests at 10^8. Figures at 10^8 are the full sweep's of 2026-12-06 (`flashix reproduce fdtree-fig3c`), the FD-tree's head by §II-A's rule (87 KiB). The B+-tree takes 20.1x the FD-tree's time on W-Search (published 15.8) and 79.0x on W-Update (61.4), both within 1.5x: it pays a random write (40 ms at 25 writes a second) whenever a request evicts a dirty leaf, 0.80 page writes a W-Update request and 0.20 a W-Search request, and a W-Search search waits behind them; the variant with a 1 MiB buffer (about the paper's share of the index) moves both ratios closer. The FD-tree writes 1.29 pages a W-Update request at 10^8, all in sequential runs (eight merges of level 1 into the 10^8-entry level 2 fall in the window). The LSM-tree comes closer to the FD-tree than the paper's 2.3x and 1.7x: 1.35x on W-Search and 1.02x on W-Update; with the FD-tree's ratio (112) it has two disk components at 10^8, and a W-Search request reads 2.05 pages against the FD-tree's 1.67. The run that moves it: at ratio 10 ('LSM-tree, ratio 10', four disk components at 10^8) a W-Search request reads 3.27 pages, and the ratios are 2.22x and 1.56x. The paper gives neither the LSM-tree's ratio nor BFTL's node size and C, so variants give each at other values (ratio 30 and 10; C = 8; Wu et al. 2003 §4's node and 4 KB nodes). BFTL takes 20.7x (5.2) and 72x (4.9) with C = 3 and its 2 KB node: a node whose sector list passes C is rewritten whole, and nearly every commit of 60 records reaches 60 different nodes, so BFTL writes more random pages a W-Update request than the B+-tree, and reads a node from up to three sectors. With C = 8 the W-Update ratio falls to 19.8; at 10^8 the window reaches each of BFTL's leaves about six times, less than one compaction cycle at C = 8, so that figure is partly a transient. BFTL's node is open: Li et al. 2009 §III gives the 2 KB page and says BFTL \"requires fetching multiple pages randomly in accessing a tree node\", not the node's size. The claim rows keep the documented default, a 2 KB node image (fanout 169), chosen before these verdicts; the sensitivity rows ('BFTL's node, ...') read it beside §4's node (a node fits a sector: fanout Λ + 1 = 85, 'BFTL, §4's node') at 10^7, 10^6 and 10^5. Single runs with the sweep's parameters and seeds (`flashix reproduce fdtree-fig3c --shard I/80` for the shards that hold them, 2026-12-06) give BFTL / FD-tree on W-Update 135x with the 2 KB node and 52x with §4's at 10^6, 99x and 39x at 10^7; on W-Search 78x and 25x at 10^6, 18.4x and 6.4x at 10^7: §4's node compacts into one sector where the 2 KB node's 168 units take two, and BFTL writes 0.26 pages a W-Update request against 0.84. The node moves the ratio by a factor of 2.5 to 3, and with neither does the W-Update ratio come near the published 4.9 at these sizes; the direction holds with both. §4's node runs to 10^7 only (a BFTL run at 10^8 takes most of an hour): its six runs add 289 s to the sweep's estimated 10,769 s (`flashix reproduce fdtree-fig3c --shard 0/1 --plan`). The paper's ratios (B+-tree / BFTL = 12.5 on W-Update) imply about one random write per twelve requests. Every claim's direction holds at 10^8 on the Samsung model (on W-Update the FD-tree faster than the B+-tree, BFTL and the LSM-tree; on W-Search the same).",
         kind: RunKind::Index,
         // The Intel series, the second panel, stop at 10^7: at 10^8 they
         // would add a third to the sweep's time; the sensitivity runs are
@@ -707,7 +778,9 @@ pub(super) fn fdtree_fig3c_scale((id, largest): Scale) -> Experiment {
         .into_iter()
         .filter(|s| !s.name.ends_with("Intel"))
         .collect();
-    let at = |name, a, b, value| ratio_at(name, a, b, value, SRC, largest);
+    // Variants: fig3c's rows are these claims (one claim, one row); here
+    // they are read at another size.
+    let at = |name, a, b, value| ratio_at(name, a, b, value, SRC, largest).variant();
     Experiment {
         id,
         title: if largest == SCALE_1E9.1 {
@@ -735,7 +808,7 @@ pub(super) fn fdtree_fig3c_scale((id, largest): Scale) -> Experiment {
             at("W-Update: LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7),
             at("W-Update: BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9),
         ],
-        notes: "fdtree-fig3c's eight Samsung series beyond its 10^8 entries, with its parameters and seeds (the cells at 10^6 to 10^8 are fig3c's own); 5 M requests at 10^8 and above. At 1.5*10^8 (2026-11-27, `--jobs 2`: 21 min 42 s, 2,584 s of CPU, peak RSS 15.6 GB) the FD-tree has a fourth level (level 2 holds at most 1.25*10^8 entries at k = 112 over the 9,936-entry head), so a W-Search request reads 2.39 pages (1.67 at 10^8) and the LSM-tree, still with two disk components, is 0.93x the FD-tree's time on W-Search and 0.90x on W-Update: the two LSM-tree directions the paper reports at 10^9 do not hold there, where they hold at 10^7 and 10^8. The B+-tree and BFTL ratios fall with the size (W-Search 20.1 to 12.9 and 18.6 to 12.3, W-Update 79.0 to 64.4 and 68.3 to 55.8 from 10^8 to 1.5*10^8), towards the paper's 15.8, 5.2, 61.4 and 4.9. The trend from 10^6, the time and memory by size, and the 10^9 recipe: docs/CLUSTER.md.",
+        notes: "fdtree-fig3c's eight Samsung series beyond its 10^8 entries, with its parameters and seeds (the cells at 10^6 to 10^8 are fig3c's own); 5 M requests at 10^8 and above. Its rows are variants: the six claims are fdtree-fig3c's rows (read at 10^8, the largest size `reproduce all` runs), and counting them again at another size would count each claim twice; at 10^9 (`fdtree-fig3c-1e9`) they are read at the paper's own size. At 1.5*10^8 (2026-12-06, `--jobs 1`: 35 min 5 s, 2,041 s of CPU, peak RSS 7.7 GB) the FD-tree has a fourth level (level 2 holds at most 1.25*10^8 entries at k = 112 over the 9,936-entry head), so a W-Search request reads 2.39 pages (1.67 at 10^8) and the LSM-tree, still with two disk components, is 0.93x the FD-tree's time on W-Search and 0.90x on W-Update: the two LSM-tree directions the paper reports at 10^9 do not hold there, where they hold at 10^7 and 10^8. The B+-tree and BFTL ratios fall with the size (W-Search 20.1 to 12.9 and 20.7 to 13.7, W-Update 79.0 to 64.4 and 72.2 to 59.0 from 10^8 to 1.5*10^8), towards the paper's 15.8, 5.2, 61.4 and 4.9. The trend from 10^6, the time and memory by size, and the 10^9 recipe: docs/CLUSTER.md.",
         kind: RunKind::Index,
         axis_for: vec![],
     }

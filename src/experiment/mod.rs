@@ -2,7 +2,8 @@
 //! sweep executor ([`sweep`]), and the outputs a reader checks them by: CSV,
 //! JSON, a figure (PNG and SVG) and a Markdown report that puts each
 //! published number beside the measured one ([`output`]; the figure,
-//! `plot`, with the `cli` feature).
+//! `plot`, with the `cli` feature), and the `RESULTS.md` summary of several
+//! ([`summary`]), opened by totals counted from its own text ([`totals`]).
 //!
 //! An experiment names its sweep axis, its series (the lines or bar groups
 //! of the paper's figure), its fixed parameters at full and quick scale, the
@@ -18,6 +19,8 @@
 //!    thread timing.
 
 mod asbtree;
+mod asbtree_cache;
+mod asbtree_table4;
 mod bftl;
 pub mod defs;
 mod durability;
@@ -27,7 +30,10 @@ mod ftl;
 pub mod glyphs;
 mod lat;
 mod lat_buffered;
+mod lat_memory;
 mod mbtree;
+mod mbtree_fig16_17;
+mod mbtree_fig7_14;
 mod memory_line;
 pub mod output;
 pub mod papers;
@@ -39,7 +45,9 @@ mod run_params;
 pub mod scatter;
 pub mod shard;
 mod ssd;
+pub mod summary;
 pub mod sweep;
+pub mod totals;
 
 use std::collections::BTreeMap;
 
@@ -205,6 +213,29 @@ pub enum Measure {
     /// (a direction claim only; state an "above" claim with the ratio
     /// inverted).
     Below(Box<Measure>),
+    /// One claim checked at several axis points: `inner` with its axis
+    /// value replaced by each of `xs` (`Measure::at`). One row: its
+    /// direction holds where it holds at every point, it is within where
+    /// every point is, and the row lists the points where it misses.
+    Each {
+        xs: &'static [&'static str],
+        inner: Box<Measure>,
+    },
+}
+
+/// `a`'s `metric` at `x` over `b`'s (a relative claim's measure).
+pub(super) fn cell_ratio(
+    a: &'static str,
+    b: &'static str,
+    x: &'static str,
+    metric: &'static str,
+) -> Measure {
+    Measure::CellRatio { a, b, x, metric }
+}
+
+/// `m` below 1 (a direction claim with no published number).
+pub(super) fn below_one(m: Measure) -> Measure {
+    Measure::Below(Box::new(m))
 }
 
 /// A direction claim of a paper's text: `m` is below 1.
@@ -215,6 +246,7 @@ pub(super) fn below(name: &'static str, source: &'static str, m: Measure) -> Pub
         value: 1.0,
         unit: "",
         measured: Measure::Below(Box::new(m)),
+        kind: RowKind::Claim,
     }
 }
 
@@ -227,6 +259,42 @@ fn cell_of(results: &[RunOutcome], series: &str, x: &str, metric: &str) -> Optio
 }
 
 impl Measure {
+    /// The same measure at axis value `x`: every single-point measure reads
+    /// `x` instead of its own point; sweep-wide and two-point measures are
+    /// unchanged.
+    pub fn at(&self, x: &'static str) -> Measure {
+        let mut m = self.clone();
+        match &mut m {
+            Measure::Cell { x: at, .. }
+            | Measure::CellRatio { x: at, .. }
+            | Measure::Rank { x: at, .. }
+            | Measure::GainOverLoss { x: at, .. } => *at = x,
+            Measure::Below(inner) => **inner = inner.at(x),
+            Measure::Quotient(a, b) => {
+                **a = a.at(x);
+                **b = b.at(x);
+            }
+            Measure::Each { inner, .. } => **inner = inner.at(x),
+            Measure::ArgMin { .. }
+            | Measure::MeanCellRatio { .. }
+            | Measure::Mean { .. }
+            | Measure::MeanRatio { .. }
+            | Measure::AcrossX { .. }
+            | Measure::DropRatio { .. }
+            | Measure::Segment { .. } => {}
+        }
+        m
+    }
+
+    /// The points a measure is checked at, each as its own measure: one for
+    /// every measure but `Each`.
+    pub fn points(&self) -> Vec<(Option<&'static str>, Measure)> {
+        match self {
+            Measure::Each { xs, inner } => xs.iter().map(|x| (Some(*x), inner.at(x))).collect(),
+            m => vec![(None, m.clone())],
+        }
+    }
+
     /// The series the measure reads.
     pub fn series(&self) -> Vec<&'static str> {
         match self {
@@ -241,12 +309,33 @@ impl Measure {
             Measure::CellRatio { a, b, .. }
             | Measure::MeanCellRatio { a, b, .. }
             | Measure::GainOverLoss { a, b, .. } => vec![a, b],
-            Measure::Below(inner) => inner.series(),
+            Measure::Below(inner) | Measure::Each { inner, .. } => inner.series(),
             Measure::Quotient(a, b) => {
                 let mut s = a.series();
                 s.extend(b.series());
                 s
             }
+        }
+    }
+}
+
+/// What a headline row checks: a paper's statement, or a run of ours that
+/// changes a parameter the paper states or sets one it leaves open. The
+/// totals at the top of RESULTS.md count claims; variants are counted apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// A paper's statement, under the setup the paper states.
+    Claim,
+    /// A run with a changed or unstated parameter (a variant, or a
+    /// sensitivity row over a parameter the paper leaves open).
+    Variant,
+}
+
+impl RowKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowKind::Claim => "claim",
+            RowKind::Variant => "variant",
         }
     }
 }
@@ -259,6 +348,17 @@ pub struct Published {
     pub value: f64,
     pub unit: &'static str,
     pub measured: Measure,
+    pub kind: RowKind,
+}
+
+impl Published {
+    /// The same row as a variant (a changed or unstated parameter).
+    pub fn variant(self) -> Published {
+        Published {
+            kind: RowKind::Variant,
+            ..self
+        }
+    }
 }
 
 /// Figure style.
@@ -374,6 +474,9 @@ impl Experiment {
     pub fn measure(&self, m: &Measure, results: &[RunOutcome]) -> Option<f64> {
         match m {
             Measure::Below(inner) => self.measure(inner, results),
+            // The row's measured number is its first point's; the verdict
+            // weighs every point (output::comparisons).
+            Measure::Each { xs, inner } => self.measure(&inner.at(xs.first()?), results),
             Measure::Quotient(a, b) => {
                 let b = self.measure(b, results)?;
                 (b != 0.0)

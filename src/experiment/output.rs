@@ -2,8 +2,8 @@
 //! run: every parameter, every metric), `ID.json` (every run's full report),
 //! `ID.png` / `ID.svg` (the figure, with the `cli` feature) and `ID.md`
 //! (what the paper ran, what we ran, the figure, and published beside
-//! measured with their ratio), plus the `RESULTS.md` summary of several
-//! experiments.
+//! measured with their ratio); `summary` puts several of them together in
+//! `RESULTS.md`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "cli")]
 use super::plot;
-use super::{Experiment, Measure, RunOutcome};
+use super::{Experiment, Measure, RowKind, RunOutcome};
 
 /// What a headline compares, for its verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +47,38 @@ pub struct Comparison {
     pub claim: Claim,
     /// Why nothing was measured, when `measured` is `None`.
     pub unmeasured: Option<String>,
+    /// A paper's statement or a variant of ours.
+    pub kind: RowKind,
+    /// For one claim checked at several axis points (`Measure::Each`):
+    /// each point's own row, whose verdicts the claim's verdict gathers.
+    pub points: Vec<(String, Comparison)>,
 }
 
 impl Comparison {
+    /// A row of one number (no unit, no durable number, no points), as a
+    /// made-up table or a caller's own row starts.
+    pub fn new(
+        name: &str,
+        source: &str,
+        published: f64,
+        measured: Option<f64>,
+        claim: Claim,
+        kind: RowKind,
+    ) -> Comparison {
+        Comparison {
+            name: name.into(),
+            source: source.into(),
+            published,
+            unit: String::new(),
+            measured,
+            durable: None,
+            claim,
+            unmeasured: None,
+            kind,
+            points: Vec::new(),
+        }
+    }
+
     pub fn ratio(&self) -> Option<f64> {
         self.measured
             .filter(|_| self.published != 0.0)
@@ -60,6 +89,9 @@ impl Comparison {
     /// of 1 for a relative claim, the same rank for a rank; `None` where
     /// the claim has no direction (or sits at 1) or nothing was measured.
     pub fn direction_holds(&self) -> Option<bool> {
+        if !self.points.is_empty() {
+            return all_of(self.points.iter().map(|(_, p)| p.direction_holds()));
+        }
         let m = self.measured?;
         match self.claim {
             Claim::Relative if self.published != 1.0 && m != 1.0 => {
@@ -77,14 +109,25 @@ impl Comparison {
         if matches!(self.claim, Claim::Rank | Claim::Below) {
             return None;
         }
+        if !self.points.is_empty() {
+            return all_of(self.points.iter().map(|(_, p)| p.within()));
+        }
         self.ratio()
             .map(|r| r > 0.0 && (1.0 / WITHIN..=WITHIN).contains(&r))
     }
 }
 
+/// A claim checked at several points holds where every point holds and
+/// misses where any misses; points with no verdict are left out, and no
+/// point with one leaves the claim with none.
+fn all_of(verdicts: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    verdicts.flatten().reduce(|a, b| a && b)
+}
+
 /// The kind of claim a measure checks.
 fn claim_of(m: &Measure) -> Claim {
     match m {
+        Measure::Each { inner, .. } => claim_of(inner),
         Measure::CellRatio { .. }
         | Measure::MeanCellRatio { .. }
         | Measure::MeanRatio { .. }
@@ -138,22 +181,34 @@ pub fn comparisons(exp: &Experiment, results: &[RunOutcome]) -> Vec<Comparison> 
     exp.published
         .iter()
         .map(|p| {
-            let measured = exp.measure(&p.measured, &paper);
-            let durable = exp
-                .measure(&p.measured, &durable)
-                .filter(|d| measured.is_none_or(|m| (d - m).abs() > 1e-9 * m.abs().max(1e-12)));
-            Comparison {
-                name: p.name.to_string(),
-                source: p.source.to_string(),
-                published: p.value,
-                unit: p.unit.to_string(),
-                measured,
-                durable,
-                claim: claim_of(&p.measured),
-                unmeasured: measured
-                    .is_none()
-                    .then(|| why_unmeasured(exp, &p.measured, &paper)),
+            let row = |m: &Measure| {
+                let measured = exp.measure(m, &paper);
+                let durable = exp
+                    .measure(m, &durable)
+                    .filter(|d| measured.is_none_or(|m| (d - m).abs() > 1e-9 * m.abs().max(1e-12)));
+                Comparison {
+                    name: p.name.to_string(),
+                    source: p.source.to_string(),
+                    published: p.value,
+                    unit: p.unit.to_string(),
+                    measured,
+                    durable,
+                    claim: claim_of(m),
+                    unmeasured: measured.is_none().then(|| why_unmeasured(exp, m, &paper)),
+                    kind: p.kind,
+                    points: Vec::new(),
+                }
+            };
+            let mut c = row(&p.measured);
+            if matches!(p.measured, Measure::Each { .. }) {
+                c.points = p
+                    .measured
+                    .points()
+                    .into_iter()
+                    .map(|(x, m)| (x.unwrap_or_default().to_string(), row(&m)))
+                    .collect();
             }
+            c
         })
         .collect()
 }
@@ -194,6 +249,10 @@ pub fn why_unmeasured(exp: &Experiment, m: &Measure, results: &[RunOutcome]) -> 
         |series: &str, metric: &str, at: &str| format!("{series} has {metric} 0 {at}: no ratio");
     match m {
         Measure::Below(inner) => why_unmeasured(exp, inner, results),
+        Measure::Each { xs, inner } => match xs.first() {
+            Some(x) => why_unmeasured(exp, &inner.at(x), results),
+            None => "no point to check".into(),
+        },
         Measure::Quotient(a, b) => match (exp.measure(a, results), exp.measure(b, results)) {
             (None, _) => why_unmeasured(exp, a, results),
             (_, None) => why_unmeasured(exp, b, results),
@@ -322,7 +381,7 @@ pub fn csv(results: &[RunOutcome]) -> String {
 /// What a report shows of the measurements: the published-vs-measured
 /// table, or, for an experiment that reproduces no published number, the
 /// first panel's metric for every series and axis value.
-fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String {
+pub(super) fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String {
     if !exp.published.is_empty() {
         return comparison_table(&comparisons(exp, results));
     }
@@ -356,48 +415,190 @@ fn results_table(exp: &Experiment, results: &[RunOutcome]) -> String {
     out
 }
 
-/// The published-vs-measured table in Markdown.
+/// The published-vs-measured table in Markdown: one row a headline, its
+/// kind (`claim` or `variant`) right after its name. A claim checked at
+/// several points shows the range of its numbers and names, in its verdict
+/// columns, the points where it misses or has no number; a direction that
+/// turns on a near tie says so. [`super::totals`] reads these columns back.
 pub fn comparison_table(rows: &[Comparison]) -> String {
     let mut out = String::from(
-        "| headline | source | published | measured | durable | measured / published | direction holds | within 1.5× |\n|---|---|---|---|---|---|---|---|\n",
+        "| headline | kind | source | published | measured | durable | measured / published | direction holds | within 1.5× |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in rows {
-        let measured = match (c.measured, &c.unmeasured) {
-            (Some(m), _) => table_num(m),
-            (None, Some(why)) => format!("— ({why})"),
-            (None, None) => "—".into(),
-        };
-        // "=": the run had nothing to flush that moves this number.
-        let durable = c.durable.map(table_num).unwrap_or_else(|| "=".into());
-        let ratio = match c.claim {
-            // Ranks are compared as ranks, not as a ratio; a direction
-            // claim has no published number.
-            Claim::Rank | Claim::Below => "—".into(),
-            _ => c
-                .ratio()
-                .map(|r| format!("{r:.2}"))
-                .unwrap_or_else(|| "—".into()),
-        };
         let published = match c.claim {
             Claim::Below => "< 1".to_string(),
             _ => table_num(c.published),
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} {} | {} {} | {} | {} | {} | {} |",
-            c.name,
-            c.source,
+            "| {} | {} | {} | {} {} | {} | {} | {} | {} | {} |",
+            table_cell(&c.name),
+            c.kind.as_str(),
+            table_cell(&c.source),
             published,
             c.unit,
-            measured,
-            c.unit,
-            durable,
-            ratio,
-            yes_no(c.direction_holds()),
-            yes_no(c.within())
+            table_cell(&c.measured_cell()),
+            c.durable_cell(),
+            c.ratio_cell(),
+            c.verdict_cell(Comparison::direction_holds, true),
+            c.verdict_cell(Comparison::within, false),
         );
     }
     out
+}
+
+/// `s` as the text of one table cell: a `|` in it would end the cell.
+fn table_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The lowest and the highest of `values`.
+fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| {
+        Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v))))
+    })
+}
+
+/// `lo–hi` of `values` as `show` prints them, or one number where the two
+/// print alike.
+fn range_text(values: impl Iterator<Item = f64>, show: fn(f64) -> String) -> Option<String> {
+    let (lo, hi) = min_max(values)?;
+    let (lo, hi) = (show(lo), show(hi));
+    Some(if lo == hi { lo } else { format!("{lo}–{hi}") })
+}
+
+/// How close to 1 a measured ratio must be for a direction verdict to turn
+/// on it: a near tie, 0.98–1.02.
+pub const NEAR_TIE: f64 = 0.02;
+
+impl Comparison {
+    /// The rows the verdicts weigh: each point of a claim checked at
+    /// several, or the row itself.
+    fn checked(&self) -> Vec<(Option<&str>, &Comparison)> {
+        if self.points.is_empty() {
+            vec![(None, self)]
+        } else {
+            self.points
+                .iter()
+                .map(|(x, p)| (Some(x.as_str()), p))
+                .collect()
+        }
+    }
+
+    /// The lowest and highest measured number over the points checked.
+    pub fn measured_range(&self) -> Option<(f64, f64)> {
+        min_max(self.checked().iter().filter_map(|(_, p)| p.measured))
+    }
+
+    /// Whether the claim's direction is a side of 1 (a relative claim with
+    /// a published side, or a "below 1"), so that a number near 1 decides it.
+    fn direction_is_a_side_of_one(&self) -> bool {
+        match self.claim {
+            Claim::Relative => self.published != 1.0,
+            Claim::Below => true,
+            Claim::Rank | Claim::Absolute => false,
+        }
+    }
+
+    /// The measured number, if its direction verdict turns on a near tie
+    /// (within [`NEAR_TIE`] of 1).
+    pub fn near_tie(&self) -> Option<f64> {
+        self.measured
+            .filter(|m| self.direction_is_a_side_of_one() && (m - 1.0).abs() <= NEAR_TIE + 1e-12)
+    }
+
+    /// The measured column: the number (the range over the points of a
+    /// claim checked at several), or why there is none.
+    fn measured_cell(&self) -> String {
+        let unit = |v: String| format!("{v} {}", self.unit).trim_end().to_string();
+        let values = self.checked().into_iter().filter_map(|(_, p)| p.measured);
+        match range_text(values, table_num) {
+            Some(v) => unit(v),
+            None => {
+                // The first point's reason (the row's own for one point).
+                let why = self
+                    .checked()
+                    .into_iter()
+                    .find_map(|(_, p)| p.unmeasured.clone());
+                why.map_or_else(|| "—".into(), |why| format!("— ({why})"))
+            }
+        }
+    }
+
+    /// The durable column: "=" where no flush moved a number.
+    fn durable_cell(&self) -> String {
+        let checked = self.checked();
+        if checked.iter().all(|(_, p)| p.durable.is_none()) {
+            return "=".into();
+        }
+        let values = checked.iter().filter_map(|(_, p)| p.durable.or(p.measured));
+        range_text(values, table_num).unwrap_or_else(|| "=".into())
+    }
+
+    /// The measured / published column: ranks and "below 1" claims have
+    /// none (ranks compare as ranks; a direction claim has no number).
+    fn ratio_cell(&self) -> String {
+        match self.claim {
+            Claim::Rank | Claim::Below => "—".into(),
+            _ => {
+                let ratios = self.checked().into_iter().filter_map(|(_, p)| p.ratio());
+                range_text(ratios, |r| format!("{r:.2}")).unwrap_or_else(|| "—".into())
+            }
+        }
+    }
+
+    /// A verdict column (`verdict` is `direction_holds` or `within`): yes,
+    /// **no** or —; for a claim checked at several points, the points where
+    /// it misses and those with no number, and for a direction the near
+    /// ties it turns on.
+    fn verdict_cell(&self, verdict: fn(&Comparison) -> Option<bool>, direction: bool) -> String {
+        let head = yes_no(verdict(self));
+        let mut notes: Vec<String> = Vec::new();
+        let checked = self.checked();
+        let has_verdict = checked.iter().any(|(_, p)| verdict(p).is_some());
+        if !self.points.is_empty() && has_verdict {
+            let at = |keep: &dyn Fn(&Comparison) -> bool| -> Vec<&str> {
+                checked
+                    .iter()
+                    .filter(|(_, p)| keep(p))
+                    .filter_map(|(x, _)| *x)
+                    .collect()
+            };
+            let n = checked.len();
+            let misses = at(&|p| verdict(p) == Some(false));
+            let missing = at(&|p| p.measured.is_none());
+            let silent = at(&|p| p.measured.is_some() && verdict(p).is_none());
+            if !misses.is_empty() {
+                notes.push(format!("at {} of {n} points", misses.join(", ")));
+            } else {
+                let held = at(&|p| verdict(p) == Some(true)).len();
+                notes.push(if held == n {
+                    format!("{n} points")
+                } else {
+                    format!("{held} of {n} points")
+                });
+            }
+            if !missing.is_empty() {
+                notes.push(format!("no number at {}", missing.join(", ")));
+            }
+            if !silent.is_empty() {
+                notes.push(format!("no verdict at {}", silent.join(", ")));
+            }
+        }
+        if direction {
+            for (x, p) in &checked {
+                if let Some(m) = p.near_tie() {
+                    let at = x.map_or_else(String::new, |x| format!(" at {x}"));
+                    notes.push(format!("near tie: {m:.3}{at}"));
+                }
+            }
+        }
+        if notes.is_empty() {
+            head.to_string()
+        } else {
+            format!("{head} ({})", notes.join("; "))
+        }
+    }
 }
 
 /// Writes every output of `exp` under `dir/ID/`: CSV, JSON and the report
@@ -495,171 +696,12 @@ pub struct Ran {
 /// skipped (a missing input, with how to get it).
 pub type Outcome = Result<Ran, String>;
 
-/// `RESULTS.md`: one section per experiment, figures linked relative to
-/// `summary`'s folder.
-pub fn results_md(
-    done: &[(Experiment, Outcome)],
-    out: &Path,
-    summary: &Path,
-    quick: bool,
-) -> String {
-    let mut md = String::from("# Results\n\n");
-    let _ = writeln!(
-        md,
-        "Generated by `flashix reproduce all{} --out {} --summary {}` (`flashix` is `cargo run --release --`); \
-         every measured number comes from the simulated devices. Each experiment's folder also holds its CSV, \
-         JSON, SVG and its own report.\n\n\
-         **Two accountings.** Every index run ends with a flush, charged as its own `flush` row: what a \
-         buffered index left in its buffers is written then, as a user who needs the data back must pay. \
-         The papers measured without that end-of-run emptying (costs over the workload, no durable state \
-         at its end), so each headline's *measured* column is the paper's accounting (the run without its \
-         `flush` row) and the verdict is judged on it; the *durable* column beside it charges every flush \
-         (to the write operations, in proportion to their counts, for a per-operation number), and reads \
-         \"=\" where the flush moved nothing.\n\n\
-         **Memory.** Each index's counted memory is every RAM structure it keeps (its module documentation \
-         lists them; `tests/memory_accounting.rs`, `tests/memory_bftl.rs` and `tests/memory_budget_runs.rs` \
-         check the count against the heap it holds). Data-bound tables (node tables, the node translation table, the buffer directory: one entry \
-         per node, sector or buffer) are paid from the budget, or, where an experiment follows a paper that \
-         keeps them outside it (the LA paper's §6), named lines beside it; caches, buffers and scratch are \
-         budget-bound. Each section's **Memory** line says which runs' budget-bound structures passed what the \
-         budget left them, by how much, and which data-bound lines pass it \
-         (docs/DEVIATIONS.md, \"Memory: every index within its budget, by kind\").\n\n\
-         **Seeds.** A run's seed hashes only what shapes its workload (the workload and its parameters, the \
-         preload, the operation count, a replica number), so every series at a point of a sweep replays the \
-         same operations and a ratio between two series compares the indexes, not two draws; the rows named \
-         \"seed 2\" are a second draw.\n",
-        if quick { " --quick" } else { "" },
-        out.display(),
-        summary.display()
-    );
-    let _ = writeln!(md, "{}", super::papers::references_md());
-    for (exp, outcome) in done {
-        md.push_str(&section_md(exp, outcome, summary));
-    }
-    md
-}
-
-/// One experiment's section of `RESULTS.md`.
-fn section_md(exp: &Experiment, outcome: &Outcome, summary: &Path) -> String {
-    let base = summary.parent().unwrap_or(Path::new("."));
-    let mut md = String::new();
-    let _ = writeln!(md, "## {}: {}\n", exp.id, exp.title);
-    let _ = writeln!(md, "Source: {}. {}\n", exp.source, exp.we_ran);
-    let ran = match outcome {
-        Ok(ran) => ran,
-        Err(missing) => {
-            // Every experiment keeps its section: a reader sees what was
-            // not run, why, and how to run it.
-            let _ = writeln!(
-                md,
-                "**Not run here.** {missing} With the input in place, `flashix reproduce {}` runs it.\n",
-                exp.id
-            );
-            return md;
-        }
-    };
-    let png = ran.folder.join(format!("{}.png", exp.id));
-    let rel = png.strip_prefix(base).unwrap_or(&png);
-    let _ = writeln!(md, "![{}]({})\n", exp.id, rel.display());
-    let _ = writeln!(
-        md,
-        "Run time{}: {:.0} s on {} thread{} ({} runs).\n",
-        if ran.quick {
-            " (--quick)"
-        } else {
-            " at full scale"
-        },
-        ran.seconds,
-        ran.jobs,
-        if ran.jobs == 1 { "" } else { "s" },
-        ran.results.len()
-    );
-    let _ = writeln!(md, "{}", results_table(exp, &ran.results));
-    if let Some(memory) = super::memory_line::memory_statement(&ran.results) {
-        let _ = writeln!(md, "{memory}\n");
-    }
-    let _ = writeln!(md, "**Where and why they differ.** {}\n", exp.notes);
-    md
-}
-
-/// `existing` (a `RESULTS.md`) with the sections of the experiments in
-/// `done` replaced, or inserted where `order` (every experiment id, in
-/// `reproduce all`'s order) puts them; the other sections stay as they
-/// were. `reproduce ID1,ID2 --summary FILE` regenerates part of a summary.
-pub fn update_results_md(
-    existing: &str,
-    done: &[(Experiment, Outcome)],
-    summary: &Path,
-    order: &[&str],
-) -> String {
-    // The text before the first section, then (id, section) pairs. A
-    // summary this function started has no head: it begins with a section
-    // (taken for the head, that section was never replaced and came back
-    // as a duplicate).
-    let (head, body) = match existing.find("\n## ") {
-        _ if existing.starts_with("## ") => ("", existing),
-        Some(i) => existing.split_at(i + 1),
-        None => (existing, ""),
-    };
-    let mut sections: Vec<(String, String)> = Vec::new();
-    for chunk in split_sections(body) {
-        let id = chunk[3..]
-            .split(':')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        sections.push((id, chunk.to_string()));
-    }
-    for (exp, outcome) in done {
-        let text = section_md(exp, outcome, summary);
-        match sections.iter_mut().find(|(id, _)| id == exp.id) {
-            Some(slot) => slot.1 = text,
-            None => {
-                let rank = |id: &str| order.iter().position(|o| *o == id).unwrap_or(usize::MAX);
-                let at = sections
-                    .iter()
-                    .position(|(id, _)| rank(id) > rank(exp.id))
-                    .unwrap_or(sections.len());
-                sections.insert(at, (exp.id.to_string(), text));
-            }
-        }
-    }
-    let mut md = head.to_string();
-    for (_, text) in sections {
-        md.push_str(&text);
-    }
-    md
-}
-
-/// The `## ` sections of `body` (which starts with one), each with its text.
-fn split_sections(body: &str) -> Vec<&str> {
-    let mut starts: Vec<usize> = body.match_indices("\n## ").map(|(i, _)| i + 1).collect();
-    if body.starts_with("## ") {
-        starts.insert(0, 0);
-    }
-    starts
-        .iter()
-        .enumerate()
-        .map(|(k, &a)| &body[a..starts.get(k + 1).copied().unwrap_or(body.len())])
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(published: f64, measured: f64, claim: Claim) -> Comparison {
-        Comparison {
-            name: "h".into(),
-            source: "s".into(),
-            published,
-            unit: String::new(),
-            measured: Some(measured),
-            durable: None,
-            claim,
-            unmeasured: None,
-        }
+        Comparison::new("h", "s", published, Some(measured), claim, RowKind::Claim)
     }
 
     /// A headline with no number says why: a point the `--quick` sweep
@@ -687,38 +729,6 @@ mod tests {
         );
         let table = comparison_table(&rows);
         assert!(table.contains("— (not run at --quick scale: "), "{table}");
-    }
-
-    #[test]
-    fn updating_a_summary_replaces_or_inserts_only_the_sections_run() {
-        let exp = |id| super::super::find(id).unwrap();
-        let summary = Path::new("docs/RESULTS.md");
-        let existing =
-            "# Results\n\nhead\n\n## lat-fig7: old\n\nold text\n\n## lat-fig9: kept\n\nkept text\n";
-        let done = vec![
-            (exp("lat-fig7"), Err("missing A.".to_string())),
-            (exp("lat-fig8"), Err("missing B.".to_string())),
-        ];
-        let order = ["lat-fig7", "lat-fig8", "lat-fig9"];
-        let md = update_results_md(existing, &done, summary, &order);
-        assert!(md.starts_with("# Results\n\nhead\n\n## lat-fig7: "), "{md}");
-        assert!(!md.contains("old text") && md.contains("missing A."));
-        let (a, b, c) = (
-            md.find("## lat-fig7:").unwrap(),
-            md.find("## lat-fig8:").unwrap(),
-            md.find("## lat-fig9: kept\n\nkept text\n").unwrap(),
-        );
-        assert!(a < b && b < c, "{md}");
-        assert_eq!(md.matches("\n## ").count(), 3);
-        // A summary started by this function (no head): each section once,
-        // in order, however often it is updated.
-        let mut md = String::new();
-        for id in ["lat-fig9", "lat-fig7", "lat-fig9"] {
-            let done = vec![(exp(id), Err(format!("missing {id}.")))];
-            md = update_results_md(&md, &done, summary, &order);
-        }
-        assert!(md.starts_with("## lat-fig7:"), "{md}");
-        assert_eq!(md.matches("## ").count(), 2, "{md}");
     }
 
     /// A figure that cannot be drawn (its PNG's path is a folder) costs no

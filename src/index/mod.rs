@@ -117,6 +117,14 @@ pub trait Index: Send {
     fn memory_bytes(&self) -> usize;
     /// Index-specific counters.
     fn stats(&self) -> IndexStats;
+    /// Bytes of the data-bound tables counted in `memory_bytes`
+    /// (`node::budget`): the sum of `stats`' data-bound lines. The runner
+    /// asks after every operation where the tables stand outside the
+    /// budget or the count passes it, so an index whose `stats` walks a
+    /// table (BFTL's longest sector list) answers from its own sums.
+    fn data_bound_bytes(&self) -> u64 {
+        crate::node::budget::data_bound_bytes(&self.stats())
+    }
     /// Facts about this run a reader of the report must know (how an index
     /// adapted to the device, what its memory figure leaves out).
     fn notes(&self) -> Vec<String> {

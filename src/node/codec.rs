@@ -26,6 +26,7 @@
 use crate::node::{EntryFormat, NodeError};
 
 use super::page::{self, PageKind, FRAME_HEADER};
+use super::paper::{self, NodeFormat, Payload};
 
 /// Identifier of a logical tree node.
 pub type NodeId = u32;
@@ -148,6 +149,9 @@ pub struct NodeLayout {
 impl NodeLayout {
     /// The layout of nodes of `node_bytes` bytes.
     pub fn with_node_bytes(format: EntryFormat, node_bytes: usize) -> Result<Self, NodeError> {
+        if format.node_format == NodeFormat::Paper {
+            return Self::paper(format, node_bytes);
+        }
         let e = format.entry_bytes();
         let overhead = FRAME_HEADER + NODE_HEADER;
         let leaf_capacity = node_bytes.saturating_sub(overhead) / e;
@@ -169,6 +173,67 @@ impl NodeLayout {
             leaf_capacity,
             fanout,
         })
+    }
+
+    /// A paper-format layout (`node::paper`): `node_bytes` = 6f + 4 holds
+    /// `f` children or `f` entries.
+    fn paper(format: EntryFormat, node_bytes: usize) -> Result<Self, NodeError> {
+        let f = paper::paper_fanout(node_bytes);
+        if f < 4 || FRAME_HEADER + paper::HANDLE_PAYLOAD > node_bytes {
+            return Err(NodeError::Config(format!(
+                "a paper-format node of {node_bytes} bytes has fanout {f}; at least 4 is needed \
+                 (6 bytes a key-pointer pair, 4 of header)"
+            )));
+        }
+        if f > u16::MAX as usize {
+            return Err(NodeError::Config(format!(
+                "a node of {node_bytes} bytes is too large"
+            )));
+        }
+        Ok(NodeLayout {
+            format,
+            node_bytes,
+            leaf_capacity: f,
+            fanout: f,
+        })
+    }
+
+    /// The layout in which a paper-format node's full payload is encoded
+    /// (our own format, with this layout's capacities); `self` in our
+    /// format.
+    fn full(&self) -> NodeLayout {
+        if self.format.node_format == NodeFormat::Flashix {
+            return *self;
+        }
+        let format = self.format.with_node_format(NodeFormat::Flashix);
+        let e = format.entry_bytes();
+        let body = (self.leaf_capacity * e).max(self.fanout * CHILD_BYTES + (self.fanout - 1) * e);
+        NodeLayout {
+            format,
+            node_bytes: FRAME_HEADER + NODE_HEADER + body,
+            leaf_capacity: self.leaf_capacity,
+            fanout: self.fanout,
+        }
+    }
+
+    /// The node payload of a frame's `payload` (read from `page`): itself,
+    /// or a paper-format image's full payload.
+    fn resolve<'a>(&self, payload: &'a [u8], page: u64) -> Result<Payload<'a>, NodeError> {
+        match self.format.node_format {
+            NodeFormat::Flashix => Ok(Payload::Borrowed(payload)),
+            NodeFormat::Paper => paper::resolve(payload, page).map(Payload::Shared),
+        }
+    }
+
+    /// The node payload of an image whose frame was checked: where the
+    /// in-image searches below read. Invariant: a paper-format image was
+    /// resolved by [`Self::image_header`] on this thread just before, and
+    /// the registry keeps it (it is dropped only when a new index is
+    /// created), so an image that does not resolve here reads as a node
+    /// with nothing in it.
+    fn body<'a>(&self, image: &'a [u8]) -> Payload<'a> {
+        let payload = image.get(FRAME_HEADER..).unwrap_or(&[]);
+        self.resolve(payload, 0).unwrap_or(Payload::Borrowed(&[]))
     }
 
     /// This layout with leaves capped at `entries` (at least 3, at most
@@ -202,6 +267,9 @@ impl NodeLayout {
                 "fanout must be at least 3, got {fanout}"
             )));
         }
+        if format.node_format == NodeFormat::Paper {
+            return Self::with_node_bytes(format, paper::paper_node_bytes(fanout));
+        }
         let e = format.entry_bytes();
         let bytes = FRAME_HEADER + NODE_HEADER + fanout * CHILD_BYTES + (fanout - 1) * e;
         Self::with_node_bytes(format, bytes)
@@ -217,6 +285,14 @@ impl NodeLayout {
     /// zeroed) and returns its length. `payload` holds at least
     /// `node_bytes − FRAME_HEADER` bytes. Other page kinds embed it.
     pub fn encode_payload(&self, node: &Node, payload: &mut [u8]) -> usize {
+        if self.format.node_format == NodeFormat::Paper {
+            let full = self.full();
+            let mut body = vec![0u8; full.node_bytes - FRAME_HEADER];
+            let len = full.encode_payload(node, &mut body);
+            let at = paper::register(&body[..len], payload);
+            payload[at..self.node_bytes - FRAME_HEADER].fill(0);
+            return at;
+        }
         let f = self.format;
         let (kb, vb) = (f.key_bytes as usize, f.value_bytes as usize);
         let count = if node.is_leaf() {
@@ -264,10 +340,11 @@ impl NodeLayout {
         &self,
         image: &'a [u8],
         page: u64,
-    ) -> Result<(&'a [u8], u8, usize), NodeError> {
+    ) -> Result<(Payload<'a>, u8, usize), NodeError> {
         let corrupt = |detail: String| NodeError::Corrupt { page, detail };
-        let payload = page::open(image, PageKind::TreeNode, page)?
+        let framed = page::open(image, PageKind::TreeNode, page)?
             .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
+        let payload = self.resolve(framed, page)?;
         if payload.len() < NODE_HEADER {
             return Err(corrupt("node payload shorter than its header".into()));
         }
@@ -301,11 +378,12 @@ impl NodeLayout {
     pub fn image_sorted(&self, image: &[u8], level: u8, count: usize) -> bool {
         let e = self.format.entry_bytes();
         let (at, n) = if level == 0 {
-            (FRAME_HEADER + NODE_HEADER, count)
+            (NODE_HEADER, count)
         } else {
-            (FRAME_HEADER + NODE_HEADER + count * CHILD_BYTES, count - 1)
+            (NODE_HEADER + count * CHILD_BYTES, count - 1)
         };
-        let Some(body) = image.get(at..at + n * e) else {
+        let payload = self.body(image);
+        let Some(body) = payload.get(at..at + n * e) else {
             return false;
         };
         if self.format.packed().is_some() {
@@ -345,9 +423,13 @@ impl NodeLayout {
         count: usize,
         target: (u64, u64),
     ) -> (usize, NodeId) {
-        let payload = &image[FRAME_HEADER..];
+        let payload = self.body(image);
         let seps = NODE_HEADER + count * CHILD_BYTES;
-        let lo = self.count_below(payload, seps, count - 1, target, true);
+        if payload.len() < seps + (count - 1) * self.format.entry_bytes() {
+            // Only an image the invariant of `body` rules out.
+            return (0, NO_NODE);
+        }
+        let lo = self.count_below(&payload, seps, count - 1, target, true);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         let child =
             u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
@@ -402,10 +484,14 @@ impl NodeLayout {
         count: usize,
         entry: (u64, u64),
     ) -> Result<usize, usize> {
-        let payload = &image[FRAME_HEADER..];
+        let payload = self.body(image);
         let e = self.format.entry_bytes();
-        let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
-        if lo < count && self.entry_at(payload, NODE_HEADER + lo * e) == entry {
+        if payload.len() < NODE_HEADER + count * e {
+            // Only an image the invariant of `body` rules out.
+            return Err(0);
+        }
+        let lo = self.count_below(&payload, NODE_HEADER, count, entry, false);
+        if lo < count && self.entry_at(&payload, NODE_HEADER + lo * e) == entry {
             Ok(lo)
         } else {
             Err(lo)
@@ -417,6 +503,16 @@ impl NodeLayout {
     /// for the decoded leaf with the entry inserted (the reserved bytes and
     /// everything past the entries zeroed as it zeroes them).
     pub fn image_leaf_insert(&self, image: &mut [u8], count: usize, pos: usize, entry: (u64, u64)) {
+        if self.format.node_format == NodeFormat::Paper {
+            // The content lives in the registry: a new image for the leaf
+            // with the entry inserted.
+            let mut node = Node::default();
+            if self.decode_checked(image, 0, &mut node).is_ok() && pos <= node.entries.len() {
+                node.entries.insert(pos, entry);
+                self.encode(&node, image);
+            }
+            return;
+        }
         let f = self.format;
         let e = f.entry_bytes();
         let kb = f.key_bytes as usize;
@@ -459,7 +555,7 @@ impl NodeLayout {
             });
         }
         let seps = NODE_HEADER + count * CHILD_BYTES;
-        let lo = self.count_below(payload, seps, count - 1, target, true);
+        let lo = self.count_below(&payload, seps, count - 1, target, true);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         Ok((
             level,
@@ -486,9 +582,9 @@ impl NodeLayout {
             });
         }
         let e = self.format.entry_bytes();
-        let lo = self.count_below(payload, NODE_HEADER, count, target, false);
+        let lo = self.count_below(&payload, NODE_HEADER, count, target, false);
         for i in lo..count {
-            let (k, v) = self.entry_at(payload, NODE_HEADER + i * e);
+            let (k, v) = self.entry_at(&payload, NODE_HEADER + i * e);
             if k > hi {
                 return Ok((true, NO_NODE));
             }
@@ -535,6 +631,10 @@ impl NodeLayout {
         page: u64,
         node: &mut Node,
     ) -> Result<(), NodeError> {
+        if self.format.node_format == NodeFormat::Paper {
+            let full = paper::resolve(payload, page)?;
+            return self.full().decode_payload(&full, page, node);
+        }
         let corrupt = |detail: String| NodeError::Corrupt { page, detail };
         if payload.len() < NODE_HEADER {
             return Err(corrupt("node payload shorter than its header".into()));

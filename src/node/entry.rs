@@ -1,15 +1,23 @@
 use serde::Serialize;
 
+use super::paper::NodeFormat;
 use super::NodeError;
 
 /// Widths of an entry's key and value on flash, in bytes (each 2, 4 or 8).
 ///
 /// Two-byte keys are the Buffered-B+ tree paper's entries (a 6-byte
 /// key-pointer pair, Agrawal et al. 2009 §6.3.6) and sensor-sized keys.
+///
+/// It also carries the format of the nodes that hold the entries
+/// ([`NodeFormat`]): every index reads both from its parameters
+/// (`key_bytes`, `value_bytes`, `node_format`) in one place and passes
+/// them to [`super::NodeLayout`], which sizes nodes by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct EntryFormat {
     pub key_bytes: u8,
     pub value_bytes: u8,
+    #[serde(skip_serializing_if = "NodeFormat::is_flashix")]
+    pub node_format: NodeFormat,
 }
 
 impl Default for EntryFormat {
@@ -18,6 +26,7 @@ impl Default for EntryFormat {
         EntryFormat {
             key_bytes: 4,
             value_bytes: 4,
+            node_format: NodeFormat::Flashix,
         }
     }
 }
@@ -35,7 +44,14 @@ impl EntryFormat {
         Ok(EntryFormat {
             key_bytes,
             value_bytes,
+            node_format: NodeFormat::Flashix,
         })
+    }
+
+    /// This format with nodes laid out in `node_format`.
+    pub fn with_node_format(mut self, node_format: NodeFormat) -> Self {
+        self.node_format = node_format;
+        self
     }
 
     /// Bytes of one (key, value) entry on flash.

@@ -200,6 +200,14 @@ pub trait NodeStore: Send {
     }
     /// Writes node `id`; `change` says what changed since its last write.
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError>;
+    /// Records the insert of `entry` into leaf `id` without reading the
+    /// leaf, where the store logs changes and knows the leaf has room
+    /// (FlashDB's log mode with `log_insert_reads_leaf=false`): `true` when
+    /// recorded; `false`, having done nothing, when the caller must insert
+    /// through the node as usual.
+    fn append_to_leaf(&mut self, _id: NodeId, _entry: (u64, u64)) -> Result<bool, NodeError> {
+        Ok(false)
+    }
     /// Whether the store keeps each [`NodeChange`] as its own record (a
     /// delta log) rather than rewriting the node: a tree then sends it one
     /// change a write, never several folded into a `Rewrite` (an update in
@@ -472,10 +480,10 @@ impl PageNodeStore {
         if nb <= ps {
             self.dev().read(lba, 0, &mut image[..nb])?;
         } else {
-            for i in 0..self.node_pages as usize {
-                self.dev()
-                    .read(lba + i as u64, 0, &mut image[i * ps..(i + 1) * ps])?;
-            }
+            // One read of the node's pages (one request where the device
+            // serves a span as one).
+            let len = self.node_pages as usize * ps;
+            self.dev().read_span(lba, &mut image[..len])?;
         }
         Ok(lba)
     }
@@ -485,15 +493,8 @@ impl PageNodeStore {
         let lba = self.lba(id);
         let ps = self.page_size;
         let image = std::mem::take(&mut self.image);
-        let mut result = Ok(());
-        for i in 0..self.node_pages as usize {
-            result = self
-                .dev()
-                .write(lba + i as u64, 0, &image[i * ps..(i + 1) * ps]);
-            if result.is_err() {
-                break;
-            }
-        }
+        let len = self.node_pages as usize * ps;
+        let result = self.dev().write_span(lba, &image[..len]);
         self.image = image;
         Ok(result?)
     }

@@ -57,6 +57,10 @@ pub struct WriteBuffer {
     scratch: Node,
     write_hits: u64,
     read_hits: u64,
+    /// Node writes and reads asked of the buffer (hits included): with
+    /// the hits, Table 2's hit ratios (Kim et al. 2014 §4.1).
+    writes: u64,
+    reads: u64,
     flushes: u64,
     nodes_flushed: u64,
 }
@@ -86,6 +90,8 @@ impl WriteBuffer {
             scratch: Node::default(),
             write_hits: 0,
             read_hits: 0,
+            writes: 0,
+            reads: 0,
             flushes: 0,
             nodes_flushed: 0,
         })
@@ -108,6 +114,7 @@ impl WriteBuffer {
     /// Puts `id`'s sealed image (filled by `fill`) into the buffer (Alg. 2)
     /// and flushes the buffer when it is full.
     fn put(&mut self, id: NodeId, fill: impl FnOnce(&mut Vec<u8>)) -> Result<(), NodeError> {
+        self.writes += 1;
         if let Some(&i) = self.slot_of.get(&id) {
             self.write_hits += 1;
             fill(&mut self.wbd[i]);
@@ -164,6 +171,7 @@ impl WriteBuffer {
     fn buffered(&mut self, id: NodeId) -> Option<&[u8]> {
         let i = *self.slot_of.get(&id)?;
         self.read_hits += 1;
+        self.reads += 1;
         Some(&self.wbd[i])
     }
 }
@@ -178,7 +186,10 @@ impl NodeStore for WriteBuffer {
         match self.buffered(id) {
             // Sealed here from a decoded node or an image the tree checked.
             Some(image) => layout.decode_checked(image, 0, node),
-            None => self.inner.read_node(id, node),
+            None => {
+                self.reads += 1;
+                self.inner.read_node(id, node)
+            }
         }
     }
 
@@ -187,7 +198,11 @@ impl NodeStore for WriteBuffer {
             let image = self.buffered(id);
             return Ok(image.map(|i| (i, 0)));
         }
-        self.inner.read_image(id)
+        let image = self.inner.read_image(id)?;
+        // A store that lends no image is read through `read_node` next:
+        // counted there.
+        self.reads += u64::from(image.is_some());
+        Ok(image)
     }
 
     fn read_image_into(&mut self, id: NodeId, buf: &mut Vec<u8>) -> Result<Option<u64>, NodeError> {
@@ -196,7 +211,9 @@ impl NodeStore for WriteBuffer {
             buf.extend_from_slice(image);
             return Ok(Some(0));
         }
-        self.inner.read_image_into(id, buf)
+        let lba = self.inner.read_image_into(id, buf)?;
+        self.reads += u64::from(lba.is_some());
+        Ok(lba)
     }
 
     fn write_node(
@@ -313,6 +330,8 @@ impl NodeStore for WriteBuffer {
         stats.set("write_buffer_nodes", self.capacity as f64);
         stats.set("write_buffer_write_hits", self.write_hits as f64);
         stats.set("write_buffer_read_hits", self.read_hits as f64);
+        stats.set("write_buffer_writes", self.writes as f64);
+        stats.set("write_buffer_reads", self.reads as f64);
         stats.set("write_buffer_flushes", self.flushes as f64);
         stats.set("write_buffer_nodes_flushed", self.nodes_flushed as f64);
         self.inner.report(stats);

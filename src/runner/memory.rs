@@ -1,10 +1,12 @@
 //! The runner's count of an index's memory (`RunOptions::memory_limit`,
 //! `exclude_named`): the peak after every operation and flush, and its
-//! parts by kind (`node::budget`).
+//! parts by kind (`node::budget`). The data-bound part is
+//! `Index::data_bound_bytes`, never a whole `stats` (which may walk a
+//! table), as it is read after every operation.
 
 use super::{RunError, RunOptions};
 use crate::index::Index;
-use crate::node::budget::{data_bound_bytes, Budget, Tables};
+use crate::node::budget::{Budget, Tables};
 
 /// The peaks of an index's counted memory, whole and by kind
 /// (`node::budget`). The data-bound tables are read from the index's stats
@@ -53,7 +55,7 @@ impl MemoryPeak {
         if !(options.exclude_named || over) {
             return;
         }
-        let tables = data_bound_bytes(&index.stats());
+        let tables = index.data_bound_bytes();
         self.tables_peak = self.tables_peak.max(tables);
         let besides = now.saturating_sub(tables);
         if options.exclude_named {
@@ -92,7 +94,7 @@ impl MemoryPeak {
                 op_number,
                 bytes: held,
                 limit,
-                tables: data_bound_bytes(&index.stats()),
+                tables: index.data_bound_bytes(),
             }),
             _ => Ok(()),
         }

@@ -372,6 +372,7 @@ pub fn run(
     }
     let after_preload = index.storage().stats();
     let wear_after_preload = index.storage().wear();
+    let preload_index_stats = index.stats();
 
     // By `OpKind as usize` (declaration order, which is also `OpKind`'s
     // `Ord`, so reports list kinds as an ordered map would).
@@ -454,6 +455,7 @@ pub fn run(
         memory_final_bytes: index.memory_bytes() as u64,
         flash_bytes_used: index.flash_bytes_used(),
         index_stats: index.stats(),
+        preload_index_stats,
         index_notes: index.notes(),
         wall_seconds,
         ops_per_wall_second: if wall_seconds > 0.0 {

@@ -156,6 +156,9 @@ pub struct Report {
     pub memory_final_bytes: u64,
     pub flash_bytes_used: u64,
     pub index_stats: IndexStats,
+    /// The index's statistics at the end of the preload: with
+    /// `index_stats`, what its counters did in the measured phase.
+    pub preload_index_stats: IndexStats,
     /// What the index says a reader must know about this run.
     pub index_notes: Vec<String>,
     pub wall_seconds: f64,

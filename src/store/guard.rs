@@ -154,6 +154,9 @@ impl Index for Guarded {
     fn stats(&self) -> IndexStats {
         self.inner.stats()
     }
+    fn data_bound_bytes(&self) -> u64 {
+        self.inner.data_bound_bytes()
+    }
     fn notes(&self) -> Vec<String> {
         let mut n = self.inner.notes();
         if let Some(first) = &self.poisoned {

@@ -414,6 +414,9 @@ impl Index for Logged {
         });
         self.inner.memory_bytes() + overlay
     }
+    fn data_bound_bytes(&self) -> u64 {
+        self.inner.data_bound_bytes()
+    }
     fn stats(&self) -> IndexStats {
         let mut s = self.inner.stats();
         s.set("log_checkpoints", self.checkpoints as f64);

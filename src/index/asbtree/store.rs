@@ -326,13 +326,11 @@ impl SequentialStore {
         ((lba - 1) / self.subfile_pages) as usize
     }
 
-    /// Reads the record at `lba` into `buf`.
+    /// Reads the record at `lba` into `buf`: one read of its pages, as
+    /// Alg. 1 reads a node (line 2).
     fn read_record(&mut self, lba: u64, buf: &mut [u8]) -> Result<(), NodeError> {
-        let ps = self.page_size;
-        for i in 0..self.record_pages as usize {
-            self.dev()
-                .read(lba + i as u64, 0, &mut buf[i * ps..(i + 1) * ps])?;
-        }
+        let len = self.record_pages as usize * self.page_size;
+        self.dev().read_span(lba, &mut buf[..len])?;
         Ok(())
     }
 
@@ -511,11 +509,8 @@ impl SequentialStore {
         let record_bytes = FRAME_HEADER + RECORD_HEADER + node_len;
         buf[record_bytes..].fill(0);
         page::seal(buf, PageKind::SequentialNode, RECORD_HEADER + node_len);
-        let ps = self.page_size;
-        for i in 0..self.record_pages as usize {
-            self.dev()
-                .write(lba + i as u64, 0, &buf[i * ps..(i + 1) * ps])?;
-        }
+        let len = self.record_pages as usize * self.page_size;
+        self.dev().write_span(lba, &buf[..len])?;
         self.seq += 1;
         self.counters.records_written += 1;
         self.subfiles[slot].written += 1;

@@ -76,7 +76,11 @@
 //! **FlashDB** (`flashdb`, Roh et al. 2009 §2.3) is this index with the node
 //! store's self-tuning log/disk node modes (`bftl::modes`); its default node is
 //! one page (fanout 40 and 60 entries a leaf with 4 + 4-byte entries in
-//! 512-byte sectors), every other parameter as BFTL's.
+//! 512-byte sectors), every other parameter as BFTL's, and one of its own:
+//! `log_insert_reads_leaf=true|false` (default `true`: an insert reads the
+//! leaf it goes into, as BFTL's does; `false`: an insert into a log-mode
+//! leaf with room appends its index unit without reading the leaf, see
+//! `bftl::modes`).
 //!
 //! Invariants:
 //! 1. The index's content is the tree's entries with the buffer's records
@@ -117,6 +121,9 @@ pub struct Bftl {
     blind_deletes: bool,
     /// `commit_order=key`: a commit applies its records sorted by key.
     key_order: bool,
+    /// FlashDB's `log_insert_reads_leaf=false`: an insert into a log-mode
+    /// leaf with room appends its unit unread (`bftl::modes`).
+    append_log_inserts: bool,
 }
 
 struct BftlOptions {
@@ -130,6 +137,8 @@ struct BftlOptions {
     cache_nodes: Option<usize>,
     blind_deletes: bool,
     key_order: bool,
+    /// FlashDB only: `log_insert_reads_leaf` (default `true`).
+    log_insert_reads_leaf: bool,
     /// `memory` and `tables=in-budget|outside`.
     budget: Budget,
 }
@@ -152,6 +161,11 @@ fn options(name: &str, params: &mut Params, memory: usize) -> Result<BftlOptions
     let cache_nodes: Option<usize> = params.get_opt("cache_nodes")?;
     let blind_deletes = params.switch("deletes", "checked", "blind")?;
     let key_order = params.switch("commit_order", "arrival", "key")?;
+    let log_insert_reads_leaf = if name == FLASHDB {
+        params.get("log_insert_reads_leaf", true)?
+    } else {
+        true
+    };
     let budget = params.budget(memory)?;
     params.finish(name)?;
     if capacity == 0 {
@@ -168,6 +182,7 @@ fn options(name: &str, params: &mut Params, memory: usize) -> Result<BftlOptions
         cache_nodes,
         blind_deletes,
         key_order,
+        log_insert_reads_leaf,
         budget,
     })
 }
@@ -307,7 +322,7 @@ impl Bftl {
             tree_memory.saturating_sub(BTree::held_beside_cache(layout)),
             o.budget.tables,
         );
-        let store = BftlStore::new(
+        let mut store = BftlStore::new(
             storage,
             layout,
             o.compaction_c,
@@ -316,6 +331,10 @@ impl Bftl {
             shared,
             cache_bytes,
         )?;
+        if !o.log_insert_reads_leaf {
+            // Only FlashDB reads the parameter, and its store has modes.
+            store.append_log_inserts();
+        }
         Ok((o, store, tree_memory))
     }
 
@@ -334,6 +353,7 @@ impl Bftl {
             scratch: Vec::new(),
             blind_deletes: o.blind_deletes,
             key_order: o.key_order,
+            append_log_inserts: !o.log_insert_reads_leaf,
         })
     }
 
@@ -350,7 +370,13 @@ impl Bftl {
         let mut result = Ok(());
         self.tree.begin_batch();
         for &(k, v, insert) in &records {
-            result = if insert {
+            result = if insert && self.append_log_inserts {
+                match self.tree.append_insert(k, v) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => self.tree.insert(k, v),
+                    Err(e) => Err(e),
+                }
+            } else if insert {
                 self.tree.insert(k, v)
             } else {
                 self.tree.delete(k, v).map(|_| ())
@@ -480,6 +506,10 @@ impl Index for Bftl {
 
     fn memory_bytes(&self) -> usize {
         Self::reservation_bytes(self.capacity, self.format()) + self.tree.memory_bytes()
+    }
+
+    fn data_bound_bytes(&self) -> u64 {
+        self.tree.data_bound_bytes()
     }
 
     fn stats(&self) -> IndexStats {

@@ -50,7 +50,21 @@
 //! read-only store writes nothing, so its reads answer through the lists
 //! as they are (`BftlStore::set_read_only`).
 //!
+//! **Log-mode inserts** (`log_insert_reads_leaf`, default `true`). By
+//! default an insert reads the leaf it goes into, through its list, as
+//! BFTL's does (Wu et al. 2003 §4, Eq. 2: `O(n·H·C)` sectors read for `n`
+//! insertions, the leaf level included). With `false` an insert into a
+//! log-mode leaf that has room appends its index unit without reading the
+//! leaf: only the internal nodes on its way are read, and the leaf's entry
+//! count, kept here per node, says whether it has room (a leaf whose count
+//! is not known, or that would split, is read as usual). The count is
+//! learnt whenever the node is read or written whole, and forgotten on a
+//! reopen. An appended pair that is already in the leaf replays as
+//! nothing, but the tree counts it once more in its `entries`: the count
+//! cannot tell it is a duplicate without the read it saves.
+//!
 //! Memory: the working variable (`f32`) and the mode (1 byte) per node,
+//! and with `log_insert_reads_leaf=false` the leaf's entry count (`u16`),
 //! counted in `memory_bytes` as `mode_table_bytes`.
 
 use crate::device::CostModel;
@@ -58,6 +72,10 @@ use crate::device::CostModel;
 /// Bytes counted per node: its working variable (`f32`); the mode is the
 /// top bit of the node's node-translation-table entry.
 const MODE_BYTES: usize = 4;
+
+/// Bytes counted per node for its entry count, when log-mode inserts
+/// append without reading the leaf.
+const COUNT_BYTES: usize = 2;
 
 /// Sectors a node's whole image takes: one node page (`d`).
 const IMAGE: usize = 1;
@@ -76,6 +94,8 @@ struct NodeMode {
     working: f32,
     /// Disk mode: the sectors the node's list would have in log mode.
     virtual_sectors: u8,
+    /// The leaf's entry count plus one; 0: not known.
+    entries: u16,
 }
 
 /// The per-node modes and the online switching rule.
@@ -85,6 +105,9 @@ pub(super) struct SelfTuning {
     lambda: f64,
     compaction_c: usize,
     nodes: Vec<NodeMode>,
+    /// `log_insert_reads_leaf=false`: leaf entry counts are kept (and
+    /// charged).
+    counts_entries: bool,
     pub(super) switches_to_disk: u64,
     pub(super) switches_to_log: u64,
 }
@@ -104,6 +127,7 @@ impl SelfTuning {
             lambda: lambda.max(1) as f64,
             compaction_c,
             nodes: Vec::new(),
+            counts_entries: false,
             switches_to_disk: 0,
             switches_to_log: 0,
         }
@@ -120,6 +144,32 @@ impl SelfTuning {
     /// Whether node `id` is in disk mode.
     pub(super) fn is_disk(&self, id: u32) -> bool {
         self.nodes.get(id as usize).is_some_and(|m| m.disk)
+    }
+
+    /// Keeps each leaf's entry count from now on, for inserts that append
+    /// to a log-mode leaf without reading it.
+    pub(super) fn count_entries(&mut self) {
+        self.counts_entries = true;
+    }
+
+    /// Whether leaf entry counts are kept.
+    pub(super) fn counts_entries(&self) -> bool {
+        self.counts_entries
+    }
+
+    /// Leaf `id` holds `n` entries (it was read or written whole).
+    pub(super) fn set_entries(&mut self, id: u32, n: usize) {
+        if self.counts_entries {
+            // A count past u16 is left unknown: such a leaf is read.
+            self.slot(id).entries = u16::try_from(n + 1).unwrap_or(0);
+        }
+    }
+
+    /// Leaf `id`'s entry count, if known.
+    pub(super) fn entries(&self, id: u32) -> Option<usize> {
+        self.nodes
+            .get(id as usize)
+            .and_then(|m| (m.entries as usize).checked_sub(1))
     }
 
     /// A freed node's identifier starts afresh, in log mode.
@@ -197,7 +247,8 @@ impl SelfTuning {
 
     /// RAM of the mode table.
     pub(super) fn memory_bytes(&self) -> usize {
-        self.nodes.len() * MODE_BYTES
+        let count = if self.counts_entries { COUNT_BYTES } else { 0 };
+        self.nodes.len() * (MODE_BYTES + count)
     }
 }
 
@@ -270,6 +321,25 @@ mod tests {
             reads > 2,
             "switched after {reads} reads despite the benefit"
         );
+    }
+
+    #[test]
+    fn entry_counts_are_kept_only_when_asked_and_forgotten_with_the_node() {
+        let mut t = tuning();
+        // Node 4 has a mode entry, which the counts widen once kept.
+        t.on_read(4, 1);
+        t.set_entries(4, 7);
+        assert_eq!(t.entries(4), None, "not kept by default");
+        let before = t.memory_bytes();
+        t.count_entries();
+        assert!(t.memory_bytes() > before, "the counts are charged");
+        t.set_entries(4, 0);
+        assert_eq!(t.entries(4), Some(0));
+        t.set_entries(4, 7);
+        assert_eq!(t.entries(4), Some(7));
+        assert_eq!(t.entries(5), None);
+        t.forget(4);
+        assert_eq!(t.entries(4), None);
     }
 
     #[test]

@@ -131,6 +131,11 @@ pub struct BftlStore {
     /// Commits of part of a batch whose units passed the pool's budget.
     pub(crate) early_commits: u64,
     pub(crate) sectors_committed: u64,
+    /// Nodes read back from their sectors, and the sectors those reads
+    /// took (Kim et al. 2014 §4.1: "an average of 1.49 sectors to produce
+    /// a node").
+    node_reads_from_sectors: u64,
+    sectors_read_for_nodes: u64,
     pub(crate) units_committed: u64,
 }
 
@@ -212,6 +217,8 @@ impl BftlStore {
             compactions: 0,
             early_commits: 0,
             sectors_committed: 0,
+            node_reads_from_sectors: 0,
+            sectors_read_for_nodes: 0,
             units_committed: 0,
         })
     }
@@ -229,6 +236,14 @@ impl BftlStore {
     /// nodes.
     pub fn set_read_only(&mut self) {
         self.read_only = true;
+    }
+
+    /// FlashDB with `log_insert_reads_leaf=false`: an insert into a
+    /// log-mode leaf with room appends its unit unread
+    /// ([`NodeStore::append_to_leaf`]; `bftl::modes`). `false` for BFTL,
+    /// which has no node modes.
+    pub fn append_log_inserts(&mut self) -> bool {
+        self.modes.as_mut().map(SelfTuning::count_entries).is_some()
     }
 
     /// Λ: index units per sector.
@@ -473,6 +488,14 @@ impl BftlStore {
         self.views.get(id).or_else(|| self.hot.get(id))
     }
 
+    /// FlashDB: a leaf read or written whole tells its entry count, kept
+    /// for log-mode inserts that append unread (`bftl::modes`).
+    fn learn_entries(&mut self, id: NodeId, node: &Node) {
+        if let Some(m) = self.modes.as_mut().filter(|_| node.is_leaf()) {
+            m.set_entries(id, node.entries.len());
+        }
+    }
+
     /// The longest sector list of any node (at most C between batches).
     pub fn longest_list(&self) -> usize {
         self.ntt.longest()
@@ -561,6 +584,8 @@ impl NodeStore for BftlStore {
         let mut read_from_flash = None;
         if committed && !reset_pending {
             read_from_flash = Some(self.ntt.len(id));
+            self.node_reads_from_sectors += 1;
+            self.sectors_read_for_nodes += self.ntt.len(id) as u64;
             self.read_committed(id, node)?;
         } else {
             node.clear(0);
@@ -591,12 +616,14 @@ impl NodeStore for BftlStore {
             self.pool = pool;
             r?;
         }
+        self.learn_entries(id, node);
         self.hot.remember(id, node);
         self.keep_view(id, node);
         Ok(())
     }
 
     fn write_node(&mut self, id: NodeId, node: &Node, change: NodeChange) -> Result<(), NodeError> {
+        self.learn_entries(id, node);
         match change {
             NodeChange::Insert(key, value) => {
                 let right = if node.is_leaf() {
@@ -611,8 +638,7 @@ impl NodeStore for BftlStore {
                     node.children[pos + 1]
                 };
                 self.pend(
-                    id,
-                    node,
+                    Some((id, node)),
                     &[Unit {
                         node: id,
                         op: Op::Insert,
@@ -626,8 +652,7 @@ impl NodeStore for BftlStore {
                 )
             }
             NodeChange::Delete(key, value) => self.pend(
-                id,
-                node,
+                Some((id, node)),
                 &[Unit {
                     node: id,
                     op: Op::Delete,
@@ -643,11 +668,43 @@ impl NodeStore for BftlStore {
                 let mut units = std::mem::take(&mut self.scratch);
                 units.clear();
                 unit::full_units(id, node, &mut units);
-                let r = self.pend(id, node, &units, units.capacity());
+                let r = self.pend(Some((id, node)), &units, units.capacity());
                 self.scratch = units;
                 r
             }
         }
+    }
+
+    /// An insert unit for a log-mode leaf whose count says it has room,
+    /// with no view or RAM copy to keep in step (those are free to read
+    /// and the tree inserts through them).
+    fn append_to_leaf(&mut self, id: NodeId, entry: (u64, u64)) -> Result<bool, NodeError> {
+        let Some(modes) = self.modes.as_ref().filter(|m| m.counts_entries()) else {
+            return Ok(false);
+        };
+        let room = modes
+            .entries(id)
+            .filter(|&n| n < self.layout.leaf_capacity && !modes.is_disk(id));
+        let Some(n) = room.filter(|_| !self.read_only && self.view(id).is_none()) else {
+            return Ok(false);
+        };
+        self.pend(
+            None,
+            &[Unit {
+                node: id,
+                op: Op::Insert,
+                key: entry.0,
+                value: entry.1,
+                parent: NO_NODE,
+                left: NO_NODE,
+                right: NO_NODE,
+            }],
+            0,
+        )?;
+        if let Some(m) = &mut self.modes {
+            m.set_entries(id, n + 1);
+        }
+        Ok(true)
     }
 
     fn allocate(&mut self) -> Result<NodeId, NodeError> {
@@ -887,6 +944,11 @@ impl NodeStore for BftlStore {
         stats.set("cached_levels", self.hot.levels() as f64);
         stats.set("cached_nodes", self.hot.len() as f64);
         stats.set("sectors_committed", self.sectors_committed as f64);
+        stats.set(
+            "node_reads_from_sectors",
+            self.node_reads_from_sectors as f64,
+        );
+        stats.set("sectors_read_for_nodes", self.sectors_read_for_nodes as f64);
         stats.set("units_committed", self.units_committed as f64);
         stats.set("ntt_entries", self.ntt_entries() as f64);
         stats.set("ntt_longest_list", self.longest_list() as f64);

@@ -875,6 +875,10 @@ impl Index for BTree {
         notes
     }
 
+    fn data_bound_bytes(&self) -> u64 {
+        self.store.data_bound_bytes() as u64
+    }
+
     fn stats(&self) -> IndexStats {
         let mut s = IndexStats::default();
         s.set("height", self.meta.height as f64);

@@ -89,6 +89,28 @@ impl BTree {
         Ok(child)
     }
 
+    /// Inserts `entry` by appending it to its leaf unread, where the node
+    /// store can ([`NodeStore::append_to_leaf`]: FlashDB's log mode): the
+    /// internal nodes on the way are read as a search reads them. `false`,
+    /// with nothing inserted, when the store cannot (or the leaf is the
+    /// root, or in the node cache): insert as usual then.
+    pub fn append_insert(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.layout.format.check(key, value)?;
+        let (mut id, mut level) = self.root();
+        if level == 0 {
+            return Ok(false);
+        }
+        while level > 0 {
+            id = self.child_toward(id, level, (key, value))?;
+            level -= 1;
+        }
+        if self.cache.contains(id) || !self.store.append_to_leaf(id, (key, value))? {
+            return Ok(false);
+        }
+        self.meta.entries += 1;
+        Ok(true)
+    }
+
     /// Appends to `out` the children of internal node `id` (at `level` >
     /// 0) whose subtrees may hold keys in `lo..=hi`.
     pub fn children_within(

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::str::FromStr;
 
 use crate::index::{EntryFormat, IndexError};
-use crate::node::{Budget, Tables};
+use crate::node::{Budget, NodeFormat, Tables};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
@@ -40,17 +40,34 @@ impl Params {
         self.values.contains_key(key)
     }
 
+    /// Whether `node_format=paper` was given, without asking for the key
+    /// (an index without nodes still reports it unknown).
+    pub fn paper_nodes(&self) -> bool {
+        self.values.get("node_format").map(String::as_str) == Some("paper")
+    }
+
     /// The raw string of `key`, if given.
     pub fn raw(&mut self, key: &str) -> Option<String> {
         self.asked.insert(key.to_string());
         self.values.get(key).cloned()
     }
 
-    /// The entry widths `key_bytes` / `value_bytes` (default 4 + 4).
+    /// The entry widths `key_bytes` / `value_bytes` (default 4 + 4) and
+    /// the node format `node_format` (`flashix`, the default, or the
+    /// simulation-only `paper`: `node::paper`).
     pub fn entry_format(&mut self) -> Result<EntryFormat, IndexError> {
         let k = self.get("key_bytes", 4u8)?;
         let v = self.get("value_bytes", 4u8)?;
-        Ok(EntryFormat::new(k, v)?)
+        let node = self.node_format()?;
+        Ok(EntryFormat::new(k, v)?.with_node_format(node))
+    }
+
+    /// `node_format`: `flashix` (the default) or `paper`.
+    pub fn node_format(&mut self) -> Result<NodeFormat, IndexError> {
+        match self.raw("node_format") {
+            None => Ok(NodeFormat::Flashix),
+            Some(v) => Ok(NodeFormat::parse(&v)?),
+        }
     }
 
     /// The budget of `memory` bytes with `tables=in-budget|outside`

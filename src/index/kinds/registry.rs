@@ -47,7 +47,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: crate::index::bftl::FLASHDB,
             description: "FlashDB: BFTL's reservation buffer, index units and node translation table, each node switching online between log mode and disk mode (Roh et al. 2009 §2.3)",
-            params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "as bftl: fanout=N | node_bytes=N, leaf_entries=fanout-1, reservation_buffer=60, compaction_c=3, cached_levels=2, cache=none|wt-lru, log_insert_reads_leaf=true|false, key_bytes=2|4|8, value_bytes=2|4|8",
         },
         IndexInfo {
             name: delta::CONSOLIDATION,
@@ -122,6 +122,14 @@ pub fn stored_kind(storage: &mut Storage) -> Result<Option<String>> {
     }
 }
 
+/// The device kind under `storage` (`file`, `raw`, `ftl`, `ram`, ...).
+fn storage_kind(storage: &Storage) -> String {
+    match storage {
+        Storage::Pages(d) => d.info().kind,
+        Storage::Raw(f) => f.info().kind,
+    }
+}
+
 /// A new, empty index `name` on `storage`, bare: no write-ahead log
 /// and no poison guard. What an application opens is wrapped in both
 /// (`crate::store::create_index`); a paper's experiment on a simulated
@@ -132,6 +140,17 @@ pub fn create_bare(
     memory: usize,
     params: Params,
 ) -> Result<Box<dyn Index>> {
+    if params.paper_nodes() {
+        if storage_kind(&storage) == "file" {
+            return Err(IndexError::Config(
+                "node_format=paper is a simulation-only node layout (node::paper): \
+                 it is never written to a file; use a simulated device or node_format=flashix"
+                    .into(),
+            ));
+        }
+        // The images of this thread's earlier paper-format indexes go.
+        crate::node::paper::clear_thread();
+    }
     match name {
         "btree" => Ok(Box::new(BTree::create(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::create(storage, memory, params)?)),
@@ -190,6 +209,13 @@ pub fn open_bare(
     params: Params,
     read_only: bool,
 ) -> Result<Box<dyn Index>> {
+    if params.paper_nodes() {
+        return Err(IndexError::Config(
+            "node_format=paper is a simulation-only node layout (node::paper): \
+             an index in it lives only as long as the run that made it and cannot be reopened"
+                .into(),
+        ));
+    }
     match name {
         "btree" => Ok(Box::new(BTree::open(storage, memory, params)?)),
         "bftl" => Ok(Box::new(Bftl::open(storage, memory, params)?)),

@@ -23,13 +23,22 @@ pub fn runtime_params(name: &str) -> &'static [&'static str] {
             "write_buffer",
             "tables",
         ],
-        "bftl" | crate::index::bftl::FLASHDB => &[
+        "bftl" => &[
             "reservation_buffer",
             "compaction_c",
             "cached_levels",
             "cache",
             "cache_nodes",
             "tables",
+        ],
+        crate::index::bftl::FLASHDB => &[
+            "reservation_buffer",
+            "compaction_c",
+            "cached_levels",
+            "cache",
+            "cache_nodes",
+            "tables",
+            "log_insert_reads_leaf",
         ],
         crate::index::mbtree::NAME => &["lru_share", "tables"],
         crate::index::latree::NAME => &["adapt", "node_cache_share", "max_buffer_bytes", "tables"],

@@ -837,6 +837,11 @@ impl Index for LaTree {
         result
     }
 
+    fn data_bound_bytes(&self) -> u64 {
+        let (dir, state) = self.bufs.directory_bytes();
+        self.tree.data_bound_bytes() + (dir + state) as u64
+    }
+
     fn memory_bytes(&self) -> usize {
         let (dir, state) = self.bufs.directory_bytes();
         self.tree.memory_bytes()

@@ -190,16 +190,14 @@ pub(crate) fn span(dev: &dyn BlockDevice, run_page_bytes: usize) -> u64 {
 }
 
 /// Writes the run page image `buf` at `lba` (as many device pages as it
-/// spans, in order: one sequential run of writes).
+/// spans, in one call: one sequential run of writes, or one request where
+/// the device serves a span as one).
 pub(crate) fn write_page(
     dev: &mut dyn BlockDevice,
     lba: u64,
     buf: &[u8],
 ) -> Result<(), IndexError> {
-    let dp = dev.page_size();
-    for (j, chunk) in buf.chunks(dp).enumerate() {
-        dev.write(lba + j as u64, 0, chunk)?;
-    }
+    dev.write_span(lba, buf)?;
     Ok(())
 }
 
@@ -209,10 +207,7 @@ pub(crate) fn read_page(
     lba: u64,
     buf: &mut [u8],
 ) -> Result<(), IndexError> {
-    let dp = dev.page_size();
-    for (j, chunk) in buf.chunks_mut(dp).enumerate() {
-        dev.read(lba + j as u64, 0, chunk)?;
-    }
+    dev.read_span(lba, buf)?;
     Ok(())
 }
 

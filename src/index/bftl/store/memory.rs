@@ -35,8 +35,9 @@ impl BftlStore {
         self.ids.free.len() * 4 + self.hot.len() * self.layout.node_bytes + self.pool_memory()
     }
 
-    /// Adds the units of one change to node `id`, which `node` now is, to
-    /// the batch's pool. A pool that would pass what the budget leaves it
+    /// Adds the units of one change to the batch's pool; `copy`: the
+    /// changed node's id and what it now is, for its RAM copies (`None`
+    /// when it has none: FlashDB's unread log-mode append). A pool that would pass what the budget leaves it
     /// is committed first, so a batch may take more than one commit; a
     /// change's units are never split between two (a reset and the units
     /// after it stay together). `taken`: the scratch units' capacity when
@@ -49,8 +50,7 @@ impl BftlStore {
     /// change twice, a delete then finding its entry absent (`Corrupt`).
     pub(super) fn pend(
         &mut self,
-        id: NodeId,
-        node: &Node,
+        copy: Option<(NodeId, &Node)>,
         units: &[Unit],
         taken: usize,
     ) -> Result<(), NodeError> {
@@ -59,8 +59,10 @@ impl BftlStore {
             self.commit()?;
             self.early_commits += 1;
         }
-        self.hot.remember(id, node);
-        self.keep_view(id, node);
+        if let Some((id, node)) = copy {
+            self.hot.remember(id, node);
+            self.keep_view(id, node);
+        }
         let need = self.pool.len() + units.len();
         if need > self.pool.capacity() {
             // Grown by doubling up to the limit, not past it.

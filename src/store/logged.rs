@@ -19,7 +19,8 @@
 //! Records (in log pages, `device::shadow`'s `log`): `op u8 | key | value`
 //! at the widths of the index's entry format, and for an update `| new
 //! value`; op 1 = insert, 2 = delete (only of a pair that was present),
-//! 3 = update. A record never spans pages.
+//! 3 = update, 4 = upsert (an index that keeps versions of keys:
+//! `Index::upsert`). A record never spans pages.
 //!
 //! Recovery: opening an index reads its last commit, then replays the
 //! records of the log's complete batches in order. Replaying the same
@@ -48,6 +49,7 @@ use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
 const INSERT: u8 = 1;
 const DELETE: u8 = 2;
 const UPDATE: u8 = 3;
+const UPSERT: u8 = 4;
 
 /// An index over a storage with a write-ahead log (module doc).
 pub struct Logged {
@@ -137,6 +139,7 @@ enum Op {
     Insert(u64, u64),
     Delete(u64, u64),
     Update(u64, u64, u64),
+    Upsert(u64, u64),
 }
 
 impl Logged {
@@ -216,7 +219,7 @@ impl Logged {
         while at < records.len() {
             let op = records[at];
             let len = self.record_bytes(op);
-            if !(INSERT..=UPDATE).contains(&op) || at + len > records.len() {
+            if !(INSERT..=UPSERT).contains(&op) || at + len > records.len() {
                 return Err(IndexError::Corrupt {
                     page: 0,
                     detail: format!(
@@ -230,6 +233,7 @@ impl Logged {
             ops.push(match op {
                 INSERT => Op::Insert(key, value),
                 DELETE => Op::Delete(key, value),
+                UPSERT => Op::Upsert(key, value),
                 _ => Op::Update(key, value, self.format.read_value(&b[k + v..])),
             });
             at += len;
@@ -252,6 +256,7 @@ impl Logged {
                 (None, Op::Update(k, old, new)) => {
                     self.inner.update(k, old, new)?;
                 }
+                (None, Op::Upsert(k, v)) => self.inner.upsert(k, v)?,
                 (Some(o), op) => o.apply(op, self.inner.as_mut(), &mut values)?,
             }
         }
@@ -316,6 +321,16 @@ impl Overlay {
                 }
                 self.insert(k, new);
             }
+            Op::Upsert(k, v) => {
+                // Every value the key holds now gives way to `v`.
+                index.get(k, values)?;
+                let mut pairs: Vec<(u64, u64)> = values.iter().map(|&old| (k, old)).collect();
+                self.merge(k, k, &mut pairs);
+                for (_, old) in pairs {
+                    self.delete(k, old);
+                }
+                self.insert(k, v);
+            }
         }
         Ok(())
     }
@@ -355,6 +370,13 @@ impl Index for Logged {
         let found = self.inner.update(key, old, new)?;
         self.record(UPDATE, key, old, new)?;
         Ok(found)
+    }
+    fn versions_by_key(&self) -> bool {
+        self.inner.versions_by_key()
+    }
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.inner.upsert(key, value)?;
+        self.record(UPSERT, key, value, 0)
     }
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.inner.get(key, out)?;

@@ -21,13 +21,16 @@ pub struct Args {
     pub timeout: u64,
     /// flashix's write-ahead log bound (`Options::log_bytes`).
     pub log_bytes: u64,
+    /// Every engine's cache and flashix's budget (`--memory`, bytes).
+    pub memory: usize,
 }
 
 fn usage() -> String {
     format!(
         "usage: peers [--n N] [--rounds R] [--commit-every C] [--engines a,b,..] \
          [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
-         [--log-bytes B (flashix's write-ahead log bound; 0: none)]\n\
+         [--log-bytes B (flashix's write-ahead log bound; 0: none)] \
+         [--memory SIZE (every engine's cache, flashix's budget: 16MiB, 64MiB, bytes)]\n\
          engines: {}",
         engines::names().join(",")
     )
@@ -47,6 +50,7 @@ pub fn parse() -> Res<Args> {
         seed: 1,
         timeout: 180,
         log_bytes: flashix::store::DEFAULT_LOG_BYTES,
+        memory: engines::DEFAULT_MEMORY,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -68,6 +72,7 @@ pub fn parse() -> Res<Args> {
             "--seed" => a.seed = value.parse()?,
             "--timeout" => a.timeout = value.parse()?,
             "--log-bytes" => a.log_bytes = value.replace('_', "").parse()?,
+            "--memory" => a.memory = parse_size(&value)?,
             _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
         }
     }
@@ -81,4 +86,26 @@ pub fn parse() -> Res<Args> {
         }
     }
     Ok(a)
+}
+
+/// `16MiB`, `512KiB`, `1GiB` or a number of bytes.
+fn parse_size(s: &str) -> Res<usize> {
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '_') {
+        Some(i) => s.split_at(i),
+        None => (s, ""),
+    };
+    let n: usize = num
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("--memory {s:?}: not a size (16MiB, 512KiB, bytes)"))?;
+    let shift = match unit {
+        "" | "B" => 0,
+        "KiB" | "K" => 10,
+        "MiB" | "M" => 20,
+        "GiB" | "G" => 30,
+        _ => return Err(format!("--memory {s:?}: unit must be B, KiB, MiB or GiB").into()),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("--memory {s:?}: out of range").into())
 }

@@ -24,6 +24,7 @@ fn spawn(a: &Args, exe: &Path, engine: &str, dir: &Path, seed: u64) -> Res<Optio
         .args(["--workload", a.workload.name()])
         .args(["--seed", &seed.to_string()])
         .args(["--log-bytes", &a.log_bytes.to_string()])
+        .args(["--memory", &a.memory.to_string()])
         .arg("--dir")
         .arg(dir)
         .stdout(Stdio::piped())
@@ -55,8 +56,9 @@ pub fn parent(a: &Args) -> Res<()> {
             .tempdir_in("/var/tmp")?,
     };
     eprintln!(
-        "peers: n={} rounds={} commit-every={} workload={} dir={}",
+        "peers: n={} memory={} rounds={} commit-every={} workload={} dir={}",
         a.n,
+        a.memory,
         a.rounds,
         a.commit_every,
         a.workload.name(),

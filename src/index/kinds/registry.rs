@@ -21,6 +21,14 @@ pub struct IndexInfo {
     pub params: &'static str,
 }
 
+/// Whether index `name` can keep versions of keys (`versions=key`: the
+/// newest entry of a key shadows the older ones, `Index::upsert` writes
+/// blind): the indexes whose structure orders versions. A new map store of
+/// one is created so (`store` module doc).
+pub fn keeps_versions(name: &str) -> bool {
+    matches!(name, crate::index::lsm::NAME)
+}
+
 /// Every index flashix has.
 pub fn list() -> Vec<IndexInfo> {
     vec![

@@ -38,6 +38,21 @@
 //!   the segment covering the key, then the tree's root-to-leaf path
 //!   through an LRU cache of pages.
 //!
+//! * **Versions of keys** (`versions=key`, a map store's LSM-tree: the
+//!   `store` module). The paper's entries are pairs, and a search returns
+//!   every pair of a key. With `versions=key`, recorded in the
+//!   superblock, the unit of versioning is the key instead: C0 holds at
+//!   most one entry per key (an insert or upsert replaces the key's entry
+//!   there), a merge step that meets two entries of one key keeps the
+//!   newer (the source's) and drops the older, so every component holds
+//!   at most one entry per key, and a lookup stops at the first component
+//!   that holds the key — C0, then C1, … — whose entry (a value or a
+//!   delete entry) is the answer. An upsert therefore reads nothing
+//!   (`Index::upsert`). Merge steps end on a key boundary (a step's range
+//!   is `(cursor, (k, u64::MAX)]`), so no component ever holds two
+//!   versions of a key. A file of versions is never read as pairs: the
+//!   flag is checked at open (`kinds::reopen::agree_versions`).
+//!
 //! Parameters: `ratio` (default half the entries a page holds, the FD-tree's
 //! default k, so the two compare at one size ratio), `c0_bytes` (default
 //! the FD-tree's head: one erase block, or 128 KiB without erase units, at
@@ -133,6 +148,8 @@ pub struct LsmTree {
     c0_capacity: u64,
     /// C0: each pair with `true` for an entry, `false` for a delete entry.
     c0: BTreeMap<Pair, bool>,
+    /// `versions=key` (module doc, "Versions of keys").
+    by_key: bool,
     /// C0 as the last flush wrote it.
     c0_tree: Option<u32>,
     /// Whether anything changed since the last flush.
@@ -167,6 +184,7 @@ struct Options {
     ratio: Option<u64>,
     c0_bytes: Option<usize>,
     page_bytes: Option<usize>,
+    versions_by_key: bool,
 }
 
 fn options(params: &mut Params, memory: usize) -> Result<Options> {
@@ -174,6 +192,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
     let ratio = params.get_opt("ratio")?;
     let c0_bytes = params.get_opt("c0_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
+    let versions_by_key = params.versions_by_key()?;
     let budget = params.budget(memory)?;
     params.finish(NAME)?;
     Ok(Options {
@@ -182,6 +201,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
         ratio,
         c0_bytes,
         page_bytes,
+        versions_by_key,
     })
 }
 
@@ -213,6 +233,7 @@ impl LsmTree {
             ratio,
             c0_bytes,
             page_bytes,
+            versions_by_key,
         } = o;
         let g = Geometry::of(
             &storage,
@@ -243,6 +264,7 @@ impl LsmTree {
             ratio,
             c0_capacity,
             c0: BTreeMap::new(),
+            by_key: versions_by_key,
             c0_tree: None,
             dirty: true,
             c0_dirty: true,
@@ -284,15 +306,23 @@ impl LsmTree {
 
     /// Fills `found` with the newest version of every pair with a key in
     /// `lo..=hi` (invariant 2): (pair, present, component).
+    /// With versions of keys, the newest version of every key, and a
+    /// lookup of one key stops at the first component that holds it.
     fn search(&mut self, lo: u64, hi: u64) -> Result<()> {
-        self.collect(lo, hi)?;
-        self.found.dedup_by_key(|e| e.0);
+        self.collect(lo, hi, self.by_key && lo == hi)?;
+        if self.by_key {
+            self.found.dedup_by_key(|e| e.0 .0);
+        } else {
+            self.found.dedup_by_key(|e| e.0);
+        }
         Ok(())
     }
 
     /// Fills `found` with every version of every pair with a key in
-    /// `lo..=hi`, by pair and then newest first.
-    fn collect(&mut self, lo: u64, hi: u64) -> Result<()> {
+    /// `lo..=hi`, by pair and then newest first (with versions of keys:
+    /// by key, then newest first); `first_only`: none from components
+    /// past the first that has any.
+    fn collect(&mut self, lo: u64, hi: u64, first_only: bool) -> Result<()> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         found.extend(
@@ -303,6 +333,9 @@ impl LsmTree {
         let mut scratch = std::mem::take(&mut self.older);
         let mut r = Ok(());
         'components: for (ci, c) in self.disk.iter().enumerate() {
+            if first_only && !found.is_empty() {
+                break;
+            }
             for s in &c.segments {
                 if s.high < (lo, 0) || s.low >= Some((hi, u64::MAX)) {
                     continue;
@@ -337,9 +370,43 @@ impl LsmTree {
             scratch.shrink_to(self.io.per_page);
         }
         self.older = scratch;
-        found.sort_unstable_by_key(|e| (e.0, e.2));
+        if self.by_key {
+            found.sort_unstable_by_key(|e| (e.0 .0, e.2));
+        } else {
+            found.sort_unstable_by_key(|e| (e.0, e.2));
+        }
         self.found = found;
         r
+    }
+
+    /// With versions of keys: drops C0's entry of `key` (at most one).
+    fn remove_key_from_c0(&mut self, key: u64) {
+        if let Some((&p, _)) = self.c0.range((key, 0)..=(key, u64::MAX)).next() {
+            self.c0.remove(&p);
+        }
+    }
+
+    /// With versions of keys, `delete(key, value)`: when the key's newest
+    /// version holds `value`, a delete entry of the key takes its place
+    /// in C0 (dropped when it reaches the bottom component), or C0's entry
+    /// just goes when no component below holds the key.
+    fn delete_key(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.collect(key, key, false)?;
+        let Some(&((_, v), true, component)) = self.found.first() else {
+            return Ok(false);
+        };
+        if v != value {
+            return Ok(false);
+        }
+        let below = component != 0 || self.found.len() > 1;
+        self.remove_key_from_c0(key);
+        if below {
+            self.c0.insert((key, value), false);
+        }
+        self.c0_dirty = true;
+        self.dirty = true;
+        self.maintain()?;
+        Ok(true)
     }
 
     /// Writes C0 as a tree (the flush's snapshot of it).
@@ -531,10 +598,27 @@ impl Index for LsmTree {
         if self.c0.len() as u64 > self.c0_capacity {
             self.maintain()?;
         }
+        if self.by_key {
+            self.remove_key_from_c0(key);
+        }
         self.c0.insert((key, value), true);
         self.c0_dirty = true;
         self.dirty = true;
         self.maintain()
+    }
+
+    fn versions_by_key(&self) -> bool {
+        self.by_key
+    }
+
+    /// With versions of keys, an insert: the key's newest version.
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.by_key {
+            return Err(IndexError::Config(
+                "an LSM-tree of pairs (versions=pair) has no blind upsert".into(),
+            ));
+        }
+        self.insert(key, value)
     }
 
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
@@ -553,7 +637,10 @@ impl Index for LsmTree {
         if self.c0.len() as u64 > self.c0_capacity {
             self.maintain()?;
         }
-        self.collect(key, key)?;
+        if self.by_key {
+            return self.delete_key(key, value);
+        }
+        self.collect(key, key, false)?;
         let pair = (key, value);
         let at = self.found.partition_point(|e| e.0 < pair);
         let versions = &self.found[at..];
@@ -627,6 +714,7 @@ impl Index for LsmTree {
             page_size: self.io.page_size as u32,
             ratio: self.ratio,
             c0_capacity: self.c0_capacity,
+            versions_by_key: self.by_key,
             high_water: self.extents.high_water,
             state_start: start,
             state_len: bytes.len() as u64,

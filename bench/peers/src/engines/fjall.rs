@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{be_u64, Engine, Reader, Writer, MEMORY};
+use super::{be_u64, Engine, Reader, Writer};
 use crate::error::Res;
 
 pub struct Fjall {
@@ -13,9 +13,9 @@ pub struct Fjall {
 }
 
 impl Fjall {
-    pub fn create(dir: &Path) -> Res<Fjall> {
+    pub fn create(dir: &Path, memory: usize) -> Res<Fjall> {
         let db = fjall::Database::builder(dir.join("fjall"))
-            .cache_size(MEMORY as u64)
+            .cache_size(memory as u64)
             .open()?;
         let ks = db.keyspace("t", fjall::KeyspaceCreateOptions::default)?;
         Ok(Fjall { db, ks })

@@ -23,6 +23,9 @@ pub struct Args {
     pub log_bytes: u64,
     /// Every engine's cache and flashix's budget (`--memory`, bytes).
     pub memory: usize,
+    /// Index parameters given to every flashix engine (`--set K=V`,
+    /// repeatable), beside the store's defaults.
+    pub params: Vec<(String, String)>,
 }
 
 fn usage() -> String {
@@ -30,7 +33,8 @@ fn usage() -> String {
         "usage: peers [--n N] [--rounds R] [--commit-every C] [--engines a,b,..] \
          [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
          [--log-bytes B (flashix's write-ahead log bound; 0: none)] \
-         [--memory SIZE (every engine's cache, flashix's budget: 16MiB, 64MiB, bytes)]\n\
+         [--memory SIZE (every engine's cache, flashix's budget: 16MiB, 64MiB, bytes)] \
+         [--set K=V (an index parameter of every flashix engine; repeatable)]\n\
          engines: {}",
         engines::names().join(",")
     )
@@ -51,6 +55,7 @@ pub fn parse() -> Res<Args> {
         timeout: 180,
         log_bytes: flashix::store::DEFAULT_LOG_BYTES,
         memory: engines::DEFAULT_MEMORY,
+        params: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -73,6 +78,12 @@ pub fn parse() -> Res<Args> {
             "--timeout" => a.timeout = value.parse()?,
             "--log-bytes" => a.log_bytes = value.replace('_', "").parse()?,
             "--memory" => a.memory = parse_size(&value)?,
+            "--set" => {
+                let (k, v) = value
+                    .split_once('=')
+                    .ok_or_else(|| format!("--set {value:?}: not of the form K=V"))?;
+                a.params.push((k.to_string(), v.to_string()));
+            }
             _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
         }
     }

@@ -25,6 +25,11 @@ fn spawn(a: &Args, exe: &Path, engine: &str, dir: &Path, seed: u64) -> Res<Optio
         .args(["--seed", &seed.to_string()])
         .args(["--log-bytes", &a.log_bytes.to_string()])
         .args(["--memory", &a.memory.to_string()])
+        .args(
+            a.params
+                .iter()
+                .flat_map(|(k, v)| ["--set".to_string(), format!("{k}={v}")]),
+        )
         .arg("--dir")
         .arg(dir)
         .stdout(Stdio::piped())

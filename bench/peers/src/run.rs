@@ -147,7 +147,7 @@ pub fn child(a: &Args, name: &str) -> Res<()> {
         out.insert(k.to_string(), v);
     };
 
-    let mut engine = engines::open(name, &dir, a.log_bytes, a.memory)?;
+    let mut engine = engines::open(name, &dir, a.log_bytes, a.memory, &a.params)?;
     let inserts = workload::inserts(&keys);
     let mut ins_lat = new_hist();
     let (secs, wb, _) = phase_ops(engine.as_mut(), &inserts, a.commit_every, &mut ins_lat)?;

@@ -15,8 +15,17 @@ pub struct Flashix {
 
 impl Flashix {
     /// `index` is a registry name; `log_bytes` is `Options::log_bytes`.
-    pub fn create(dir: &Path, index: &str, log_bytes: u64, memory: usize) -> Res<Flashix> {
+    pub fn create(
+        dir: &Path,
+        index: &str,
+        log_bytes: u64,
+        memory: usize,
+        params: &[(String, String)],
+    ) -> Res<Flashix> {
         let mut options = flashix::Options::index(index).memory(memory);
+        for (k, v) in params {
+            options = options.set(k, v);
+        }
         options.log_bytes = log_bytes;
         if index == "buffer-tree" {
             // Its default super-node of M/4 (16 MiB here) is past the node

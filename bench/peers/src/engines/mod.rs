@@ -57,15 +57,23 @@ pub fn names() -> Vec<String> {
 
 /// Creates engine `name`'s files in `dir` (empty) and opens it;
 /// `log_bytes` is flashix's write-ahead log bound, `memory` every engine's
-/// cache (flashix's budget).
-pub fn open(name: &str, dir: &Path, log_bytes: u64, memory: usize) -> Res<Box<dyn Engine>> {
+/// cache (flashix's budget), `params` every flashix index's parameters.
+pub fn open(
+    name: &str,
+    dir: &Path,
+    log_bytes: u64,
+    memory: usize,
+    params: &[(String, String)],
+) -> Res<Box<dyn Engine>> {
     Ok(match name {
         "redb" => Box::new(redb::Redb::create(dir, memory)?),
         "lmdb" => Box::new(lmdb::Lmdb::create(dir)?),
         "fjall" => Box::new(fjall::Fjall::create(dir, memory)?),
         "sled" => Box::new(sled::Sled::create(dir, memory)?),
         _ => match name.strip_prefix("flashix-") {
-            Some(index) => Box::new(flashix::Flashix::create(dir, index, log_bytes, memory)?),
+            Some(index) => Box::new(flashix::Flashix::create(
+                dir, index, log_bytes, memory, params,
+            )?),
             None => return Err(format!("unknown engine {name:?}").into()),
         },
     })

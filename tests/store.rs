@@ -267,8 +267,10 @@ fn a_store_and_a_file_device_spec_share_one_format() {
         s.put(u64::MAX, 5).unwrap();
         s.close().unwrap();
         let spec = DeviceSpec::parse(&format!("file:{}", path.display()), &[]).unwrap();
-        let mut t =
-            open_index(index, spec.open_existing().unwrap(), 1 << 20, Params::new()).unwrap();
+        // The store's memory: an LSM-tree store's C0 is half of it.
+        let memory = Options::default().memory;
+        let mut t = open_index(index, spec.open_existing().unwrap(), memory, Params::new())
+            .unwrap_or_else(|e| panic!("{index}: {e}"));
         let mut v = Vec::new();
         t.get(u64::MAX, &mut v).unwrap();
         assert_eq!(v, [5], "{index}");

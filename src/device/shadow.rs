@@ -849,6 +849,11 @@ impl BlockDevice for Shadow {
     fn page_size(&self) -> usize {
         self.page_size
     }
+    /// `read_checked`: every page read is checked against its map entry's
+    /// checksum.
+    fn verifies_reads(&self) -> bool {
+        true
+    }
     fn capacity_pages(&self) -> u64 {
         self.capacity
     }

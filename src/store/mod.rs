@@ -153,15 +153,22 @@ impl Options {
         self
     }
 
-    /// The index parameters, full-width entries unless set otherwise; a
-    /// new map store of an index that orders versions keeps versions of
-    /// keys (`versions=key`) unless the parameters say otherwise.
-    fn index_params(&self, new: Option<&str>) -> Params {
+    /// The index parameters of a store of index `kind`: the options',
+    /// then the store's defaults for the kind (`registry::store_defaults`);
+    /// a new store has full-width entries unless set otherwise, and a new
+    /// map store of an index that orders versions keeps versions of keys
+    /// (`versions=key`) unless the parameters say otherwise.
+    fn index_params(&self, kind: &str, new: bool) -> Params {
         let mut p = Params::new();
         for (k, v) in &self.params {
             p.set(k, v);
         }
-        if let Some(kind) = new {
+        for (k, v) in registry::store_defaults(kind, self.memory, new) {
+            if !p.contains(k) {
+                p.set(k, &v);
+            }
+        }
+        if new {
             for k in ["key_bytes", "value_bytes"] {
                 if !p.contains(k) {
                     p.set(k, "8");
@@ -397,7 +404,7 @@ impl Store {
         } else {
             &options.index
         };
-        let params = options.index_params(Some(kind));
+        let params = options.index_params(kind, true);
         let mut index = create_index(kind, storage, options.memory, params)?;
         // Flushed at once, so that a crash at any point after `create`
         // returns leaves a store that opens (issue #41).
@@ -428,7 +435,7 @@ impl Store {
             }
             .into());
         }
-        let params = options.index_params(None);
+        let params = options.index_params(&kind, false);
         let index = if read_only {
             open_index_read_only(&kind, storage, options.memory, params)?
         } else {

@@ -29,6 +29,28 @@ pub fn keeps_versions(name: &str) -> bool {
     matches!(name, crate::index::lsm::NAME)
 }
 
+/// Parameters a store (`crate::store`) gives index `name` with `memory`
+/// bytes unless its options set them: each write-optimised index sized
+/// for a file from its budget, as its paper sizes it for flash (the paper
+/// experiments never take these). `new`: the store is being created (a
+/// parameter its file records is given only then; one it does not record
+/// is given at every open).
+/// * LSM-tree: C0 of half the budget (`c0_bytes`; O'Neil et al. size C0
+///   from the memory there is, and on a file a larger C0 means fewer
+///   merge passes per insert), and passes built as trees of at most a
+///   quarter of the budget each (`extent_bytes`, at least 1 MiB), so the
+///   file stays near the data's size (`lsm` module doc).
+pub fn store_defaults(name: &str, memory: usize, new: bool) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if name == crate::index::lsm::NAME {
+        if new {
+            out.push(("c0_bytes", (memory / 2).to_string()));
+        }
+        out.push(("extent_bytes", (memory / 4).max(1 << 20).to_string()));
+    }
+    out
+}
+
 /// Every index flashix has.
 pub fn list() -> Vec<IndexInfo> {
     vec![

@@ -368,7 +368,10 @@ impl LsmTree {
         self.before_extents_change();
         let per = self.io.per_page as u64;
         let want = (src + self.disk[dst].entries) * 5 / 4;
-        let leaf_pages = want.div_ceil(per).max(2);
+        let leaf_pages = want
+            .div_ceil(per)
+            .min(self.extent_pages.unwrap_or(u64::MAX))
+            .max(2);
         let leaves = self.alloc_up_to(leaf_pages)?;
         let tree = self.with_directory(leaves)?;
         let id = self.next_tree;

@@ -57,6 +57,12 @@
 //! default k, so the two compare at one size ratio), `c0_bytes` (default
 //! the FD-tree's head: one erase block, or 128 KiB without erase units, at
 //! most half the memory), `page_bytes` (a multiple of the device's page),
+//! `extent_bytes` (the most a tree a pass builds reserves at once; by
+//! default the whole pass, source and destination and a quarter more, so
+//! a pass is one tree; a store on a file sets it, `registry::store_defaults`,
+//! so that a pass is a chain of trees each freed as soon as the next pass
+//! has swept it, and the file stays near the data's size instead of
+//! holding a whole old and a whole new component),
 //! `key_bytes`, `value_bytes`, and `tables` (accepted for every index,
 //! `node::budget`; the LSM-tree keeps no data-bound table, so it changes
 //! nothing).
@@ -150,6 +156,8 @@ pub struct LsmTree {
     c0: BTreeMap<Pair, bool>,
     /// `versions=key` (module doc, "Versions of keys").
     by_key: bool,
+    /// `extent_bytes` in run pages: the most a pass's tree reserves.
+    extent_pages: Option<u64>,
     /// C0 as the last flush wrote it.
     c0_tree: Option<u32>,
     /// Whether anything changed since the last flush.
@@ -184,6 +192,7 @@ struct Options {
     ratio: Option<u64>,
     c0_bytes: Option<usize>,
     page_bytes: Option<usize>,
+    extent_bytes: Option<usize>,
     versions_by_key: bool,
 }
 
@@ -192,6 +201,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
     let ratio = params.get_opt("ratio")?;
     let c0_bytes = params.get_opt("c0_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
+    let extent_bytes = params.get_opt("extent_bytes")?;
     let versions_by_key = params.versions_by_key()?;
     let budget = params.budget(memory)?;
     params.finish(NAME)?;
@@ -201,6 +211,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
         ratio,
         c0_bytes,
         page_bytes,
+        extent_bytes,
         versions_by_key,
     })
 }
@@ -233,6 +244,7 @@ impl LsmTree {
             ratio,
             c0_bytes,
             page_bytes,
+            extent_bytes,
             versions_by_key,
         } = o;
         let g = Geometry::of(
@@ -265,6 +277,7 @@ impl LsmTree {
             c0_capacity,
             c0: BTreeMap::new(),
             by_key: versions_by_key,
+            extent_pages: extent_bytes.map(|b| (b / page_size).max(2) as u64),
             c0_tree: None,
             dirty: true,
             c0_dirty: true,
@@ -344,6 +357,22 @@ impl LsmTree {
                     r = Err(missing_tree(s.tree));
                     break 'components;
                 };
+                if first_only {
+                    // One key, at most one version a component.
+                    match self.io.find_key(t, lo) {
+                        Ok(Some(e))
+                            if s.low < Some((e.key, e.value)) && (e.key, e.value) <= s.high =>
+                        {
+                            found.push(((e.key, e.value), e.kind == Kind::Index, ci + 1));
+                            break;
+                        }
+                        Ok(_) => continue,
+                        Err(e) => {
+                            r = Err(e);
+                            break 'components;
+                        }
+                    }
+                }
                 scratch.clear();
                 r = self.io.scan(
                     t,

@@ -247,6 +247,34 @@ impl PageIo {
         }
     }
 
+    /// With versions of keys, a point lookup: the entry of `key` in `t`
+    /// (at most one), from the cache where it holds the leaf, else found
+    /// in the leaf's bytes read past the cache (`find_key_in_leaf`), which
+    /// a map store's lookups, never an experiment's, take: a leaf read so
+    /// is neither decoded nor cached, and the cache keeps the directory.
+    pub(super) fn find_key(&mut self, t: &Tree, key: u64) -> Result<Option<Entry>> {
+        let n = match self.locate(t, key)? {
+            Loc::Leaf(n) if n < t.leaves => n,
+            Loc::End => return Ok(None),
+            Loc::Leaf(_) | Loc::Partial => {
+                let partial = t.building.as_ref().map_or(&[][..], |b| &b.partial[0][..]);
+                let i = partial.partition_point(|e| e.key < key);
+                return Ok(partial.get(i).filter(|e| e.key == key).copied());
+            }
+        };
+        let lba = t.leaf_start + n * self.span;
+        if let Some(p) = self.cache.get(lba) {
+            let i = p.entries.partition_point(|e| e.key < key);
+            return Ok(p.entries.get(i).filter(|e| e.key == key).copied());
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let verified = self.dev().verifies_reads();
+        let found = run_page::read_page(self.dev(), lba, &mut buf)
+            .and_then(|()| run_page::find_key_in_leaf(self.format, &buf, (lba, verified), n, key));
+        self.buf = buf;
+        found
+    }
+
     /// Appends to `out` the entries of `t` whose pair is in `(after,
     /// upto]`, in order. With `one_leaf`, stops at the end of the first
     /// leaf that gave an entry (a rolling merge's step).

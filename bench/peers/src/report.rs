@@ -80,12 +80,13 @@ fn per(runs: &[Run], num: &str, den: &str) -> Vec<Run> {
         .collect()
 }
 
-/// `bytes` as MiB where whole, else bytes.
+/// `bytes` in MiB (to a tenth where not whole).
 fn size(bytes: usize) -> String {
+    let mib = bytes as f64 / (1 << 20) as f64;
     if bytes.is_multiple_of(1 << 20) {
-        format!("{} MiB", bytes >> 20)
+        format!("{mib} MiB")
     } else {
-        format!("{} B", group(bytes as u64))
+        format!("{mib:.1} MiB")
     }
 }
 

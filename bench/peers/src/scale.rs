@@ -201,6 +201,17 @@ fn short(v: f64) -> String {
     format!("{}{suffix}", s.trim_end_matches('0').trim_end_matches('.'))
 }
 
+/// The 1, 2, 5 times a power of ten from `lo` to `hi`: a log axis's
+/// ticks, labelled in every decade.
+fn one_two_five(lo: f64, hi: f64) -> Vec<f64> {
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    (first..=last)
+        .flat_map(|d| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(d)))
+        .filter(|v| (lo..=hi).contains(v))
+        .collect()
+}
+
 /// One panel: `lines` of `label` against n, both axes logarithmic.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
@@ -236,7 +247,9 @@ where
         .y_label_area_size(60)
         .build_cartesian_2d(
             ((x0 / 1.5)..(x1 * 1.5)).log_scale().with_key_points(ticks),
-            ((y0 / 2.0)..(y1 * 10.0)).log_scale(),
+            ((y0 / 2.0)..(y1 * 10.0))
+                .log_scale()
+                .with_key_points(one_two_five(y0 / 2.0, y1 * 10.0)),
         )
         .map_err(err)?;
     chart

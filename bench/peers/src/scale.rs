@@ -344,3 +344,48 @@ pub fn replot(csvs: &[std::path::PathBuf], svg: &Path) -> Res<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_even_and_no_rounds() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(vec![]), None);
+    }
+
+    #[test]
+    fn log_ticks_are_one_two_five_inside_the_range() {
+        assert_eq!(
+            one_two_five(15.0, 600.0),
+            vec![20.0, 50.0, 100.0, 200.0, 500.0]
+        );
+    }
+
+    #[test]
+    fn a_csv_reads_back_what_it_wrote_and_an_unfinished_run_has_no_point() {
+        let run: Run = [("inserts_per_s", 10.0), ("insert_write_bytes", 800.0)]
+            .map(|(k, v)| (k.to_string(), v))
+            .into_iter()
+            .collect();
+        let rows = vec![
+            Row::new("a", 100, 1 << 20, 1, Some(&run)),
+            Row::new("a", 100, 1 << 20, 2, None),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        write_csv(&path, &rows).unwrap();
+        let back = read_csv(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[0].values.get("write_bytes_per_insert"), Some(&8.0));
+        assert!(back[1].values.is_empty());
+        assert_eq!(
+            lines(&back, "inserts_per_s"),
+            vec![("a".to_string(), vec![(100.0, 10.0)])]
+        );
+        std::fs::write(&path, "engine,n\n").unwrap();
+        assert!(read_csv(&path).is_err());
+    }
+}

@@ -8,8 +8,17 @@ use crate::engines;
 use crate::error::Res;
 use crate::workload::Workload;
 
+#[derive(Clone)]
 pub struct Args {
     pub n: u64,
+    /// `--scale N,N,..`: run at each n in turn (the scaling run); empty:
+    /// at `n` only.
+    pub scale: Vec<u64>,
+    /// The scaling run's output, without extension: `OUT.csv`, `OUT.svg`, `OUT.png`.
+    pub out: PathBuf,
+    /// `--plot A.csv,B.csv`: draw `OUT.svg` and `OUT.png` from these CSVs of scaling
+    /// runs (concatenated) and run nothing.
+    pub plot: Vec<PathBuf>,
     pub rounds: u32,
     pub commit_every: usize,
     pub engines: Vec<String>,
@@ -30,7 +39,9 @@ pub struct Args {
 
 fn usage() -> String {
     format!(
-        "usage: peers [--n N] [--rounds R] [--commit-every C] [--engines a,b,..] \
+        "usage: peers [--n N | --scale N,N,.. (a scaling run: every n in turn, \
+         writing OUT.csv, OUT.svg, OUT.png)] [--out OUT (default peers-scale)] \
+         [--plot A.csv,B.csv (draw OUT.svg, OUT.png from scaling runs' CSVs; runs nothing)] [--rounds R] [--commit-every C] [--engines a,b,..] \
          [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
          [--log-bytes B (flashix's write-ahead log bound; 0: none)] \
          [--memory SIZE (every engine's cache, flashix's budget: 16MiB, 64MiB, bytes)] \
@@ -45,6 +56,9 @@ fn usage() -> String {
 pub fn parse() -> Res<Args> {
     let mut a = Args {
         n: 1_000_000,
+        scale: Vec::new(),
+        out: PathBuf::from("peers-scale"),
+        plot: Vec::new(),
         rounds: 3,
         commit_every: 1000,
         engines: engines::names(),
@@ -68,6 +82,15 @@ pub fn parse() -> Res<Args> {
             .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))?;
         match flag.as_str() {
             "--n" => a.n = value.replace('_', "").parse()?,
+            "--scale" => {
+                a.scale = value
+                    .split(',')
+                    .map(|v| v.replace('_', "").parse())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("--scale {value:?}: not a list of counts (N,N,..)"))?;
+            }
+            "--out" => a.out = PathBuf::from(value),
+            "--plot" => a.plot = value.split(',').map(PathBuf::from).collect(),
             "--rounds" => a.rounds = value.parse()?,
             "--commit-every" => a.commit_every = value.parse()?,
             "--engines" => a.engines = value.split(',').map(str::to_string).collect(),
@@ -87,8 +110,8 @@ pub fn parse() -> Res<Args> {
             _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
         }
     }
-    if a.commit_every == 0 || a.n == 0 || a.rounds == 0 {
-        return Err("--n, --rounds and --commit-every must be positive".into());
+    if a.commit_every == 0 || a.n == 0 || a.rounds == 0 || a.scale.contains(&0) {
+        return Err("--n, --scale, --rounds and --commit-every must be positive".into());
     }
     let known = engines::names();
     for e in &a.engines {

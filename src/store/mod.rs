@@ -63,6 +63,7 @@
 pub mod guard;
 mod logged;
 mod open;
+mod records;
 
 use std::fmt;
 use std::ops::{Bound, RangeBounds};

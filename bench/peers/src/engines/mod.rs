@@ -23,7 +23,7 @@ pub const DEFAULT_MEMORY: usize = 64 << 20;
 
 /// The peers, in the order the bench runs and lists them; the flashix
 /// indexes follow, as `flashix-NAME`.
-const PEERS: [&str; 4] = ["redb", "lmdb", "fjall", "sled"];
+const PEERS: [&str; 5] = ["redb", "lmdb", "fjall", "fjall-default", "sled"];
 
 /// Reads inside one transaction (or of the engine itself, where it has
 /// none).
@@ -68,7 +68,8 @@ pub fn open(
     Ok(match name {
         "redb" => Box::new(redb::Redb::create(dir, memory)?),
         "lmdb" => Box::new(lmdb::Lmdb::create(dir)?),
-        "fjall" => Box::new(fjall::Fjall::create(dir, memory)?),
+        "fjall" => Box::new(fjall::Fjall::create(dir, memory, false)?),
+        "fjall-default" => Box::new(fjall::Fjall::create(dir, memory, true)?),
         "sled" => Box::new(sled::Sled::create(dir, memory)?),
         _ => match name.strip_prefix("flashix-") {
             Some(index) => Box::new(flashix::Flashix::create(

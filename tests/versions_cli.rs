@@ -47,6 +47,8 @@ fn run_and_replay_refuse_to_write_pairs_into_a_file_of_versions() {
         vec!["run", "--open", "--index", "lsm", "--device", &device],
         vec!["replay", "--open", "--device", &device, "--trace", &trace],
     ] {
+        // The store's own budget (`Options`), which its C0 needs.
+        let args = [&args[..], &["--memory", "4MiB"]].concat();
         let out = flashix(&args);
         let (_, err) = text(&out);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
@@ -63,6 +65,8 @@ fn run_and_replay_refuse_to_write_pairs_into_a_file_of_versions() {
     let out = flashix(&[
         "replay",
         "--read-only",
+        "--memory",
+        "4MiB",
         "--device",
         &device,
         "--trace",

@@ -17,7 +17,9 @@
 //! 2. the medium is mounted again and the index reopened (recovery), and
 //!    what it holds must be the last flush plus a prefix of what came
 //!    after (`crash::judge`);
-//! 3. three acknowledged flushes follow, of inserts and a delete;
+//! 3. three acknowledged flushes follow, of inserts and a delete (with
+//!    `versions=key`, `runner::versions`: upserts, one of them of a key
+//!    the round before flushed);
 //! 4. the index is dropped, the page the crash left single is zeroed, and
 //!    the medium is mounted again: a full scan must give exactly the state
 //!    after the third flush.

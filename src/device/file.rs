@@ -291,24 +291,16 @@ impl FileDevice {
 
     /// Reads a whole page into the aligned buffer, zero-filling past EOF.
     fn read_page(&mut self, lba: u64) -> Result<()> {
-        let pos = lba * self.page_size as u64;
-        let mut done = 0;
-        while done < self.page_size {
-            let n = match platform::read_at(
-                &self.file,
-                &mut self.buf.as_mut()[done..],
-                pos + done as u64,
-            ) {
-                Ok(n) => n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(io_at(e, &self.path)),
-            };
-            if n == 0 {
-                break;
-            }
-            done += n;
-        }
-        self.buf.as_mut()[done..].fill(0);
+        read_whole_page(&self.file, &self.path, lba, self.buf.as_mut())?;
+        self.stats.physical_reads += 1;
+        self.stats.physical_bytes_read += self.page_size as u64;
+        Ok(())
+    }
+
+    /// [`Self::read_page`] into `out` (a page) rather than the aligned
+    /// buffer: without O_DIRECT only.
+    fn read_page_into(&mut self, lba: u64, out: &mut [u8]) -> Result<()> {
+        read_whole_page(&self.file, &self.path, lba, out)?;
         self.stats.physical_reads += 1;
         self.stats.physical_bytes_read += self.page_size as u64;
         Ok(())
@@ -559,6 +551,26 @@ mod platform {
     }
 }
 
+/// Reads page `lba` of `file` into `out` (a page), zeros past the end of
+/// the file.
+fn read_whole_page(file: &File, path: &Path, lba: u64, out: &mut [u8]) -> Result<()> {
+    let pos = lba * out.len() as u64;
+    let mut done = 0;
+    while done < out.len() {
+        let n = match platform::read_at(file, &mut out[done..], pos + done as u64) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_at(e, path)),
+        };
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    out[done..].fill(0);
+    Ok(())
+}
+
 fn io_at(e: std::io::Error, path: &Path) -> DeviceError {
     DeviceError::Io(std::io::Error::new(
         e.kind(),
@@ -634,8 +646,14 @@ impl BlockDevice for FileDevice {
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check(lba, offset, buf.len())?;
         let t = Instant::now();
-        self.read_page(lba)?;
-        buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
+        if !self.direct && offset == 0 && buf.len() == self.page_size {
+            // A whole page needs no aligned buffer without O_DIRECT: read
+            // into the caller's, not through a copy (issue #45).
+            self.read_page_into(lba, buf)?;
+        } else {
+            self.read_page(lba)?;
+            buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
+        }
         self.stats.logical_reads += 1;
         self.stats.bytes_read += buf.len() as u64;
         let us = t.elapsed().as_secs_f64() * 1e6;

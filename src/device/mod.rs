@@ -25,6 +25,7 @@
 //! for indexes that manage erase blocks themselves (IPL), a raw chip.
 
 pub mod cost;
+pub(crate) mod crc;
 mod error;
 pub mod fault;
 pub mod file;

@@ -92,6 +92,7 @@
 
 use std::collections::BTreeSet;
 
+use super::crc;
 use super::{BlockDevice, CommitLog, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
 
 mod log;
@@ -339,7 +340,7 @@ impl Shadow {
                 let size = u32_at(&self.page_buf, 12) as usize;
                 let whole = meta_covered(u32_at(&self.page_buf, 8)).is_some_and(|n| {
                     n + 4 <= self.page_buf.len()
-                        && u32_at(&self.page_buf, n) == crc32c::crc32c(&self.page_buf[..n])
+                        && u32_at(&self.page_buf, n) == crc::crc32c(&self.page_buf[..n])
                 });
                 if size != self.page_size && whole {
                     return Err(DeviceError::Config(format!(
@@ -437,7 +438,7 @@ impl Shadow {
         }
         let covered = meta_covered(u32_at(head, 8))?;
         let whole =
-            covered + 4 <= head.len() && u32_at(head, covered) == crc32c::crc32c(&head[..covered]);
+            covered + 4 <= head.len() && u32_at(head, covered) == crc::crc32c(&head[..covered]);
         let size = u32_at(head, 12) as usize;
         (whole && size >= 128).then_some(size)
     }
@@ -457,7 +458,7 @@ impl Shadow {
         let covered = meta_covered(version)?;
         if &b[0..8] != META_MAGIC
             || u32_at(b, 12) as usize != page_size
-            || u32_at(b, covered) != crc32c::crc32c(&b[..covered])
+            || u32_at(b, covered) != crc::crc32c(&b[..covered])
         {
             return None;
         }
@@ -507,7 +508,7 @@ impl Shadow {
         b[72..80].copy_from_slice(&log_head.mirror.to_le_bytes());
         b[80..88].copy_from_slice(&log_after.primary.to_le_bytes());
         b[88..96].copy_from_slice(&log_after.mirror.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..96]);
+        let crc = crc::crc32c(&b[..96]);
         b[96..100].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -639,7 +640,7 @@ impl Shadow {
         self.inner.read(at.page, 0, &mut self.page_buf)?;
         self.own.durability_reads += 1;
         let b = &self.page_buf;
-        if crc32c::crc32c(b) != at.crc
+        if crc::crc32c(b) != at.crc
             || &b[0..4] != MAP_MAGIC
             || u16::from_le_bytes([b[4], b[5]]) != level
             || u64_at(b, 8) != index
@@ -719,17 +720,26 @@ impl Shadow {
 
     /// Reads page `lba` whole into `page_buf`, checked against its map entry.
     fn read_checked(&mut self, lba: u64) -> Result<bool> {
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let read = self.read_checked_into(lba, &mut buf);
+        self.page_buf = buf;
+        read
+    }
+
+    /// [`Self::read_checked`] into `out` (a whole page): a full-page read
+    /// goes straight to its caller's buffer.
+    fn read_checked_into(&mut self, lba: u64, out: &mut [u8]) -> Result<bool> {
         let Some(slot) = self
             .entries
             .get(lba as usize)
             .copied()
             .filter(|s| s.page != 0)
         else {
-            self.page_buf.fill(0);
+            out.fill(0);
             return Ok(false);
         };
-        self.inner.read(slot.page, 0, &mut self.page_buf)?;
-        let crc = crc32c::crc32c(&self.page_buf);
+        self.inner.read(slot.page, 0, out)?;
+        let crc = crc::crc32c(out);
         if crc != slot.crc {
             return Err(corrupt(
                 lba,
@@ -783,7 +793,7 @@ impl Shadow {
                 }
                 row[j as usize] = Slot {
                     page,
-                    crc: crc32c::crc32c(&b),
+                    crc: crc::crc32c(&b),
                     fresh: true,
                 };
                 if level + 1 < self.levels as usize {
@@ -864,6 +874,10 @@ impl BlockDevice for Shadow {
         self.check(lba, offset, buf.len())?;
         self.own.logical_reads += 1;
         self.own.bytes_read += buf.len() as u64;
+        if offset == 0 && buf.len() == self.page_size {
+            self.read_checked_into(lba, buf)?;
+            return Ok(());
+        }
         self.read_checked(lba)?;
         buf.copy_from_slice(&self.page_buf[offset..offset + buf.len()]);
         Ok(())
@@ -894,7 +908,7 @@ impl BlockDevice for Shadow {
         }
         self.entries[at] = Slot {
             page,
-            crc: crc32c::crc32c(&self.page_buf),
+            crc: crc::crc32c(&self.page_buf),
             fresh: true,
         };
         self.dirty[0].insert(lba / self.per_map_page);

@@ -28,7 +28,12 @@ pub struct Args {
     pub one: Option<String>,
     pub seed: u64,
     pub timeout: u64,
-    /// flashix's write-ahead log bound (`Options::log_bytes`).
+    /// flashix's write-ahead log bound (`Options::log_bytes`): by default
+    /// the memory (`--memory`). A checkpoint writes what the memory holds
+    /// (the LSM-tree's C0, a B+-tree's dirty nodes); a log much longer
+    /// than that spares few bytes and makes the file larger by twice its
+    /// length (the log keeps two copies), which at a data size of a few
+    /// times the memory is most of the file.
     pub log_bytes: u64,
     /// Every engine's cache and flashix's budget (`--memory`, bytes).
     pub memory: usize,
@@ -43,7 +48,7 @@ fn usage() -> String {
          writing OUT.csv, OUT.svg, OUT.png)] [--out OUT (default peers-scale)] \
          [--plot A.csv,B.csv (draw OUT.svg, OUT.png from scaling runs' CSVs; runs nothing)] [--rounds R] [--commit-every C] [--engines a,b,..] \
          [--workload insert-lookup|ycsb-a] [--dir DIR] [--timeout SECS per run] \
-         [--log-bytes B (flashix's write-ahead log bound; 0: none)] \
+         [--log-bytes B (flashix's write-ahead log bound; 0: none; default: --memory)] \
          [--memory SIZE (every engine's cache, flashix's budget: 16MiB, 64MiB, bytes)] \
          [--set K=V (an index parameter of every flashix engine; repeatable)]\n\
          engines: {}",
@@ -67,10 +72,11 @@ pub fn parse() -> Res<Args> {
         one: None,
         seed: 1,
         timeout: 180,
-        log_bytes: flashix::store::DEFAULT_LOG_BYTES,
+        log_bytes: 0,
         memory: engines::DEFAULT_MEMORY,
         params: Vec::new(),
     };
+    let mut log_bytes = None;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         if flag == "-h" || flag == "--help" {
@@ -99,7 +105,7 @@ pub fn parse() -> Res<Args> {
             "--one" => a.one = Some(value),
             "--seed" => a.seed = value.parse()?,
             "--timeout" => a.timeout = value.parse()?,
-            "--log-bytes" => a.log_bytes = value.replace('_', "").parse()?,
+            "--log-bytes" => log_bytes = Some(value.replace('_', "").parse()?),
             "--memory" => a.memory = parse_size(&value)?,
             "--set" => {
                 let (k, v) = value
@@ -110,6 +116,7 @@ pub fn parse() -> Res<Args> {
             _ => return Err(format!("unknown option {flag}\n{}", usage()).into()),
         }
     }
+    a.log_bytes = log_bytes.unwrap_or(a.memory as u64);
     if a.commit_every == 0 || a.n == 0 || a.rounds == 0 || a.scale.contains(&0) {
         return Err("--n, --scale, --rounds and --commit-every must be positive".into());
     }

@@ -107,12 +107,13 @@ mod lookups;
 mod memory;
 mod pool;
 mod space;
+mod versions;
 
 pub use adapt::Policy;
 
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
-use crate::index::kinds::reopen::tree_params;
+use crate::index::kinds::reopen::{agree_versions, tree_params};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::{Budget, LogNodeStore, NodeId, NodeStore, PageNodeStore, Tables};
 
@@ -128,6 +129,9 @@ pub const BUFFER_TREE: &str = "buffer-tree";
 /// Free partitions kept beyond what an operation is known to need: a
 /// buffer split or a frame evicted from the pool may take one.
 const PARTITION_RESERVE: u64 = 8;
+/// The superblock's flag (`TreeMeta::flags`, bit 0) of a tree of versions
+/// of keys (`versions=key`); no other bit is in use.
+const FLAG_VERSIONS_BY_KEY: u8 = 1;
 
 /// Why a buffer was emptied.
 #[derive(Clone, Copy, Debug)]
@@ -189,6 +193,8 @@ struct LaOptions {
     partition_blocks: u64,
     max_buffer_bytes: Option<usize>,
     pool_unit: PoolUnit,
+    /// `versions=key` (module doc, "Versions of keys").
+    versions_by_key: bool,
 }
 
 impl LaOptions {
@@ -219,6 +225,7 @@ impl LaOptions {
                 .get("buffer_pool", "entries".to_string())?
                 .parse::<PoolUnit>()
                 .map_err(IndexError::Config)?,
+            versions_by_key: params.versions_by_key()?,
         })
     }
 }
@@ -236,6 +243,39 @@ fn tree_options(params: &mut Params) -> Result<BTreeOptions> {
         params.set("cache", "lru");
     }
     BTreeOptions::from_params(params)
+}
+
+/// Whether the image whose superblock carries `flags` keeps versions of
+/// keys; `given`, the `versions` parameter if the caller passed one, must
+/// agree (`kinds::reopen::agree_versions`).
+fn versions_of_image(flags: u8, given: Option<String>, delayed: bool) -> Result<bool> {
+    if flags & !FLAG_VERSIONS_BY_KEY != 0 {
+        return Err(IndexError::Corrupt {
+            page: 0,
+            detail: format!("Buffered-B+ tree superblock: unknown flags {flags:#04x}"),
+        });
+    }
+    let mut p = Params::new();
+    if let Some(v) = given {
+        p.set("versions", &v);
+    }
+    agree_versions(&mut p, flags & FLAG_VERSIONS_BY_KEY != 0)?;
+    let by_key = p.versions_by_key()?;
+    no_delayed_versions(delayed, by_key)?;
+    Ok(by_key)
+}
+
+/// The buffer tree's delayed lookups are cut by pairs and answered by the
+/// leaves' pairs; a tree of versions of keys (a map store's) answers its
+/// lookups at once, and refuses them.
+fn no_delayed_versions(delayed: bool, by_key: bool) -> Result<()> {
+    if delayed && by_key {
+        return Err(IndexError::Config(
+            "lookup=delayed with versions=key: a tree of versions of keys answers its lookups at once"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Blocks per node-log half on a raw chip of `blocks`: a quarter each,
@@ -297,6 +337,8 @@ pub struct LaTree {
     /// Inside [`LaTree::ensure_partitions`] (its emptyings do not recurse
     /// into it).
     making_space: bool,
+    /// `versions=key` (module doc, "Versions of keys").
+    by_key: bool,
 }
 
 impl LaTree {
@@ -337,7 +379,10 @@ impl LaTree {
             false
         };
         let budget = params.budget(memory)?;
-        let la = LaOptions::from_params(&mut params)?;
+        // Checked against the image once the tree is open.
+        let versions = params.raw("versions");
+        let mut la = LaOptions::from_params(&mut params)?;
+        no_delayed_versions(delayed, la.versions_by_key)?;
         let opts = tree_options(&mut params)?;
         params.finish(name)?;
         let layout = opts.layout(storage.page_size())?;
@@ -356,9 +401,18 @@ impl LaTree {
             Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
         };
         let tree = if open {
-            BTree::open_on(name, store, node_memory, opts.cache)?
+            let tree = BTree::open_on(name, store, node_memory, opts.cache)?;
+            la.versions_by_key = versions_of_image(tree.flags(), versions, delayed)?;
+            tree
         } else {
-            BTree::create_on(name, store, node_memory, opts.cache)?
+            let mut tree = BTree::create_on(name, store, node_memory, opts.cache)?;
+            if la.versions_by_key {
+                // Recorded at once: an empty file of versions never
+                // reopens as pairs.
+                tree.set_flags(FLAG_VERSIONS_BY_KEY);
+                tree.flush()?;
+            }
+            tree
         };
         let mut t = Self::assemble(tree, budget, node_memory, la, delayed)?;
         t.name = name;
@@ -448,6 +502,7 @@ impl LaTree {
             live: Vec::new(),
             counters: Counters::default(),
             making_space: false,
+            by_key: la.versions_by_key,
         })
     }
 
@@ -481,46 +536,7 @@ impl LaTree {
     /// tree's entries; `adaptive` lets the policy empty buffers on the way
     /// (a lookup), otherwise they are only scanned (a range).
     fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
-        'restart: loop {
-            self.walk.clear();
-            self.stack.clear();
-            let (root, root_level) = self.tree.root();
-            self.stack.push((root, root_level));
-            while let Some((id, level)) = self.stack.pop() {
-                let buffered = id == root || self.buffered_level(level);
-                if buffered && self.bufs.entries(id) > 0 {
-                    if adaptive {
-                        self.counters.buffers_met += 1;
-                        self.counters.entries_met += self.bufs.entries(id);
-                        if self.decide(id, level) {
-                            // Loading it may write other tail pages.
-                            let emptied = self
-                                .ensure_partitions(0, &[], u8::MAX)
-                                .and_then(|_| self.empty(id, Cause::Adapt))
-                                .and_then(|()| self.settle());
-                            if let Err(e) = emptied {
-                                // A full device (or a failed write) reaches
-                                // the caller, as at any operation: what the
-                                // emptying had taken is spilled, in order,
-                                // and the next operation retries it first.
-                                self.stuck = true;
-                                return Err(e);
-                            }
-                            continue 'restart;
-                        }
-                    }
-                    self.walk.push((id, level));
-                }
-                if level >= self.subtree_height {
-                    self.kids.clear();
-                    self.tree
-                        .children_within(id, level, lo, hi, &mut self.kids)?;
-                    self.stack
-                        .extend(self.kids.iter().rev().map(|&k| (k, level - 1)));
-                }
-            }
-            break;
-        }
+        self.walk_buffers(lo, hi, adaptive)?;
         self.base.clear();
         let mut base = std::mem::take(&mut self.base);
         let r = self.tree.range(lo, hi, &mut base);
@@ -564,6 +580,52 @@ impl LaTree {
         result
     }
 
+    /// Fills `self.walk` with the buffers holding entries on every path
+    /// `lo..=hi` takes, as met top-down; `adaptive` as in
+    /// [`LaTree::collect`].
+    fn walk_buffers(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
+        'restart: loop {
+            self.walk.clear();
+            self.stack.clear();
+            let (root, root_level) = self.tree.root();
+            self.stack.push((root, root_level));
+            while let Some((id, level)) = self.stack.pop() {
+                let buffered = id == root || self.buffered_level(level);
+                if buffered && self.bufs.entries(id) > 0 {
+                    if adaptive {
+                        self.counters.buffers_met += 1;
+                        self.counters.entries_met += self.bufs.entries(id);
+                        if self.decide(id, level) {
+                            // Loading it may write other tail pages.
+                            let emptied = self
+                                .ensure_partitions(0, &[], u8::MAX)
+                                .and_then(|_| self.empty(id, Cause::Adapt))
+                                .and_then(|()| self.settle());
+                            if let Err(e) = emptied {
+                                // A full device (or a failed write) reaches
+                                // the caller, as at any operation: what the
+                                // emptying had taken is spilled, in order,
+                                // and the next operation retries it first.
+                                self.stuck = true;
+                                return Err(e);
+                            }
+                            continue 'restart;
+                        }
+                    }
+                    self.walk.push((id, level));
+                }
+                if level >= self.subtree_height {
+                    self.kids.clear();
+                    self.tree
+                        .children_within(id, level, lo, hi, &mut self.kids)?;
+                    self.stack
+                        .extend(self.kids.iter().rev().map(|&k| (k, level - 1)));
+                }
+            }
+            return Ok(());
+        }
+    }
+
     /// Turns `self.base` into the live pairs of `lo..=hi` after
     /// [`LaTree::collect`]: a pair's buffered entries, oldest first
     /// (invariant 1), decide it by the last insert or delete among them;
@@ -581,33 +643,37 @@ impl LaTree {
                 .enumerate()
                 .map(|(i, e)| (e.pair(), i as u32, e.op)),
         );
-        // (pair, arrival): each pair's entries together, oldest first.
-        order.sort_unstable_by_key(|&(pair, at, _)| (pair, at));
+        // What one version is of: a pair, or with versions of keys a key.
+        let by_key = self.by_key;
+        let of = |pair: (u64, u64)| if by_key { (pair.0, 0) } else { pair };
+        // (version, arrival): each pair's (key's) entries together, oldest
+        // first.
+        order.sort_unstable_by_key(|&(pair, at, _)| (of(pair), at));
         let mut live = std::mem::take(&mut self.live);
         live.clear();
         let base = &self.base;
         let (mut b, mut i) = (0, 0);
         while i < order.len() {
-            let pair = order[i].0;
+            let version = of(order[i].0);
             let mut last = None;
-            while i < order.len() && order[i].0 == pair {
+            while i < order.len() && of(order[i].0) == version {
                 if !order[i].2.is_lookup() {
-                    last = Some(order[i].2);
+                    last = Some((order[i].0, order[i].2));
                 }
                 i += 1;
             }
-            while b < base.len() && base[b] < pair {
+            while b < base.len() && of(base[b]) < version {
                 live.push(base[b]);
                 b += 1;
             }
-            let in_tree = b < base.len() && base[b] == pair;
-            b += usize::from(in_tree);
-            let present = match last {
-                Some(op) => op == Op::Insert,
-                None => in_tree,
-            };
-            if present {
-                live.push(pair);
+            let in_tree = b;
+            while b < base.len() && of(base[b]) == version {
+                b += 1;
+            }
+            match last {
+                Some((pair, Op::Insert)) => live.push(pair),
+                Some(_) => {}
+                None => live.extend_from_slice(&base[in_tree..b]),
             }
         }
         live.extend_from_slice(&base[b..]);
@@ -730,7 +796,7 @@ impl LaTree {
         }
         let result = self.ensure_partitions(1, &[], u8::MAX).and_then(|_| {
             let (root, level) = self.tree.root();
-            self.push(root, level, e)?;
+            self.push_newest(root, level, e)?;
             self.settle()?;
             self.fit_lookups()?;
             self.trim_scratch();
@@ -761,9 +827,44 @@ impl Index for LaTree {
         })
     }
 
+    fn versions_by_key(&self) -> bool {
+        self.by_key
+    }
+
+    /// With versions of keys, an insert: the key's newest version, read
+    /// from nowhere (`latree::versions`).
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.by_key {
+            return Err(IndexError::Config(format!(
+                "a {} of pairs (versions=pair) has no blind upsert",
+                self.name
+            )));
+        }
+        self.insert(key, value)
+    }
+
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        if self.by_key {
+            self.format.check(key, old)?;
+            self.counters.lookups += 1;
+            return self.update_version(key, old, new);
+        }
+        self.format.check(key, new)?;
+        let found = self.delete(key, old)?;
+        self.insert(key, new)?;
+        Ok(found)
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.bulk_load_entries(entries)
+    }
+
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format.check(key, value)?;
         self.counters.lookups += 1;
+        if self.by_key {
+            return self.delete_version(key, value);
+        }
         self.collect(key, key, true)?;
         self.merge_found();
         let present = self.base.binary_search(&(key, value)).is_ok();
@@ -806,9 +907,13 @@ impl Index for LaTree {
         out.clear();
         self.format.check_key(key)?;
         self.counters.lookups += 1;
-        self.collect(key, key, true)?;
-        self.merge_found();
-        out.extend(self.base.iter().map(|&(_, v)| v));
+        if self.by_key {
+            self.get_version(key, out)?;
+        } else {
+            self.collect(key, key, true)?;
+            self.merge_found();
+            out.extend(self.base.iter().map(|&(_, v)| v));
+        }
         self.trim_scratch();
         self.fit_tables()
     }

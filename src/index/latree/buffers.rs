@@ -8,7 +8,9 @@
 //!   4 a part of one with the part's id). A
 //!   buffer's entries are in arrival order; an emptying sorts them stably
 //!   by key, so for any key the order of its entries in any buffer is the
-//!   order of the operations (the tree needs no timestamps).
+//!   order of the operations (the tree needs no timestamps). With
+//!   versions of keys (`super::versions`) the same holds of a key's
+//!   entries, and a tail page holds at most one entry a key.
 //! * **Pages.** A buffer page is a checksummed frame
 //!   ([`crate::node::page`], kind `BufferPage`) whose payload is the owning
 //!   node's id (`u32`) and the entries. The directory keeps each page's

@@ -327,3 +327,64 @@ fn an_upsert_reads_nothing() {
         assert_eq!(got, [49], "{name}");
     }
 }
+
+/// Not a check: the measurement of a map store of versions on a real file
+/// beyond memory (issue #45). `FLASHIX_MEASURE=INDEX[:K=V,...]` (default
+/// `latree`), `FLASHIX_MEASURE_N` (default 10^6) random `u64` sets with 16
+/// MiB of memory, a flush every 1,000 as the peers bench commits; prints
+/// the insert rate, the bytes written an insert and the file's size over
+/// the data's (16 bytes an entry).
+///
+/// `FLASHIX_MEASURE=latree cargo test --release --test model_latree_versions -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_a_store_of_versions_on_a_file() {
+    let spec = std::env::var("FLASHIX_MEASURE").unwrap_or_else(|_| "latree".into());
+    let n: u64 = std::env::var("FLASHIX_MEASURE_N").map_or(1_000_000, |s| s.parse().unwrap());
+    let (index, set) = spec.split_once(':').unwrap_or((&spec, ""));
+    let mut options = flashix::Options::index(index).memory(16 << 20);
+    for kv in set.split(',').filter(|s| !s.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap();
+        options = options.set(k, v);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.flashix");
+    let mut s = flashix::Store::create(&path, &options).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let start = std::time::Instant::now();
+    for i in 0..n {
+        // xorshift64*: random keys, no repeats in practice.
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        s.set(x.wrapping_mul(0x2545_f491_4f6c_dd1d), i).unwrap();
+        if i % 1000 == 999 {
+            s.flush().unwrap();
+        }
+    }
+    s.flush().unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let d = s.device_stats();
+    let stats = s.index().stats();
+    s.close().unwrap();
+    let file = std::fs::metadata(&path).unwrap().len();
+    println!(
+        "{spec}: n {n}, {secs:.1} s, {:.0} inserts/s, {:.1} bytes written/insert, {:.3} reads/insert, file {file} B = {:.2} x the data",
+        n as f64 / secs,
+        d.bytes_written as f64 / n as f64,
+        d.logical_reads as f64 / n as f64,
+        file as f64 / (16 * n) as f64,
+    );
+    for k in [
+        "entries",
+        "height",
+        "buffers",
+        "empties_full",
+        "empties_flush",
+        "buffer_pages_written",
+        "max_buffer_entries",
+        "node_cache_budget",
+    ] {
+        println!("  {k} = {:?}", stats.get(k));
+    }
+}

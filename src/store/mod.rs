@@ -164,7 +164,7 @@ impl Options {
         for (k, v) in &self.params {
             p.set(k, v);
         }
-        for (k, v) in registry::store_defaults(kind, self.memory, new) {
+        for (k, v) in registry::store_defaults(kind, self.memory, self.page_size, new) {
             if !p.contains(k) {
                 p.set(k, &v);
             }

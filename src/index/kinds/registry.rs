@@ -26,7 +26,13 @@ pub struct IndexInfo {
 /// blind): the indexes whose structure orders versions. A new map store of
 /// one is created so (`store` module doc).
 pub fn keeps_versions(name: &str) -> bool {
-    matches!(name, crate::index::lsm::NAME | crate::index::fdtree::NAME)
+    matches!(
+        name,
+        crate::index::lsm::NAME
+            | crate::index::fdtree::NAME
+            | crate::index::latree::NAME
+            | crate::index::latree::BUFFER_TREE
+    )
 }
 
 /// Parameters a store (`crate::store`) gives index `name` with `memory`
@@ -40,13 +46,26 @@ pub fn keeps_versions(name: &str) -> bool {
 ///   merge passes per insert), and passes built as trees of at most a
 ///   quarter of the budget each (`extent_bytes`, at least 1 MiB), so the
 ///   file stays near the data's size (`lsm` module doc).
-pub fn store_defaults(name: &str, memory: usize, new: bool) -> Vec<(&'static str, String)> {
+/// * LA-tree (Buffered-B+ tree): nodes of one page of the file
+///   (`node_bytes`). Its default fanout of 16 is the paper's for a mote's
+///   flash chip, where a node fills a 512-byte page; on a file of 4 KiB
+///   pages such a node (about 330 bytes) takes a whole page, so the tree
+///   is six levels high and its file 31 times its data (issue #45).
+pub fn store_defaults(
+    name: &str,
+    memory: usize,
+    page_size: usize,
+    new: bool,
+) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     if name == crate::index::lsm::NAME {
         if new {
             out.push(("c0_bytes", (memory / 2).to_string()));
         }
         out.push(("extent_bytes", (memory / 4).max(1 << 20).to_string()));
+    }
+    if name == crate::index::latree::NAME && new {
+        out.push(("node_bytes", page_size.to_string()));
     }
     out
 }

@@ -213,6 +213,7 @@ impl MbTree {
             next_id: 0,
             entries: 0,
             generation: 0,
+            flags: 0,
         };
         let layout = NodeLayout::with_node_bytes(opts.format, page_size)?;
         let slots = slots_per_page(page_size, opts.format);

@@ -26,7 +26,7 @@ pub struct IndexInfo {
 /// blind): the indexes whose structure orders versions. A new map store of
 /// one is created so (`store` module doc).
 pub fn keeps_versions(name: &str) -> bool {
-    matches!(name, crate::index::lsm::NAME)
+    matches!(name, crate::index::lsm::NAME | crate::index::mbtree::NAME)
 }
 
 /// Every index flashix has.

@@ -681,7 +681,10 @@ impl Index for MbTree {
         let mut entries = std::mem::take(&mut self.get_buf);
         let r = self.tree_range(key, key, &mut entries);
         if r.is_ok() {
-            self.overlay(key, key, &mut entries);
+            // With versions of keys the BPB holds no TE of `key` here.
+            if !self.opts.versions_by_key {
+                self.overlay(key, key, &mut entries);
+            }
             out.clear();
             out.extend(entries.iter().map(|e| e.1));
         }

@@ -32,6 +32,7 @@ pub fn keeps_versions(name: &str) -> bool {
             | crate::index::fdtree::NAME
             | crate::index::latree::NAME
             | crate::index::latree::BUFFER_TREE
+            | crate::index::mbtree::NAME
     )
 }
 

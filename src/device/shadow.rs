@@ -96,7 +96,9 @@ use super::crc;
 use super::{BlockDevice, CommitLog, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
 
 mod log;
+mod map_size;
 use log::{Log, LogSlot};
+use map_size::{levels_for, map_pages, offered_capacity};
 
 /// The write-ahead log's bound on files and in a [`crate::Store`] (`log`):
 /// 32 MiB of log pages, about 1.9 million inserts of 8 + 8-byte entries,
@@ -222,41 +224,6 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut w = [0u8; 4];
     w.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(w)
-}
-
-/// Map height for `capacity` logical pages at `per_page` entries a page.
-fn levels_for(capacity: u64, per_page: u64) -> u32 {
-    let mut levels = 1;
-    let mut covered = per_page;
-    while covered < capacity {
-        covered = covered.saturating_mul(per_page);
-        levels += 1;
-    }
-    levels
-}
-
-/// The logical pages offered on `physical` pages: room for the map twice
-/// over (a commit writes a new copy of what changed before the old one is
-/// released) and the meta pages.
-fn offered_capacity(physical: u64, per_map_page: u64) -> u64 {
-    let mut capacity = physical.saturating_sub(FIRST_DATA);
-    for _ in 0..4 {
-        let levels = levels_for(capacity.max(1), per_map_page);
-        let overhead = 2 * map_pages(capacity, per_map_page, levels);
-        capacity = physical.saturating_sub(FIRST_DATA + overhead);
-    }
-    capacity
-}
-
-/// Map pages a full map of `capacity` pages needs.
-fn map_pages(capacity: u64, per_page: u64, levels: u32) -> u64 {
-    let mut total = 0;
-    let mut span = 1u64;
-    for _ in 0..levels {
-        span = span.saturating_mul(per_page);
-        total += capacity.div_ceil(span);
-    }
-    total
 }
 
 impl Shadow {

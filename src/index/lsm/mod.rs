@@ -338,20 +338,34 @@ impl LsmTree {
     fn collect(&mut self, lo: u64, hi: u64, first_only: bool) -> Result<()> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
-        found.extend(
-            self.c0
-                .range((lo, 0)..=(hi, u64::MAX))
-                .map(|(&p, &present)| (p, present, 0)),
-        );
+        if first_only {
+            // One key: one descent of C0 to its first pair, not two.
+            found.extend(
+                self.c0
+                    .range((lo, 0)..)
+                    .next()
+                    .filter(|(p, _)| p.0 == lo)
+                    .map(|(&p, &present)| (p, present, 0)),
+            );
+        } else {
+            found.extend(
+                self.c0
+                    .range((lo, 0)..=(hi, u64::MAX))
+                    .map(|(&p, &present)| (p, present, 0)),
+            );
+        }
         let mut scratch = std::mem::take(&mut self.older);
         let mut r = Ok(());
         'components: for (ci, c) in self.disk.iter().enumerate() {
             if first_only && !found.is_empty() {
                 break;
             }
-            for s in &c.segments {
-                if s.high < (lo, 0) || s.low >= Some((hi, u64::MAX)) {
-                    continue;
+            // Segments are disjoint and ascend (invariant 1): the first that
+            // can hold `lo` by binary search, then on until past `hi`.
+            let first = c.segments.partition_point(|s| s.high < (lo, 0));
+            for s in &c.segments[first..] {
+                if s.low >= Some((hi, u64::MAX)) {
+                    break;
                 }
                 let Some(t) = self.trees.get(&s.tree) else {
                     r = Err(missing_tree(s.tree));

@@ -112,6 +112,9 @@ pub(super) struct PageIo {
     pub per_page: usize,
     pub cache: PageCache,
     buf: Vec<u8>,
+    /// The device checks what it reads (`BlockDevice::verifies_reads`),
+    /// asked once: the answer is the device's kind, which never changes.
+    verified: bool,
     /// The last page a merge read past the cache: a rolling merge's
     /// emptying block, which the next step starts in again.
     emptying: Option<(u64, Arc<Page>)>,
@@ -125,7 +128,12 @@ impl PageIo {
         span: u64,
         cache_pages: usize,
     ) -> Self {
+        let verified = match &storage {
+            Storage::Pages(d) => d.verifies_reads(),
+            Storage::Raw(_) => false,
+        };
         PageIo {
+            verified,
             storage,
             format,
             page_size,
@@ -268,7 +276,7 @@ impl PageIo {
             return Ok(p.entries.get(i).filter(|e| e.key == key).copied());
         }
         let mut buf = std::mem::take(&mut self.buf);
-        let verified = self.dev().verifies_reads();
+        let verified = self.verified;
         let found = run_page::read_page(self.dev(), lba, &mut buf)
             .and_then(|()| run_page::find_key_in_leaf(self.format, &buf, (lba, verified), n, key));
         self.buf = buf;

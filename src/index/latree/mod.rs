@@ -698,17 +698,7 @@ impl Index for LaTree {
         self.collect(key, key, true)?;
         self.merge_found();
         let present = self.base.binary_search(&(key, value)).is_ok();
-        self.trim_scratch();
-        if present {
-            self.buffer_op(Elem {
-                key,
-                value,
-                op: Op::Delete,
-            })?;
-        } else {
-            self.fit_tables()?;
-        }
-        Ok(present)
+        self.buffer_delete_if(key, value, present)
     }
 
     fn defers_lookups(&self) -> bool {

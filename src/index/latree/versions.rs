@@ -164,6 +164,13 @@ impl LaTree {
     /// key when its newest version holds `value`.
     pub(super) fn delete_version(&mut self, key: u64, value: u64) -> Result<bool> {
         let present = self.newest_value(key)? == Some(value);
+        self.buffer_delete_if(key, value, present)
+    }
+
+    /// After a delete's lookup: buffers the delete entry if the entry was
+    /// `present`, else only refits the tables the lookup may have grown;
+    /// returns `present`.
+    pub(super) fn buffer_delete_if(&mut self, key: u64, value: u64, present: bool) -> Result<bool> {
         self.trim_scratch();
         if present {
             self.buffer_op(Elem {

@@ -294,3 +294,22 @@ fn delayed_lookup_memory_is_the_same_in_two_runs() {
     assert!(first.0.as_u64().is_some_and(|b| b > 0), "{first:?}");
     assert_eq!(first, run(2));
 }
+
+/// At a budget past ~12 MiB the super-node of M/12 would pass the node
+/// format's 65,535 entries: it is cut to the largest node there is, and the
+/// tree works (it refused to build before, issue #45).
+#[test]
+fn a_large_budget_takes_the_largest_node_there_is() {
+    for memory in [16usize << 20, 64 << 20] {
+        let set = Params::parse(["key_bytes=8", "value_bytes=8"]).unwrap();
+        let mut t = create_index("buffer-tree", ram(), memory, set).unwrap();
+        for k in 0..1000u64 {
+            t.insert(k * 7919, k).unwrap();
+        }
+        let mut got = Vec::new();
+        t.get(7919 * 3, &mut got).unwrap();
+        assert_eq!(got, [3], "{memory}");
+        let node = t.stats().get("node_bytes").unwrap_or(0.0);
+        assert!(node <= (16 * 65_535 + 64) as f64, "{memory}: node {node}");
+    }
+}

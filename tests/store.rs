@@ -17,6 +17,9 @@ use proptest::prelude::*;
 #[derive(Clone, Debug)]
 enum Op {
     Put(u64, u64),
+    /// `Store::set`: a blind upsert on an index that keeps versions of
+    /// keys, `put` on any other.
+    Set(u64, u64),
     Delete(u64),
     Get(u64),
     Range(u64, u64),
@@ -42,7 +45,8 @@ fn key() -> impl Strategy<Value = u64> {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        8 => (key(), any::<u64>()).prop_map(|(k, v)| Op::Put(k, v)),
+        4 => (key(), any::<u64>()).prop_map(|(k, v)| Op::Put(k, v)),
+        4 => (key(), any::<u64>()).prop_map(|(k, v)| Op::Set(k, v)),
         3 => key().prop_map(Op::Delete),
         3 => key().prop_map(Op::Get),
         1 => (key(), key()).prop_map(|(a, b)| Op::Range(a.min(b), a.max(b))),
@@ -69,6 +73,10 @@ fn run(index: &str, ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Put(k, v) => {
                 let old = s.put(k, v).unwrap();
                 prop_assert_eq!(old, model.insert(k, v), "op {}: put({}, {})", i, k, v);
+            }
+            Op::Set(k, v) => {
+                s.set(k, v).unwrap();
+                model.insert(k, v);
             }
             Op::Delete(k) => {
                 prop_assert_eq!(s.delete(k).unwrap(), model.remove(&k), "op {}: delete", i);
@@ -259,8 +267,10 @@ fn a_store_and_a_file_device_spec_share_one_format() {
         s.put(u64::MAX, 5).unwrap();
         s.close().unwrap();
         let spec = DeviceSpec::parse(&format!("file:{}", path.display()), &[]).unwrap();
-        let mut t =
-            open_index(index, spec.open_existing().unwrap(), 1 << 20, Params::new()).unwrap();
+        // The store's memory: an LSM-tree store's C0 is half of it.
+        let memory = Options::default().memory;
+        let mut t = open_index(index, spec.open_existing().unwrap(), memory, Params::new())
+            .unwrap_or_else(|e| panic!("{index}: {e}"));
         let mut v = Vec::new();
         t.get(u64::MAX, &mut v).unwrap();
         assert_eq!(v, [5], "{index}");
@@ -478,5 +488,61 @@ fn a_store_answers_with_its_write_ahead_log_read_only_or_not() {
         let got: BTreeMap<u64, u64> = s.range(..).unwrap().map(Result::unwrap).collect();
         assert_eq!(got, want, "{index}: after a commit with the log off");
         s.close().unwrap();
+    }
+}
+
+/// Issue #45: a new map store of an index that orders versions keeps
+/// versions of keys (`versions=key`, in its file): `set` writes without
+/// reading, the newest version wins through merges, a reopen and the log's
+/// replay, and the file is never opened as a multiset.
+#[test]
+fn a_map_store_of_versions_writes_blind_and_is_never_a_multiset() {
+    for index in registry::list()
+        .iter()
+        .map(|i| i.name)
+        .filter(|n| registry::keeps_versions(n))
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.flashix");
+        // Small memory: versions meet in merges between components.
+        let opts = Options::index(index).memory(64 << 10);
+        let mut s = Store::create(&path, &opts).unwrap();
+        assert!(s.index().versions_by_key(), "{index}");
+        let mut model = BTreeMap::new();
+        for round in 0..6u64 {
+            for k in 0..3_000u64 {
+                let key = k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                if (k + round) % 7 == 0 {
+                    assert_eq!(s.delete(key).unwrap(), model.remove(&key), "{index}");
+                } else {
+                    s.set(key, k * 10 + round).unwrap();
+                    model.insert(key, k * 10 + round);
+                }
+            }
+            s.flush().unwrap();
+        }
+        let reads = s.device_stats().logical_reads;
+        s.set(12345, 1).unwrap();
+        assert_eq!(
+            s.device_stats().logical_reads,
+            reads,
+            "{index}: set read the device"
+        );
+        model.insert(12345, 1);
+        s.close().unwrap();
+        let e = Store::open(&path, &opts.clone().semantics(Semantics::Multiset)).unwrap_err();
+        assert!(
+            matches!(e, StoreError::Semantics(_)) && e.to_string().contains("versions"),
+            "{index}: {e}"
+        );
+        let e = Store::open(&path, &opts.clone().set("versions", "pair")).unwrap_err();
+        assert!(e.to_string().contains("versions"), "{index}: {e}");
+        let mut s = Store::open(&path, &opts).unwrap();
+        for (k, v) in &model {
+            assert_eq!(s.get(*k).unwrap(), Some(*v), "{index}: key {k}");
+        }
+        let all: Vec<(u64, u64)> = s.range(..).unwrap().map(Result::unwrap).collect();
+        let want: Vec<(u64, u64)> = model.iter().map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(all, want, "{index}");
     }
 }

@@ -87,7 +87,10 @@ pub struct FaulttestArgs {
     /// Index name, or `all`.
     #[arg(long, default_value = "all")]
     pub index: String,
-    /// Index parameter, KEY=VALUE (repeatable).
+    /// Index parameter, KEY=VALUE (repeatable). `versions=key` tests
+    /// indexes of versions of keys with a map's workload (upserts,
+    /// deletes of a key's current pair, lookups); with `--index all`,
+    /// every index that keeps them.
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
     /// Scenarios per index.
@@ -122,7 +125,10 @@ pub struct CrashtestArgs {
     /// Index name, or `all`.
     #[arg(long)]
     pub index: String,
-    /// Index parameter, KEY=VALUE (repeatable).
+    /// Index parameter, KEY=VALUE (repeatable). `versions=key` tests
+    /// indexes of versions of keys with a map's workload (upserts, many of
+    /// a live key, deletes and updates of a key's current pair); with
+    /// `--index all`, every index that keeps them.
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
     /// `PROFILE` (FTL), `raw:PROFILE`, an SSD model (`x25e`,

@@ -9,6 +9,7 @@ use crate::runner::crash::{check_count, crash_test, CrashConfig};
 use crate::runner::damage::{self, damage_test};
 use crate::runner::double_fault::double_fault_test;
 use crate::runner::fault::FaultConfig;
+use crate::runner::versions;
 
 use super::args::{CrashCommandArgs, CrashtestArgs, DamagetestArgs};
 use super::{memory, pairs, refuse_to_clobber_path, CliResult};
@@ -31,14 +32,7 @@ fn plan(a: &CrashtestArgs) -> CliResult<Plan> {
     }
     check_count("--ops", a.ops as u64)?;
     check_count("--bulk-load", a.bulk_load)?;
-    let names: Vec<String> = if a.index == "all" {
-        registry::list()
-            .iter()
-            .map(|i| i.name.to_string())
-            .collect()
-    } else {
-        vec![a.index.clone()]
-    };
+    let names = index_names(&a.index, &a.set)?;
     let mut sets = pairs(&a.device_set, "--device-set")?;
     if !sets.iter().any(|(k, _)| k == "blocks" || k == "capacity") {
         sets.push(("blocks".into(), DEFAULT_BLOCKS.into()));
@@ -48,6 +42,51 @@ fn plan(a: &CrashtestArgs) -> CliResult<Plan> {
         names,
         sets,
     })
+}
+
+/// The indexes a harness command tests: `--index NAME`, or for `all`
+/// every index; with `--set versions=key` (`runner::versions`) every one
+/// that keeps versions of keys, and a named one that keeps none is an
+/// error.
+pub(super) fn index_names(index: &str, set: &[String]) -> CliResult<Vec<String>> {
+    let by_key = versions::by_key(set);
+    if index != "all" {
+        if by_key && !registry::keeps_versions(index) {
+            return Err(format!(
+                "--set versions=key: {index} does not keep versions of keys (those that do: {})",
+                keeping_versions().join(", ")
+            )
+            .into());
+        }
+        return Ok(vec![index.to_string()]);
+    }
+    if by_key {
+        return Ok(keeping_versions());
+    }
+    Ok(registry::list()
+        .iter()
+        .map(|i| i.name.to_string())
+        .collect())
+}
+
+/// With `--set versions=key`, how many scenarios met an upsert replacing
+/// a flushed value, for a summary line (the test is not vacuous); else
+/// nothing.
+pub(super) fn replaced(set: &[String], scenarios: u64) -> String {
+    if versions::by_key(set) {
+        format!("; {scenarios} replaced a flushed value by an upsert")
+    } else {
+        String::new()
+    }
+}
+
+/// Every index that keeps versions of keys (`registry::keeps_versions`).
+fn keeping_versions() -> Vec<String> {
+    registry::list()
+        .iter()
+        .filter(|i| registry::keeps_versions(i.name))
+        .map(|i| i.name.to_string())
+        .collect()
 }
 
 impl Plan {
@@ -111,8 +150,13 @@ pub fn crashtest(c: CrashCommandArgs) -> CliResult<()> {
                     failed += s.failures();
                     lines.push(format!(
                         "crashtest {name} ({kind}): {} scenarios, {} lost, {} wrong, {} panics \
-                         (cut points over {} writes)",
-                        s.scenarios, s.lost, s.wrong, s.panics, s.writes
+                         (cut points over {} writes{})",
+                        s.scenarios,
+                        s.lost,
+                        s.wrong,
+                        s.panics,
+                        s.writes,
+                        replaced(&a.set, s.replaced)
                     ));
                     for e in &s.examples {
                         lines.push(format!("  {e}"));
@@ -162,8 +206,14 @@ fn double_faults(a: &CrashtestArgs) -> CliResult<()> {
                 total += s.scenarios;
                 failed += s.failures();
                 println!(
-                    "crashtest --double-fault {name}: {} scenarios ({} log-page and {} commit-record cut points), {} lost, {} wrong, {} panics",
-                    s.scenarios, d.log_positions, d.commit_positions, s.lost, s.wrong, s.panics
+                    "crashtest --double-fault {name}: {} scenarios ({} log-page and {} commit-record cut points{}), {} lost, {} wrong, {} panics",
+                    s.scenarios,
+                    d.log_positions,
+                    d.commit_positions,
+                    replaced(&a.set, s.replaced),
+                    s.lost,
+                    s.wrong,
+                    s.panics
                 );
                 for e in &s.examples {
                     println!("  {e}");

@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use crate::index::kinds::registry;
 use crate::runner::crash::check_count;
 use crate::runner::fault::{run_faults, FaultConfig};
 
@@ -19,14 +18,7 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
     let memory = memory(&a.memory)?;
     let log_bytes =
         crate::device::size::parse_size(&a.log_bytes).map_err(|e| format!("--log-bytes: {e}"))?;
-    let names: Vec<String> = if a.index == "all" {
-        registry::list()
-            .iter()
-            .map(|i| i.name.to_string())
-            .collect()
-    } else {
-        vec![a.index.clone()]
-    };
+    let names = super::crashtest::index_names(&a.index, &a.set)?;
     // A scenario's panic is counted and reported; the default hook would
     // print each one as well.
     let hook = std::panic::take_hook();
@@ -59,7 +51,7 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
                 };
                 println!(
                     "faulttest {name}: {} scenarios, {} survived, {} refused, {} lost, {} wrong, \
-                     {} panics ({} saw an error, {} reopened in place; faults over {} writes \
+                     {} panics ({} saw an error, {} reopened in place{}; faults over {} writes \
                      and {} syncs{preload}; {:.1} s)",
                     s.scenarios,
                     s.survived,
@@ -69,6 +61,7 @@ pub fn faulttest(a: FaulttestArgs) -> CliResult<()> {
                     s.panics,
                     s.errors_seen,
                     s.reopened,
+                    super::crashtest::replaced(&a.set, s.replaced),
                     s.writes,
                     s.syncs,
                     started.elapsed().as_secs_f64()

@@ -397,6 +397,18 @@ fn open_stored(
         Opening::ReadOnly => open_index_read_only(&cfg.index, storage, memory, params)?,
         _ => open_index(&cfg.index, storage, memory, params)?,
     };
+    // `run` and `replay` write a set of pairs (a second value of a key is
+    // a second pair); in a map of versions of keys it would replace the
+    // first, and the store would answer what the operations never said.
+    if opening == Opening::Open && index.versions_by_key() {
+        return Err(format!(
+            "{} holds versions of keys (a map store, `versions=key`): run and replay write a \
+             set of pairs, which it cannot hold; --read-only answers lookups from it, and the \
+             library's Store writes it",
+            path.display()
+        )
+        .into());
+    }
     Ok((index, cfg))
 }
 

@@ -581,6 +581,9 @@ impl BlockDevice for SharedDevice {
     fn page_size(&self) -> usize {
         shared(&self.0).page_size()
     }
+    fn verifies_reads(&self) -> bool {
+        shared(&self.0).verifies_reads()
+    }
     fn capacity_pages(&self) -> u64 {
         shared(&self.0).capacity_pages()
     }

@@ -68,6 +68,17 @@
 //!    holds (PostgreSQL's answer to the same kernel behaviour is to treat a
 //!    failed fsync as a crash and recover from its log: here the device
 //!    is poisoned (invariant 2), and the reopen recovers from the medium).
+//! 7. Without O_DIRECT, on Linux, a whole-page read copies the page from a
+//!    read-only shared mapping of the file (`mmap`), which shows what the
+//!    page cache holds, as `pread` does, without a system call each read
+//!    (issue #45: the call was a third of a point lookup's time beyond
+//!    memory). The mapping covers the file's length when it was made and
+//!    is remade when a read passes it; the file only grows while open
+//!    (trims punch holes, which read as zeros), and `forget_cached` drops
+//!    the mapping before the page cache. Another process that cut the file
+//!    short while this one has it open, past its lock, would end this one
+//!    with `SIGBUS` rather than a `Corrupt` read: a crash, which loses
+//!    nothing flushed.
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -133,6 +144,9 @@ pub struct FileDevice {
     /// `ensure_extent`): only then do syncs set the length ahead, so a
     /// bare page file is as long as what was written.
     extends: bool,
+    /// The file mapped for reading (invariant 7); empty until a read
+    /// needs it, and after `forget_cached`.
+    mapping: platform::Mapping,
 }
 
 /// How [`FileDevice::open_with`] opens the file.
@@ -257,6 +271,7 @@ impl FileDevice {
             written_end: 0,
             written_end_at_sync: 0,
             extends: false,
+            mapping: platform::Mapping::default(),
         })
     }
 
@@ -291,24 +306,33 @@ impl FileDevice {
 
     /// Reads a whole page into the aligned buffer, zero-filling past EOF.
     fn read_page(&mut self, lba: u64) -> Result<()> {
+        read_whole_page(&self.file, &self.path, lba, self.buf.as_mut())?;
+        self.stats.physical_reads += 1;
+        self.stats.physical_bytes_read += self.page_size as u64;
+        Ok(())
+    }
+
+    /// [`Self::read_page`] into `out` (a page) rather than the aligned
+    /// buffer: without O_DIRECT only. A page inside the file's mapping is
+    /// copied from it (invariant 7); the mapping grows to the file's
+    /// length when a read passes it.
+    fn read_page_into(&mut self, lba: u64, out: &mut [u8]) -> Result<()> {
         let pos = lba * self.page_size as u64;
-        let mut done = 0;
-        while done < self.page_size {
-            let n = match platform::read_at(
-                &self.file,
-                &mut self.buf.as_mut()[done..],
-                pos + done as u64,
-            ) {
-                Ok(n) => n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(io_at(e, &self.path)),
-            };
-            if n == 0 {
-                break;
+        let mut copied = self.mapping.copy(pos, out);
+        if !copied && pos >= self.mapping.len() {
+            let len = self
+                .file
+                .metadata()
+                .map_err(|e| io_at(e, &self.path))?
+                .len();
+            if len >= pos + self.page_size as u64 {
+                self.mapping = platform::Mapping::of(&self.file, len);
+                copied = self.mapping.copy(pos, out);
             }
-            done += n;
         }
-        self.buf.as_mut()[done..].fill(0);
+        if !copied {
+            read_whole_page(&self.file, &self.path, lba, out)?;
+        }
         self.stats.physical_reads += 1;
         self.stats.physical_bytes_read += self.page_size as u64;
         Ok(())
@@ -508,6 +532,122 @@ mod platform {
         }
     }
 
+    /// A read-only shared mapping of a file (invariant 7); empty when the
+    /// file is empty or the kernel refused it (reads then use `pread`).
+    #[cfg(target_os = "linux")]
+    #[derive(Default)]
+    pub struct Mapping {
+        at: Option<std::ptr::NonNull<u8>>,
+        len: u64,
+    }
+
+    // SAFETY: the mapping is owned by one `Mapping` (unmapped once, in
+    // `drop`) and only read through `copy`, which takes `&self`; nothing
+    // ties it to the thread that made it.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    unsafe impl Send for Mapping {}
+
+    #[cfg(target_os = "linux")]
+    impl Mapping {
+        /// The first `len` bytes of `file`, mapped read-only and shared.
+        pub fn of(file: &File, len: u64) -> Mapping {
+            use std::os::fd::AsRawFd;
+            let Ok(n) = usize::try_from(len) else {
+                return Mapping::default();
+            };
+            if n == 0 {
+                return Mapping::default();
+            }
+            #[allow(unsafe_code)]
+            // SAFETY: a new mapping chosen by the kernel (null hint), of a
+            // descriptor open for the call; it aliases no Rust memory.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    n,
+                    libc::PROT_READ,
+                    libc::MAP_SHARED,
+                    file.as_raw_fd(),
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return Mapping::default();
+            }
+            Mapping {
+                at: std::ptr::NonNull::new(p.cast::<u8>()),
+                len,
+            }
+        }
+
+        /// Bytes mapped.
+        pub fn len(&self) -> u64 {
+            if self.at.is_some() {
+                self.len
+            } else {
+                0
+            }
+        }
+
+        /// Copies the bytes at `pos` into `out` if the mapping holds them.
+        pub fn copy(&self, pos: u64, out: &mut [u8]) -> bool {
+            let Some(at) = self.at else {
+                return false;
+            };
+            let end = pos.checked_add(out.len() as u64);
+            if end.is_none_or(|e| e > self.len) {
+                return false;
+            }
+            #[allow(unsafe_code)]
+            // SAFETY: `pos..pos + out.len()` lies inside the mapping
+            // (checked above; `pos` fits a usize since the mapping's length
+            // does), which stays mapped while `self` lives; the copy goes
+            // through raw pointers, so no reference to the shared pages
+            // (which the kernel may change) is ever made, and `out` is a
+            // distinct buffer of ours.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    at.as_ptr().add(pos as usize),
+                    out.as_mut_ptr(),
+                    out.len(),
+                );
+            }
+            true
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Drop for Mapping {
+        fn drop(&mut self) {
+            if let Some(at) = self.at {
+                #[allow(unsafe_code)]
+                // SAFETY: the mapping `of` made, unmapped once, here.
+                unsafe {
+                    libc::munmap(at.as_ptr().cast(), self.len as usize);
+                }
+            }
+        }
+    }
+
+    /// Elsewhere reads use `pread`: an empty mapping.
+    #[cfg(not(target_os = "linux"))]
+    #[derive(Default)]
+    pub struct Mapping;
+
+    #[cfg(not(target_os = "linux"))]
+    impl Mapping {
+        pub fn of(_file: &File, _len: u64) -> Mapping {
+            Mapping
+        }
+        pub fn len(&self) -> u64 {
+            0
+        }
+        pub fn copy(&self, _pos: u64, _out: &mut [u8]) -> bool {
+            false
+        }
+    }
+
     /// Elsewhere the page cache cannot be dropped this way (the module doc
     /// says what that leaves).
     #[cfg(not(target_os = "linux"))]
@@ -557,6 +697,26 @@ mod platform {
     pub fn write_all_at(_file: &File, _buf: &[u8], _pos: u64) -> std::io::Result<()> {
         Err(std::io::ErrorKind::Unsupported.into())
     }
+}
+
+/// Reads page `lba` of `file` into `out` (a page), zeros past the end of
+/// the file.
+fn read_whole_page(file: &File, path: &Path, lba: u64, out: &mut [u8]) -> Result<()> {
+    let pos = lba * out.len() as u64;
+    let mut done = 0;
+    while done < out.len() {
+        let n = match platform::read_at(file, &mut out[done..], pos + done as u64) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_at(e, path)),
+        };
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    out[done..].fill(0);
+    Ok(())
 }
 
 fn io_at(e: std::io::Error, path: &Path) -> DeviceError {
@@ -628,14 +788,22 @@ impl BlockDevice for FileDevice {
         if self.direct {
             return Ok(());
         }
+        // Mapped pages stay cached: the mapping goes first.
+        self.mapping = platform::Mapping::default();
         platform::forget_cached(&self.file).map_err(|e| io_at(e, &self.path))
     }
 
     fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check(lba, offset, buf.len())?;
         let t = Instant::now();
-        self.read_page(lba)?;
-        buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
+        if !self.direct && offset == 0 && buf.len() == self.page_size {
+            // A whole page needs no aligned buffer without O_DIRECT: read
+            // into the caller's, not through a copy (issue #45).
+            self.read_page_into(lba, buf)?;
+        } else {
+            self.read_page(lba)?;
+            buf.copy_from_slice(&self.buf.as_slice()[offset..offset + buf.len()]);
+        }
         self.stats.logical_reads += 1;
         self.stats.bytes_read += buf.len() as u64;
         let us = t.elapsed().as_secs_f64() * 1e6;

@@ -25,6 +25,7 @@
 //! for indexes that manage erase blocks themselves (IPL), a raw chip.
 
 pub mod cost;
+pub(crate) mod crc;
 mod error;
 pub mod fault;
 pub mod file;
@@ -259,6 +260,13 @@ pub trait BlockDevice: Send + 'static {
     fn read_in_place(&mut self, lba: u64) -> Result<Option<&[u8]>> {
         let _ = lba;
         Ok(None)
+    }
+    /// Whether every page this device returns was checked against the
+    /// checksum of its last write (the commit layer, `device::shadow`): a
+    /// damaged, misplaced or stale page is then an error here, and a
+    /// reader need not check a checksum of its own over the page again.
+    fn verifies_reads(&self) -> bool {
+        false
     }
     /// A hint that page `lba` will be read soon: a device held in RAM
     /// asks the CPU to start loading it, so that the reads of a BFTL

@@ -92,10 +92,13 @@
 
 use std::collections::BTreeSet;
 
+use super::crc;
 use super::{BlockDevice, CommitLog, DeviceError, DeviceInfo, DeviceStats, Result, Wear};
 
 mod log;
+mod map_size;
 use log::{Log, LogSlot};
+use map_size::{levels_for, map_pages, offered_capacity};
 
 /// The write-ahead log's bound on files and in a [`crate::Store`] (`log`):
 /// 32 MiB of log pages, about 1.9 million inserts of 8 + 8-byte entries,
@@ -223,41 +226,6 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(w)
 }
 
-/// Map height for `capacity` logical pages at `per_page` entries a page.
-fn levels_for(capacity: u64, per_page: u64) -> u32 {
-    let mut levels = 1;
-    let mut covered = per_page;
-    while covered < capacity {
-        covered = covered.saturating_mul(per_page);
-        levels += 1;
-    }
-    levels
-}
-
-/// The logical pages offered on `physical` pages: room for the map twice
-/// over (a commit writes a new copy of what changed before the old one is
-/// released) and the meta pages.
-fn offered_capacity(physical: u64, per_map_page: u64) -> u64 {
-    let mut capacity = physical.saturating_sub(FIRST_DATA);
-    for _ in 0..4 {
-        let levels = levels_for(capacity.max(1), per_map_page);
-        let overhead = 2 * map_pages(capacity, per_map_page, levels);
-        capacity = physical.saturating_sub(FIRST_DATA + overhead);
-    }
-    capacity
-}
-
-/// Map pages a full map of `capacity` pages needs.
-fn map_pages(capacity: u64, per_page: u64, levels: u32) -> u64 {
-    let mut total = 0;
-    let mut span = 1u64;
-    for _ in 0..levels {
-        span = span.saturating_mul(per_page);
-        total += capacity.div_ceil(span);
-    }
-    total
-}
-
 impl Shadow {
     /// Opens the layer on `inner`: the last commit if there is one, else an
     /// empty device; no write-ahead log (every flush commits), though one
@@ -339,7 +307,7 @@ impl Shadow {
                 let size = u32_at(&self.page_buf, 12) as usize;
                 let whole = meta_covered(u32_at(&self.page_buf, 8)).is_some_and(|n| {
                     n + 4 <= self.page_buf.len()
-                        && u32_at(&self.page_buf, n) == crc32c::crc32c(&self.page_buf[..n])
+                        && u32_at(&self.page_buf, n) == crc::crc32c(&self.page_buf[..n])
                 });
                 if size != self.page_size && whole {
                     return Err(DeviceError::Config(format!(
@@ -437,7 +405,7 @@ impl Shadow {
         }
         let covered = meta_covered(u32_at(head, 8))?;
         let whole =
-            covered + 4 <= head.len() && u32_at(head, covered) == crc32c::crc32c(&head[..covered]);
+            covered + 4 <= head.len() && u32_at(head, covered) == crc::crc32c(&head[..covered]);
         let size = u32_at(head, 12) as usize;
         (whole && size >= 128).then_some(size)
     }
@@ -457,7 +425,7 @@ impl Shadow {
         let covered = meta_covered(version)?;
         if &b[0..8] != META_MAGIC
             || u32_at(b, 12) as usize != page_size
-            || u32_at(b, covered) != crc32c::crc32c(&b[..covered])
+            || u32_at(b, covered) != crc::crc32c(&b[..covered])
         {
             return None;
         }
@@ -507,7 +475,7 @@ impl Shadow {
         b[72..80].copy_from_slice(&log_head.mirror.to_le_bytes());
         b[80..88].copy_from_slice(&log_after.primary.to_le_bytes());
         b[88..96].copy_from_slice(&log_after.mirror.to_le_bytes());
-        let crc = crc32c::crc32c(&b[..96]);
+        let crc = crc::crc32c(&b[..96]);
         b[96..100].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -639,7 +607,7 @@ impl Shadow {
         self.inner.read(at.page, 0, &mut self.page_buf)?;
         self.own.durability_reads += 1;
         let b = &self.page_buf;
-        if crc32c::crc32c(b) != at.crc
+        if crc::crc32c(b) != at.crc
             || &b[0..4] != MAP_MAGIC
             || u16::from_le_bytes([b[4], b[5]]) != level
             || u64_at(b, 8) != index
@@ -719,17 +687,26 @@ impl Shadow {
 
     /// Reads page `lba` whole into `page_buf`, checked against its map entry.
     fn read_checked(&mut self, lba: u64) -> Result<bool> {
+        let mut buf = std::mem::take(&mut self.page_buf);
+        let read = self.read_checked_into(lba, &mut buf);
+        self.page_buf = buf;
+        read
+    }
+
+    /// [`Self::read_checked`] into `out` (a whole page): a full-page read
+    /// goes straight to its caller's buffer.
+    fn read_checked_into(&mut self, lba: u64, out: &mut [u8]) -> Result<bool> {
         let Some(slot) = self
             .entries
             .get(lba as usize)
             .copied()
             .filter(|s| s.page != 0)
         else {
-            self.page_buf.fill(0);
+            out.fill(0);
             return Ok(false);
         };
-        self.inner.read(slot.page, 0, &mut self.page_buf)?;
-        let crc = crc32c::crc32c(&self.page_buf);
+        self.inner.read(slot.page, 0, out)?;
+        let crc = crc::crc32c(out);
         if crc != slot.crc {
             return Err(corrupt(
                 lba,
@@ -783,7 +760,7 @@ impl Shadow {
                 }
                 row[j as usize] = Slot {
                     page,
-                    crc: crc32c::crc32c(&b),
+                    crc: crc::crc32c(&b),
                     fresh: true,
                 };
                 if level + 1 < self.levels as usize {
@@ -849,6 +826,11 @@ impl BlockDevice for Shadow {
     fn page_size(&self) -> usize {
         self.page_size
     }
+    /// `read_checked`: every page read is checked against its map entry's
+    /// checksum.
+    fn verifies_reads(&self) -> bool {
+        true
+    }
     fn capacity_pages(&self) -> u64 {
         self.capacity
     }
@@ -859,6 +841,10 @@ impl BlockDevice for Shadow {
         self.check(lba, offset, buf.len())?;
         self.own.logical_reads += 1;
         self.own.bytes_read += buf.len() as u64;
+        if offset == 0 && buf.len() == self.page_size {
+            self.read_checked_into(lba, buf)?;
+            return Ok(());
+        }
         self.read_checked(lba)?;
         buf.copy_from_slice(&self.page_buf[offset..offset + buf.len()]);
         Ok(())
@@ -889,7 +875,7 @@ impl BlockDevice for Shadow {
         }
         self.entries[at] = Slot {
             page,
-            crc: crc32c::crc32c(&self.page_buf),
+            crc: crc::crc32c(&self.page_buf),
             fresh: true,
         };
         self.dirty[0].insert(lba / self.per_map_page);

@@ -57,6 +57,26 @@ pub trait Index: Send {
         self.insert(key, new)?;
         Ok(found)
     }
+    /// Whether this index keeps *versions of keys* (created with
+    /// `versions=key`, recorded in its file): the newest entry of a key
+    /// shadows every older one, so a key holds at most one value and
+    /// [`Index::upsert`] writes without reading. False for the papers'
+    /// set of pairs (the default of every index).
+    fn versions_by_key(&self) -> bool {
+        false
+    }
+    /// Sets `key` to `value` without reading (a blind upsert): the entry
+    /// is the key's newest version, and every lookup and merge lets it
+    /// shadow the older ones. Only an index that keeps versions of keys
+    /// has it; any other answers [`IndexError::Config`] (a map over a set
+    /// of pairs must read first: `Store::put`).
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        let _ = (key, value);
+        Err(IndexError::Config(format!(
+            "{} does not keep versions of keys: an upsert must read first",
+            self.name()
+        )))
+    }
     /// Replaces `out` with the values stored under `key`, ascending.
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()>;
     /// Whether lookups are answered later, in batches (the buffer tree's

@@ -9,7 +9,7 @@
 pub mod budget;
 pub mod cache;
 pub mod codec;
-pub(crate) mod crc;
+pub(crate) use crate::device::crc;
 pub mod delta;
 pub mod entry;
 pub(crate) mod error;

@@ -50,7 +50,8 @@ pub enum NodeChange {
 /// | bytes | field |
 /// |---|---|
 /// | 0..8 | magic `b"FLASHIX\0"` |
-/// | 8..24 | index name, UTF-8, zero-padded |
+/// | 8..23 | index name, UTF-8, zero-padded |
+/// | 23 | flags of the index (0 unless it says otherwise: the Buffered-B+ tree's bit 0 is `versions=key`) |
 /// | 24 | key bytes |
 /// | 25 | value bytes |
 /// | 26 | height (levels; 1 = the root is a leaf) |
@@ -73,7 +74,13 @@ pub struct TreeMeta {
     pub next_id: NodeId,
     pub entries: u64,
     pub generation: u64,
+    /// The index's own flags (byte 23, where a name of 16 bytes would end:
+    /// every name is shorter); 0 in a file written before it had any.
+    pub flags: u8,
 }
+
+/// Bytes of the index name in [`TreeMeta`].
+const NAME_BYTES: usize = 15;
 
 const META_MAGIC: [u8; 8] = *b"FLASHIX\0";
 /// Bytes of an encoded [`TreeMeta`].
@@ -84,8 +91,9 @@ impl TreeMeta {
         out[..META_BYTES].fill(0);
         out[0..8].copy_from_slice(&META_MAGIC);
         let name = self.index.as_bytes();
-        let n = name.len().min(16);
+        let n = name.len().min(NAME_BYTES);
         out[8..8 + n].copy_from_slice(&name[..n]);
+        out[8 + NAME_BYTES] = self.flags;
         out[24] = self.format.key_bytes;
         out[25] = self.format.value_bytes;
         out[26] = self.height;
@@ -145,7 +153,10 @@ impl TreeMeta {
         if p.len() < META_BYTES || p[0..8] != META_MAGIC {
             return Err(corrupt("bad magic or length"));
         }
-        let name_end = p[8..24].iter().position(|&b| b == 0).unwrap_or(16);
+        let name_end = p[8..8 + NAME_BYTES]
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(NAME_BYTES);
         let index = std::str::from_utf8(&p[8..8 + name_end])
             .map_err(|_| corrupt("index name is not UTF-8"))?
             .to_string();
@@ -166,6 +177,7 @@ impl TreeMeta {
             next_id: u32_at(36),
             entries: u64_at(40),
             generation: u64_at(48),
+            flags: p[8 + NAME_BYTES],
         };
         if meta.height == 0 || meta.root == NO_NODE || meta.root >= meta.next_id {
             return Err(corrupt("root or height out of range"));

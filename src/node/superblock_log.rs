@@ -172,6 +172,7 @@ mod tests {
             next_id: 1,
             entries: generation,
             generation,
+            flags: 0,
         }
     }
 

@@ -20,6 +20,12 @@
 //! flush followed by some prefix of the operations after it (the one in
 //! flight included).
 //!
+//! With `versions=key` in the parameters (an index of versions of keys,
+//! `runner::versions`) the workload is a map's (upserts, many of a live
+//! key, deletes and updates of a key's current pair, deletes of a pair it
+//! held before), and a reopened index's lookup of every key must answer
+//! what its full scan found.
+//!
 //! Verdicts: `survived`; `lost` (the reopen or the scan failed, or entries
 //! the last flush made durable are missing); `wrong` (any other state: an
 //! entry no prefix holds, a mix); `panicked`. A cut before the first flush
@@ -42,6 +48,7 @@ use std::path::PathBuf;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::versions::{self, LiveKeys};
 use crate::device::fault::{FaultPlan, FaultyDevice, FaultyFlash, SharedChip};
 use crate::device::file::FileDevice;
 use crate::device::profile::Target;
@@ -55,6 +62,9 @@ pub enum CrashOp {
     Insert(u64, u64),
     Delete(u64, u64),
     Update(u64, u64, u64),
+    /// `Index::upsert` (an index of versions of keys, `runner::versions`):
+    /// the key holds the value from now on, whatever it held.
+    Upsert(u64, u64),
     /// `Index::bulk_load` of `count` entries (key `i · stride`, value 0)
     /// into the empty index.
     BulkLoad {
@@ -79,6 +89,7 @@ impl CrashOp {
                     state.insert((k, new));
                 }
             }
+            CrashOp::Upsert(k, v) => versions::upsert(state, k, v),
             CrashOp::BulkLoad { count, stride } => {
                 state.extend((0..count).map(|i| (i * stride, 0)));
             }
@@ -92,6 +103,7 @@ impl CrashOp {
             CrashOp::Insert(k, v) => index.insert(k, v),
             CrashOp::Delete(k, v) => index.delete(k, v).map(|_| ()),
             CrashOp::Update(k, o, n) => index.update(k, o, n).map(|_| ()),
+            CrashOp::Upsert(k, v) => index.upsert(k, v),
             CrashOp::BulkLoad { count, stride } => {
                 index.bulk_load(&mut (0..count).map(|i| (i * stride, 0)))
             }
@@ -160,8 +172,10 @@ pub enum Verdict {
 
 /// The seeded workload: a bulk load and a flush when `bulk_load` asks,
 /// then inserts (60%), deletes and updates of live entries (20% each), a
-/// flush after every `flush_every` data operations. The counts are the
-/// caller's to check ([`CrashConfig::check`]).
+/// flush after every `flush_every` data operations. With `versions=key`
+/// in the parameters, the data operations are a map's instead
+/// ([`key_op`]). The counts are the caller's to check
+/// ([`CrashConfig::check`]).
 pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let mut live: Vec<(u64, u64)> = Vec::new();
@@ -176,23 +190,13 @@ pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
         ops.push(CrashOp::Flush);
         live.extend((0..c.bulk_load).map(|i| (i * stride, 0)));
     }
+    let mut keys = versions::by_key(&c.params).then(|| LiveKeys::new(live.drain(..)));
     // Values are the operation's number from 1: unique, so an entry names
     // the operation that wrote it.
     for (i, next_value) in (0..c.ops).zip(1u64..) {
-        let roll = rng.random_range(0..10u32);
-        let op = if live.is_empty() || roll < 6 {
-            let k = rng.random_range(0..c.keys.max(1));
-            live.push((k, next_value));
-            CrashOp::Insert(k, next_value)
-        } else {
-            let at = rng.random_range(0..live.len());
-            let (k, v) = live.swap_remove(at);
-            if roll < 8 {
-                CrashOp::Delete(k, v)
-            } else {
-                live.push((k, next_value));
-                CrashOp::Update(k, v, next_value)
-            }
+        let op = match keys.as_mut() {
+            Some(keys) => key_op(keys, &mut rng, c.keys, next_value),
+            None => pair_op(&mut live, &mut rng, c.keys, next_value),
         };
         ops.push(op);
         if (i + 1) % c.flush_every.max(1) == 0 {
@@ -200,6 +204,63 @@ pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
         }
     }
     ops
+}
+
+/// A data operation on a set of pairs (`live`) writing `value`.
+fn pair_op(
+    live: &mut Vec<(u64, u64)>,
+    rng: &mut Xoshiro256PlusPlus,
+    keys: u64,
+    value: u64,
+) -> CrashOp {
+    let roll = rng.random_range(0..10u32);
+    if live.is_empty() || roll < 6 {
+        let k = rng.random_range(0..keys.max(1));
+        live.push((k, value));
+        CrashOp::Insert(k, value)
+    } else {
+        let at = rng.random_range(0..live.len());
+        let (k, v) = live.swap_remove(at);
+        if roll < 8 {
+            CrashOp::Delete(k, v)
+        } else {
+            live.push((k, value));
+            CrashOp::Update(k, v, value)
+        }
+    }
+}
+
+/// A data operation on a map of versions of keys writing `value`: an
+/// upsert of a key drawn from `0..keys` (40%) or of a live key (25%: a
+/// replacement), a delete of a live key's current pair (15%), an update of
+/// it (10%), or a delete of a pair some key held before, which must
+/// change nothing (10%; a current pair while there is none). About 5/8 of
+/// the keys are live in the long run, so the map outgrows a buffer of
+/// the index and merges meet versions.
+fn key_op(keys: &mut LiveKeys, rng: &mut Xoshiro256PlusPlus, range: u64, value: u64) -> CrashOp {
+    let roll = rng.random_range(0..20u32);
+    let Some((k, v)) = keys.pick(rng).filter(|_| roll >= 8) else {
+        let k = rng.random_range(0..range.max(1));
+        keys.set(k, value);
+        return CrashOp::Upsert(k, value);
+    };
+    if let Some((k, v)) = (roll >= 18).then(|| keys.pick_stale(rng)).flatten() {
+        return CrashOp::Delete(k, v);
+    }
+    match roll {
+        8..=12 => {
+            keys.set(k, value);
+            CrashOp::Upsert(k, value)
+        }
+        13 | 14 => {
+            keys.set(k, value);
+            CrashOp::Update(k, v, value)
+        }
+        _ => {
+            keys.remove(k);
+            CrashOp::Delete(k, v)
+        }
+    }
 }
 
 /// Judges a reopened content (rule 2 of the module doc): `durable` is the
@@ -220,19 +281,24 @@ pub fn judge(
             return Verdict::Survived;
         }
     }
-    // Entries the flush made durable that no later operation removed.
+    // Entries the flush made durable that no later operation removed (an
+    // upsert removes every pair of its key).
     let mut removed: BTreeSet<(u64, u64)> = BTreeSet::new();
+    let mut upserted: BTreeSet<u64> = BTreeSet::new();
     for op in after {
         match *op {
             CrashOp::Delete(k, v) | CrashOp::Update(k, v, _) => {
                 removed.insert((k, v));
+            }
+            CrashOp::Upsert(k, _) => {
+                upserted.insert(k);
             }
             _ => {}
         }
     }
     let missing = durable
         .iter()
-        .filter(|e| !removed.contains(e) && !found.contains(e))
+        .filter(|e| !removed.contains(e) && !upserted.contains(&e.0) && !found.contains(e))
         .count();
     if missing > 0 {
         Verdict::Lost(format!(
@@ -352,31 +418,46 @@ impl Drop for Rig {
     }
 }
 
-/// Runs `ops` until the first error; returns the durable oracle, the
-/// operations after the last completed flush (the failed one included) and
-/// whether any flush completed.
-pub(super) fn run_until_cut(
-    index: &mut dyn Index,
-    ops: &[CrashOp],
-) -> (BTreeSet<(u64, u64)>, Vec<CrashOp>, bool) {
-    let mut durable = BTreeSet::new();
+/// What a workload run until the power went leaves to judge.
+pub(super) struct Cut {
+    /// The oracle at the last completed flush.
+    pub durable: BTreeSet<(u64, u64)>,
+    /// The operations after it, the failed one included.
+    pub after: Vec<CrashOp>,
+    /// Whether any flush completed.
+    pub flushed: bool,
+    /// Whether an upsert replaced a key's value that a completed flush
+    /// held (`runner::versions`: a newer version that must shadow a
+    /// durable one).
+    pub replaced: bool,
+}
+
+/// Runs `ops` until the first error.
+pub(super) fn run_until_cut(index: &mut dyn Index, ops: &[CrashOp]) -> Cut {
+    let mut cut = Cut {
+        durable: BTreeSet::new(),
+        after: Vec::new(),
+        flushed: false,
+        replaced: false,
+    };
     let mut live = BTreeSet::new();
-    let mut after = Vec::new();
-    let mut flushed = false;
     for op in ops {
         let done = op.run_on(index);
+        if let (CrashOp::Upsert(k, _), Ok(())) = (op, &done) {
+            cut.replaced |= cut.durable.range((*k, 0)..=(*k, u64::MAX)).next().is_some();
+        }
         op.apply(&mut live);
-        after.push(*op);
+        cut.after.push(*op);
         if done.is_err() {
             break;
         }
         if *op == CrashOp::Flush {
-            durable = live.clone();
-            after.clear();
-            flushed = true;
+            cut.durable = live.clone();
+            cut.after.clear();
+            cut.flushed = true;
         }
     }
-    (durable, after, flushed)
+    cut
 }
 
 /// Device writes the uncut workload makes (what a cut point counts).
@@ -399,12 +480,18 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
     })
 }
 
-/// One scenario: power cut after `cut_after` writes, torn or not.
-pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Verdict {
+/// One scenario: power cut after `cut_after` writes, torn or not; and
+/// whether an upsert replaced a flushed key's value before the cut
+/// ([`Cut::replaced`]). With versions of keys, a lookup of every key the
+/// reopened index holds must answer what its scan found, as the lookup
+/// stops at the newest component holding the key where the scan merges
+/// them all.
+pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> (Verdict, bool) {
     if let Err(e) = c.check() {
-        return Verdict::Lost(format!("setup: {e}"));
+        return (Verdict::Lost(format!("setup: {e}")), false);
     }
     let ops = workload(c);
+    let mut replaced = false;
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<Verdict, String> {
         let rig = Rig::new(c, number)?;
         let plan = FaultPlan {
@@ -415,34 +502,62 @@ pub fn scenario(c: &CrashConfig, number: u64, cut_after: u64, tear: bool) -> Ver
             ..FaultPlan::default()
         };
         let storage = rig.faulty(c, plan)?;
-        let (durable, after, flushed) = match create_index(&c.index, storage, c.memory, params(c)?)
-        {
+        let cut = match create_index(&c.index, storage, c.memory, params(c)?) {
             Ok(mut index) => run_until_cut(index.as_mut(), &ops),
             // The cut came while the empty index was being created.
-            Err(_) => (BTreeSet::new(), Vec::new(), false),
+            Err(_) => Cut {
+                durable: BTreeSet::new(),
+                after: Vec::new(),
+                flushed: false,
+                replaced: false,
+            },
         };
+        replaced = cut.replaced;
         let storage = rig.reboot(c)?;
         let mut index = match open_index(&c.index, storage, c.memory, params(c)?) {
             Ok(index) => index,
-            Err(_) if !flushed => return Ok(Verdict::Survived),
+            Err(_) if !cut.flushed => return Ok(Verdict::Survived),
             Err(e) => return Ok(Verdict::Lost(format!("reopen: {e}"))),
         };
         let mut entries = Vec::new();
         if let Err(e) = index.range(0, u64::MAX, &mut entries) {
-            return Ok(if flushed {
+            return Ok(if cut.flushed {
                 Verdict::Lost(format!("full scan: {e}"))
             } else {
                 Verdict::Survived
             });
         }
         let found: BTreeSet<(u64, u64)> = entries.into_iter().collect();
-        Ok(judge(&durable, &after, &found))
+        Ok(match judge(&cut.durable, &cut.after, &found) {
+            Verdict::Survived if index.versions_by_key() => lookups(index.as_mut(), &found),
+            v => v,
+        })
     }));
-    match outcome {
+    let verdict = match outcome {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
         Err(p) => Verdict::Panicked(panic_message(p.as_ref())),
+    };
+    (verdict, replaced)
+}
+
+/// Whether a lookup of every key of `found` (a full scan's answer)
+/// answers its values.
+fn lookups(index: &mut dyn Index, found: &BTreeSet<(u64, u64)>) -> Verdict {
+    let keys: BTreeSet<u64> = found.iter().map(|e| e.0).collect();
+    let mut values = Vec::new();
+    for k in keys {
+        if let Err(e) = index.get(k, &mut values) {
+            return Verdict::Lost(format!("lookup of key {k}: {e}"));
+        }
+        let want: Vec<u64> = found.range((k, 0)..=(k, u64::MAX)).map(|e| e.1).collect();
+        if values != want {
+            return Verdict::Wrong(format!(
+                "key {k}: the lookup answers {values:?}, the scan {want:?}"
+            ));
+        }
     }
+    Verdict::Survived
 }
 
 /// The message a caught panic carried.
@@ -463,6 +578,10 @@ pub struct CrashSummary {
     pub panics: u64,
     /// The uncut workload's device writes (the range of cut points).
     pub writes: u64,
+    /// Scenarios in which an upsert replaced a key's value that a
+    /// completed flush held, before the cut (`runner::versions`; 0 for a
+    /// set of pairs).
+    pub replaced: u64,
     pub examples: Vec<String>,
 }
 
@@ -511,7 +630,9 @@ pub fn crash_test(c: &CrashConfig, scenarios: u64) -> Result<CrashSummary, Strin
         } else {
             rng.random_range(0..writes.max(1))
         };
-        let Some(detail) = s.count(scenario(c, i, cut_after, tear)) else {
+        let (verdict, replaced) = scenario(c, i, cut_after, tear);
+        s.replaced += u64::from(replaced);
+        let Some(detail) = s.count(verdict) else {
             continue;
         };
         if s.examples.len() < 3 {

@@ -3,7 +3,8 @@
 //! zeroed, truncated, misplaced or stale page is `Corrupt` whenever it is
 //! read, never a wrong answer.
 //!
-//! The image: a seeded workload (as [`super::crash::workload`]) is run and
+//! The image: a seeded workload (as [`super::crash::workload`], a map's
+//! with `versions=key`: `runner::versions`) is run and
 //! flushed twice, once half-way (the *earlier* image, kept page by page for
 //! the stale-page damage) and once at the end. Then, for every page the
 //! index ever wrote (the device's logical footprint) and every kind of

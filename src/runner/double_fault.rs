@@ -17,7 +17,9 @@
 //! 2. the medium is mounted again and the index reopened (recovery), and
 //!    what it holds must be the last flush plus a prefix of what came
 //!    after (`crash::judge`);
-//! 3. three acknowledged flushes follow, of inserts and a delete;
+//! 3. three acknowledged flushes follow, of inserts and a delete (with
+//!    `versions=key`, `runner::versions`: upserts, one of them of a key
+//!    the round before flushed);
 //! 4. the index is dropped, the page the crash left single is zeroed, and
 //!    the medium is mounted again: a full scan must give exactly the state
 //!    after the third flush.
@@ -31,10 +33,11 @@
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::counted::Counted;
 use super::crash::{
     judge, panic_message, run_until_cut, workload, CrashConfig, CrashOp, CrashSummary, Verdict,
 };
-use super::fault::{Counted, FaultConfig};
+use super::fault::FaultConfig;
 use crate::device::fault::{FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
@@ -141,11 +144,14 @@ pub fn double_fault_test(c: &FaultConfig) -> Result<DoubleFaultSummary, String> 
     let take = c.scenarios.min(n);
     for j in 0..take {
         let (cut, page, twin) = recorded[(j * n / take.max(1)) as usize];
-        let v = match catch_unwind(AssertUnwindSafe(|| scenario(c, &params, &ops, cut, page))) {
+        let mut replaced = false;
+        let run = || scenario(c, &params, &ops, (cut, page), &mut replaced);
+        let v = match catch_unwind(AssertUnwindSafe(run)) {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => Verdict::Lost(format!("setup: {e}")),
             Err(p) => Verdict::Panicked(panic_message(p.as_ref())),
         };
+        s.counts.replaced += u64::from(replaced);
         if let Some(detail) = s.counts.count(v) {
             if s.counts.examples.len() < 3 {
                 s.counts.examples.push(format!(
@@ -172,13 +178,15 @@ fn scan(index: &mut dyn Index) -> Result<BTreeSet<(u64, u64)>, String> {
     Ok(entries.into_iter().collect())
 }
 
-/// One scenario (module doc, steps 1–4).
+/// One scenario (module doc, steps 1–4): the power cut after write `cut`,
+/// which left `single_page` single; `replaced`: whether an upsert before
+/// the cut replaced a flushed key's value (`crash::Cut::replaced`).
 fn scenario(
     c: &FaultConfig,
     params: &Params,
     ops: &[CrashOp],
-    cut: u64,
-    single_page: u64,
+    (cut, single_page): (u64, u64),
+    replaced: &mut bool,
 ) -> Result<Verdict, String> {
     let ram = SharedDevice::new(Box::new(RamDisk::new(c.page_size, CAPACITY)));
     let plan = FaultPlan {
@@ -193,8 +201,9 @@ fn scenario(
         params.clone(),
     ) {
         Ok(mut index) => {
-            let (durable, after, _) = run_until_cut(index.as_mut(), ops);
-            (durable, after)
+            let cut = run_until_cut(index.as_mut(), ops);
+            *replaced = cut.replaced;
+            (cut.durable, cut.after)
         }
         // The cut met the creation's own commit: nothing was promised.
         Err(_) => (BTreeSet::new(), Vec::new()),
@@ -227,14 +236,27 @@ fn scenario(
         Verdict::Survived => {}
         v => return Ok(v),
     }
-    // 3. Three acknowledged flushes.
+    // 3. Three acknowledged flushes; with versions of keys, of upserts,
+    // one of them of a key the round before flushed.
+    let by_key = index.versions_by_key();
     for round in 0..3u64 {
-        for i in 0..5u64 {
-            let key = 1_000_000 + round * 100 + i;
-            index
-                .insert(key, round)
-                .map_err(|e| format!("insert after recovery: {e}"))?;
-            oracle.insert((key, round));
+        let mut writes: Vec<CrashOp> = (0..5u64)
+            .map(|i| {
+                let key = 1_000_000 + round * 100 + i;
+                if by_key {
+                    CrashOp::Upsert(key, round)
+                } else {
+                    CrashOp::Insert(key, round)
+                }
+            })
+            .collect();
+        if by_key && round > 0 {
+            writes.push(CrashOp::Upsert(1_000_000 + (round - 1) * 100, 10 + round));
+        }
+        for op in writes {
+            op.run_on(index.as_mut())
+                .map_err(|e| format!("{op:?} after recovery: {e}"))?;
+            op.apply(&mut oracle);
         }
         if let Some(&(k, v)) = oracle.iter().next() {
             index

@@ -22,6 +22,11 @@
 //! Then the power goes, 0 or 7 operations after the failure or at the end
 //! of the workload, and the RAM disk is mounted again with no faults.
 //!
+//! With `versions=key` in the parameters (an index of versions of keys,
+//! `runner::versions`) the workload is a map's: upserts (70%, three in
+//! seven of a live key), deletes of a live key's current pair (20%) and
+//! lookups (10%).
+//!
 //! The oracle is a set of (key, value) pairs, exact for every lookup; the
 //! images a reopen may show are the last successful flush's and those of
 //! the flushes since that ran and failed. Verdicts:
@@ -56,17 +61,17 @@
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::counted::Counted;
 use super::crash::{check_count, panic_message};
+use super::versions::{self, LiveKeys};
 use crate::device::fault::{FailKind, FaultPlan, FaultyDevice, SharedDevice};
 use crate::device::ram::RamDisk;
 use crate::device::shadow::Shadow;
-use crate::device::{BlockDevice, DeviceInfo, DeviceStats, Storage, Wear};
+use crate::device::{BlockDevice, Storage};
 use crate::index::{Index, IndexError, Params};
 use crate::store::{create_index, open_index};
 
@@ -141,38 +146,74 @@ impl FaultConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultOp {
     Insert(u64, u64),
+    /// `Index::upsert` (versions of keys, `runner::versions`).
+    Upsert(u64, u64),
     Delete(u64, u64),
     Get(u64),
     Flush,
 }
 
 /// The seeded workload (module doc): deletes name entries the workload or
-/// the preload made live. The counts are the caller's to check
-/// ([`check_count`]).
+/// the preload made live. With `versions=key` in the parameters, a map's
+/// ([`key_op`]). The counts are the caller's to check ([`check_count`]).
 pub fn workload(c: &FaultConfig) -> Vec<FaultOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let keys = c.keys();
     let mut live: Vec<(u64, u64)> = c.preloaded().collect();
+    let mut by_key = versions::by_key(&c.params).then(|| LiveKeys::new(live.drain(..)));
     let every = c.flush_every.max(1);
     let mut ops = Vec::with_capacity(c.ops.min(1 << 20));
     for i in 0..c.ops {
-        let roll = rng.random_range(0..10u32);
-        if roll < 2 && !live.is_empty() {
-            let at = rng.random_range(0..live.len());
-            let (k, v) = live.swap_remove(at);
-            ops.push(FaultOp::Delete(k, v));
-        } else if roll < 3 {
-            ops.push(FaultOp::Get(rng.random_range(0..keys)));
-        } else {
-            let pair = (rng.random_range(0..keys), rng.random_range(0..VALUES));
-            live.push(pair);
-            ops.push(FaultOp::Insert(pair.0, pair.1));
-        }
+        ops.push(match by_key.as_mut() {
+            Some(live) => key_op(live, &mut rng, keys),
+            None => pair_op(&mut live, &mut rng, keys),
+        });
         if (i + 1) % every == 0 {
             ops.push(FaultOp::Flush);
         }
     }
     ops
+}
+
+/// An operation on a set of pairs: an insert (70%), a delete of a live
+/// entry (20%), a lookup (10%).
+fn pair_op(live: &mut Vec<(u64, u64)>, rng: &mut Xoshiro256PlusPlus, keys: u64) -> FaultOp {
+    let roll = rng.random_range(0..10u32);
+    if roll < 2 && !live.is_empty() {
+        let at = rng.random_range(0..live.len());
+        let (k, v) = live.swap_remove(at);
+        FaultOp::Delete(k, v)
+    } else if roll < 3 {
+        FaultOp::Get(rng.random_range(0..keys))
+    } else {
+        let pair = (rng.random_range(0..keys), rng.random_range(0..VALUES));
+        live.push(pair);
+        FaultOp::Insert(pair.0, pair.1)
+    }
+}
+
+/// An operation on a map of versions of keys: a delete of a live key's
+/// current pair (20%), a lookup (10%), an upsert of a live key (30%: a
+/// replacement) or of a key drawn from `0..keys` (40%).
+fn key_op(live: &mut LiveKeys, rng: &mut Xoshiro256PlusPlus, keys: u64) -> FaultOp {
+    let roll = rng.random_range(0..10u32);
+    let value = rng.random_range(0..VALUES);
+    match (roll, live.pick(rng)) {
+        (0 | 1, Some((k, v))) => {
+            live.remove(k);
+            FaultOp::Delete(k, v)
+        }
+        (2, _) => FaultOp::Get(rng.random_range(0..keys)),
+        (3..=5, Some((k, _))) => {
+            live.set(k, value);
+            FaultOp::Upsert(k, value)
+        }
+        _ => {
+            let k = rng.random_range(0..keys);
+            live.set(k, value);
+            FaultOp::Upsert(k, value)
+        }
+    }
 }
 
 /// What one scenario found (module doc).
@@ -200,6 +241,10 @@ pub struct FaultSummary {
     pub errors_seen: u64,
     /// Scenarios in which the caller reopened the index in place.
     pub reopened: u64,
+    /// Scenarios in which an upsert replaced a key's value that the last
+    /// flush (or reopen) held, before the crash (`runner::versions`; 0
+    /// for a set of pairs).
+    pub replaced: u64,
     /// Device writes and syncs of the clean run (the range of positions).
     pub writes: u64,
     pub syncs: u64,
@@ -289,6 +334,7 @@ pub fn run_faults(c: &FaultConfig) -> Result<FaultSummary, String> {
         s.scenarios += 1;
         s.errors_seen += u64::from(outcome.error_seen);
         s.reopened += u64::from(outcome.reopened);
+        s.replaced += u64::from(outcome.replaced);
         let detail = match outcome.verdict {
             Verdict::Survived => {
                 s.survived += 1;
@@ -400,6 +446,8 @@ struct Outcome {
     verdict: Verdict,
     error_seen: bool,
     reopened: bool,
+    /// An upsert replaced a flushed value (`FaultSummary::replaced`).
+    replaced: bool,
 }
 
 impl Outcome {
@@ -408,6 +456,7 @@ impl Outcome {
             verdict,
             error_seen: false,
             reopened: false,
+            replaced: false,
         }
     }
 }
@@ -524,6 +573,9 @@ impl<'a> Context<'a> {
                 FaultOp::Delete(k, v) => index.delete(k, v).map(|_| {
                     live.remove(&(k, v));
                 }),
+                FaultOp::Upsert(k, v) => index
+                    .upsert(k, v)
+                    .map(|()| versions::upsert(&mut live, k, v)),
                 FaultOp::Get(k) => index.get(k, &mut out),
                 FaultOp::Flush => index.flush(),
             };
@@ -533,10 +585,7 @@ impl<'a> Context<'a> {
             }
         }
         drop(index);
-        Ok((
-            counts.writes.load(Ordering::Relaxed),
-            counts.syncs.load(Ordering::Relaxed),
-        ))
+        Ok(counts.load())
     }
 
     /// One scenario (module doc); an error is a failure to set it up.
@@ -570,6 +619,7 @@ impl<'a> Context<'a> {
             let r = match *op {
                 FaultOp::Insert(k, v) => t.insert(k, v).map(|()| run.insert((k, v))),
                 FaultOp::Delete(k, v) => t.delete(k, v).map(|_| run.remove((k, v))),
+                FaultOp::Upsert(k, v) => t.upsert(k, v).map(|()| run.upsert(k, v)),
                 FaultOp::Get(k) => {
                     let r = t.get(k, &mut out);
                     // An answer, unlike the image after a crash, must be exact.
@@ -663,6 +713,21 @@ impl Run {
         if self.live.remove(&pair) {
             self.since_flush.push((pair, false));
         }
+    }
+
+    /// An upsert, as the oracle sees it (`versions::upsert`); notes one
+    /// that replaced a value the last flush (or reopen) held.
+    fn upsert(&mut self, key: u64, value: u64) {
+        let old: Vec<(u64, u64)> = self
+            .live
+            .range((key, 0)..=(key, u64::MAX))
+            .copied()
+            .collect();
+        for pair in old {
+            self.outcome.replaced |= !self.since_flush.contains(&(pair, true));
+            self.remove(pair);
+        }
+        self.insert((key, value));
     }
 
     /// A flush, as the oracle sees it: one that ran and failed may have
@@ -793,103 +858,6 @@ impl Context<'_> {
         Shadow::mount_logged(Box::new(dev), self.c.log_bytes)
             .map(|s| Storage::Pages(Box::new(s)))
             .map_err(|e| format!("commit layer: {e}"))
-    }
-}
-
-/// Writes and syncs that reach a device (atomics: the counts are read
-/// after the device moved into the stack).
-/// Writes as (page, content), in order.
-pub(super) type Writes = Vec<(u64, Vec<u8>)>;
-
-#[derive(Default)]
-pub(super) struct Counts {
-    writes: AtomicU64,
-    syncs: AtomicU64,
-    /// Every write, page and content, in order, where asked for
-    /// ([`Counted::recording`]; the double-fault runner's clean run).
-    pub(super) recorded: std::sync::Mutex<Option<Writes>>,
-}
-
-/// A device that counts its writes and syncs, as [`FaultyDevice`] counts
-/// them.
-pub(super) struct Counted {
-    inner: SharedDevice,
-    pub(super) counts: Arc<Counts>,
-}
-
-impl Counted {
-    fn new(inner: SharedDevice) -> Self {
-        Counted {
-            inner,
-            counts: Arc::default(),
-        }
-    }
-
-    /// A counter that also keeps every write's page and content.
-    pub(super) fn recording(inner: SharedDevice) -> Self {
-        let c = Self::new(inner);
-        if let Ok(mut r) = c.counts.recorded.lock() {
-            *r = Some(Vec::new());
-        }
-        c
-    }
-}
-
-impl BlockDevice for Counted {
-    fn page_size(&self) -> usize {
-        self.inner.page_size()
-    }
-    fn capacity_pages(&self) -> u64 {
-        self.inner.capacity_pages()
-    }
-    fn extent_pages(&self) -> Option<u64> {
-        self.inner.extent_pages()
-    }
-    fn ensure_extent(&mut self, pages: u64) -> crate::device::Result<()> {
-        self.inner.ensure_extent(pages)
-    }
-    fn forget_cached(&mut self) -> crate::device::Result<()> {
-        self.inner.forget_cached()
-    }
-    fn read_only(&self) -> bool {
-        self.inner.read_only()
-    }
-    fn discard_uncommitted(&mut self) -> crate::device::Result<()> {
-        self.inner.discard_uncommitted()
-    }
-    fn trim_reclaims(&self) -> bool {
-        self.inner.trim_reclaims()
-    }
-    fn pages_per_block(&self) -> u32 {
-        self.inner.pages_per_block()
-    }
-    fn read(&mut self, lba: u64, offset: usize, buf: &mut [u8]) -> crate::device::Result<()> {
-        self.inner.read(lba, offset, buf)
-    }
-    fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> crate::device::Result<()> {
-        self.counts.writes.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut r) = self.counts.recorded.lock() {
-            if let Some(writes) = r.as_mut() {
-                writes.push((lba, data.to_vec()));
-            }
-        }
-        self.inner.write(lba, offset, data)
-    }
-    fn trim(&mut self, lba: u64) -> crate::device::Result<()> {
-        self.inner.trim(lba)
-    }
-    fn sync(&mut self) -> crate::device::Result<()> {
-        self.counts.syncs.fetch_add(1, Ordering::Relaxed);
-        self.inner.sync()
-    }
-    fn stats(&self) -> DeviceStats {
-        self.inner.stats()
-    }
-    fn wear(&self) -> Option<Wear> {
-        self.inner.wear()
-    }
-    fn info(&self) -> DeviceInfo {
-        self.inner.info()
     }
 }
 

@@ -21,6 +21,7 @@
 //! 2. Output buffers are reused across operations: a run allocates nothing
 //!    per operation except what the index itself does.
 
+mod counted;
 pub mod crash;
 pub mod damage;
 pub mod double_fault;
@@ -30,6 +31,7 @@ mod memory;
 pub(crate) mod progress;
 pub mod report;
 pub mod staged;
+pub mod versions;
 
 pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 

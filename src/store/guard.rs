@@ -122,6 +122,12 @@ impl Index for Guarded {
     fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
         self.call(true, |i| i.update(key, old, new))
     }
+    fn versions_by_key(&self) -> bool {
+        self.inner.versions_by_key()
+    }
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.call(true, |i| i.upsert(key, value))
+    }
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.call(false, |i| i.get(key, out))
     }

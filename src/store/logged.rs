@@ -16,10 +16,11 @@
 //! experiments, on simulated devices, run without a log
 //! (`DeviceSpec::log_bytes` is 0 there).
 //!
-//! Records (in log pages, `device::shadow`'s `log`): `op u8 | key | value`
-//! at the widths of the index's entry format, and for an update `| new
-//! value`; op 1 = insert, 2 = delete (only of a pair that was present),
-//! 3 = update. A record never spans pages.
+//! Records (in log pages, `device::shadow`'s `log`): the operations
+//! applied — insert, delete (only of a pair that was present), update,
+//! upsert (an index that keeps versions of keys: `Index::upsert`) — in
+//! runs of one operation with delta-coded keys (`store::records`, which
+//! gives the format). A record never spans pages.
 //!
 //! Recovery: opening an index reads its last commit, then replays the
 //! records of the log's complete batches in order. Replaying the same
@@ -45,9 +46,7 @@ use crate::device::fault::SharedDevice;
 use crate::device::{BlockDevice, CommitLog, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
 
-const INSERT: u8 = 1;
-const DELETE: u8 = 2;
-const UPDATE: u8 = 3;
+use super::records::{self, Encoder, Op};
 
 /// An index over a storage with a write-ahead log (module doc).
 pub struct Logged {
@@ -58,6 +57,8 @@ pub struct Logged {
     format: EntryFormat,
     /// Records since the last log page written.
     pending: Vec<u8>,
+    /// Lays records out in `pending`.
+    encoder: Encoder,
     /// Record bytes a log page holds.
     payload: usize,
     /// Pages written of a batch not yet ended.
@@ -112,11 +113,13 @@ pub(super) fn with_log(
     let device = SharedDevice::new(dev);
     let inner = open(Storage::Pages(Box::new(device.clone())), memory)?;
     let records = log_of(lock(&device).as_mut())?.take_recovered();
+    let format = inner.format();
     let mut logged = Logged {
-        format: inner.format(),
+        format,
         inner,
         device,
         pending: Vec::with_capacity(payload),
+        encoder: Encoder::new(format),
         payload,
         open_batch: false,
         must_checkpoint: fresh,
@@ -131,44 +134,22 @@ pub(super) fn with_log(
     Ok(Box::new(logged))
 }
 
-/// A decoded record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Insert(u64, u64),
-    Delete(u64, u64),
-    Update(u64, u64, u64),
-}
-
 impl Logged {
-    fn record_bytes(&self, op: u8) -> usize {
-        let (k, v) = (
-            self.format.key_bytes as usize,
-            self.format.value_bytes as usize,
-        );
-        1 + k + v + if op == UPDATE { v } else { 0 }
-    }
-
-    /// Adds a record of an operation applied to the index, writing the
+    /// Adds the record of an operation applied to the index, writing the
     /// page it fills first (invariant 1).
-    fn record(&mut self, op: u8, key: u64, value: u64, new: u64) -> Result<()> {
-        let len = self.record_bytes(op);
-        if self.pending.len() + len > self.payload {
+    fn record(&mut self, op: Op) -> Result<()> {
+        if !self.encoder.fits(&op, self.pending.len(), self.payload) {
             self.write_page()?;
         }
-        let at = self.pending.len();
-        self.pending.resize(at + len, 0);
-        let (k, v) = (
-            self.format.key_bytes as usize,
-            self.format.value_bytes as usize,
-        );
-        let b = &mut self.pending[at..];
-        b[0] = op;
-        self.format.put_key(&mut b[1..], key);
-        self.format.put_value(&mut b[1 + k..], value);
-        if op == UPDATE {
-            self.format.put_value(&mut b[1 + k + v..], new);
-        }
+        self.encoder.push(&op, &mut self.pending);
         Ok(())
+    }
+
+    /// Forgets the records not yet written (they went to a page, or the
+    /// checkpoint to come holds them).
+    fn clear_pending(&mut self) {
+        self.pending.clear();
+        self.encoder.page_written();
     }
 
     /// Whether the log can take another page, or the bound (or a missing
@@ -183,14 +164,14 @@ impl Logged {
     fn write_page(&mut self) -> Result<()> {
         if self.must_checkpoint {
             // The checkpoint to come holds these operations.
-            self.pending.clear();
+            self.clear_pending();
             return Ok(());
         }
         if !self.log_has_room()? {
             return self.checkpoint();
         }
         log_of(lock(&self.device).as_mut())?.append(&self.pending, false)?;
-        self.pending.clear();
+        self.clear_pending();
         self.open_batch = true;
         Ok(())
     }
@@ -199,48 +180,18 @@ impl Logged {
     /// the log.
     fn checkpoint(&mut self) -> Result<()> {
         self.inner.flush()?;
-        self.pending.clear();
+        self.clear_pending();
         self.open_batch = false;
         self.must_checkpoint = false;
         self.checkpoints += 1;
         Ok(())
     }
 
-    fn decode(&self, records: &[u8]) -> Result<Vec<Op>> {
-        let mut ops = Vec::new();
-        let (k, v) = (
-            self.format.key_bytes as usize,
-            self.format.value_bytes as usize,
-        );
-        let mut at = 0;
-        while at < records.len() {
-            let op = records[at];
-            let len = self.record_bytes(op);
-            if !(INSERT..=UPDATE).contains(&op) || at + len > records.len() {
-                return Err(IndexError::Corrupt {
-                    page: 0,
-                    detail: format!(
-                        "the write-ahead log holds a record it cannot read (op {op} at byte {at} of {})",
-                        records.len()
-                    ),
-                });
-            }
-            let b = &records[at + 1..at + len];
-            let (key, value) = (self.format.read_key(b), self.format.read_value(&b[k..]));
-            ops.push(match op {
-                INSERT => Op::Insert(key, value),
-                DELETE => Op::Delete(key, value),
-                _ => Op::Update(key, value, self.format.read_value(&b[k + v..])),
-            });
-            at += len;
-        }
-        Ok(ops)
-    }
-
     /// Applies the log's records to the index (or, read-only, to the
     /// overlay), without logging them again: they are in the log.
     fn replay(&mut self, records: &[u8]) -> Result<()> {
-        let ops = self.decode(records)?;
+        let mut ops = Vec::new();
+        records::decode(self.format, records, &mut ops)?;
         self.replayed = ops.len() as u64;
         let mut values = Vec::new();
         for op in ops {
@@ -252,6 +203,7 @@ impl Logged {
                 (None, Op::Update(k, old, new)) => {
                     self.inner.update(k, old, new)?;
                 }
+                (None, Op::Upsert(k, v)) => self.inner.upsert(k, v)?,
                 (Some(o), op) => o.apply(op, self.inner.as_mut(), &mut values)?,
             }
         }
@@ -316,6 +268,16 @@ impl Overlay {
                 }
                 self.insert(k, new);
             }
+            Op::Upsert(k, v) => {
+                // Every value the key holds now gives way to `v`.
+                index.get(k, values)?;
+                let mut pairs: Vec<(u64, u64)> = values.iter().map(|&old| (k, old)).collect();
+                self.merge(k, k, &mut pairs);
+                for (_, old) in pairs {
+                    self.delete(k, old);
+                }
+                self.insert(k, v);
+            }
         }
         Ok(())
     }
@@ -342,19 +304,26 @@ impl Index for Logged {
     }
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.inner.insert(key, value)?;
-        self.record(INSERT, key, value, 0)
+        self.record(Op::Insert(key, value))
     }
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         let found = self.inner.delete(key, value)?;
         if found {
-            self.record(DELETE, key, value, 0)?;
+            self.record(Op::Delete(key, value))?;
         }
         Ok(found)
     }
     fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
         let found = self.inner.update(key, old, new)?;
-        self.record(UPDATE, key, old, new)?;
+        self.record(Op::Update(key, old, new))?;
         Ok(found)
+    }
+    fn versions_by_key(&self) -> bool {
+        self.inner.versions_by_key()
+    }
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        self.inner.upsert(key, value)?;
+        self.record(Op::Upsert(key, value))
     }
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.inner.get(key, out)?;
@@ -386,7 +355,7 @@ impl Index for Logged {
         // Invariant 2: set first, so that a load that fails half-way is
         // not followed by log pages either.
         self.must_checkpoint = true;
-        self.pending.clear();
+        self.clear_pending();
         self.inner.bulk_load(entries)
     }
     fn steady_state_inserts(&self, entries: u64) -> u64 {
@@ -403,7 +372,7 @@ impl Index for Logged {
             return self.checkpoint();
         }
         log_of(lock(&self.device).as_mut())?.append(&self.pending, true)?;
-        self.pending.clear();
+        self.clear_pending();
         self.open_batch = false;
         self.batches += 1;
         Ok(())

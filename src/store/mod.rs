@@ -13,11 +13,19 @@
 //!   (key, value) pairs* (a key may repeat: an index of a relation's
 //!   secondary key). [`Store::put`] replaces a key's value, so a store
 //!   holds at most one value per key; this costs a lookup before each
-//!   write (an index cannot replace blind). [`Semantics::Multiset`] keeps
-//!   the papers' set of pairs ([`Store::insert`], [`Store::remove`],
-//!   [`Store::get_all`]). The semantics is the caller's choice at open, not
-//!   recorded in the file: a multiset file opened as a map answers a key
-//!   with two values by an error, never by one of them.
+//!   write (an index over a set of pairs cannot replace blind).
+//!   [`Store::set`] writes without returning the old value: on an index
+//!   that orders versions (`registry::keeps_versions`: the LSM-tree, …) a
+//!   new map store is created with `versions=key`, recorded in its file,
+//!   and `set` is a blind upsert (`Index::upsert`: the newest version of
+//!   a key wins at every lookup, and merges drop the older ones), so an
+//!   insert reads nothing; on any other index `set` is `put`.
+//!   [`Semantics::Multiset`] keeps the papers' set of pairs
+//!   ([`Store::insert`], [`Store::remove`], [`Store::get_all`]). A file of
+//!   versions of keys is a map: opening it as a multiset is refused
+//!   ([`StoreError::Semantics`]). A file of pairs opens either way, and a
+//!   multiset file opened as a map answers a key with two values by an
+//!   error, never by one of them.
 //! * **Full-width keys and values.** A store's entries are 8 + 8 bytes
 //!   unless the options set `key_bytes`/`value_bytes` (the paper
 //!   experiments keep their 4 + 4 formats): every `u64` fits.
@@ -55,6 +63,7 @@
 pub mod guard;
 mod logged;
 mod open;
+mod records;
 
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
@@ -145,17 +154,32 @@ impl Options {
         self
     }
 
-    /// The index parameters, full-width entries unless set otherwise.
-    fn index_params(&self, new: bool) -> Params {
+    /// The index parameters of a store of index `kind`: the options',
+    /// then the store's defaults for the kind (`registry::store_defaults`);
+    /// a new store has full-width entries unless set otherwise, and a new
+    /// map store of an index that orders versions keeps versions of keys
+    /// (`versions=key`) unless the parameters say otherwise.
+    fn index_params(&self, kind: &str, new: bool) -> Params {
         let mut p = Params::new();
         for (k, v) in &self.params {
             p.set(k, v);
+        }
+        for (k, v) in registry::store_defaults(kind, self.memory, self.page_size, new) {
+            if !p.contains(k) {
+                p.set(k, &v);
+            }
         }
         if new {
             for k in ["key_bytes", "value_bytes"] {
                 if !p.contains(k) {
                     p.set(k, "8");
                 }
+            }
+            if self.semantics == Semantics::Map
+                && registry::keeps_versions(kind)
+                && !p.contains("versions")
+            {
+                p.set("versions", "key");
             }
         }
         p
@@ -381,11 +405,12 @@ impl Store {
         } else {
             &options.index
         };
-        let mut index = create_index(kind, storage, options.memory, options.index_params(true))?;
+        let params = options.index_params(kind, true);
+        let mut index = create_index(kind, storage, options.memory, params)?;
         // Flushed at once, so that a crash at any point after `create`
         // returns leaves a store that opens (issue #41).
         index.flush()?;
-        Ok(Self::wrap(index, options, path, false))
+        Self::wrap(index, options, path, false)
     }
 
     fn open_on(
@@ -411,24 +436,37 @@ impl Store {
             }
             .into());
         }
-        let params = options.index_params(false);
+        let params = options.index_params(&kind, false);
         let index = if read_only {
             open_index_read_only(&kind, storage, options.memory, params)?
         } else {
             open_index(&kind, storage, options.memory, params)?
         };
-        Ok(Self::wrap(index, options, path, read_only))
+        Self::wrap(index, options, path, read_only)
     }
 
-    fn wrap(index: Box<dyn Index>, options: &Options, path: Option<&Path>, ro: bool) -> Store {
-        Store {
+    /// The store over `index`; a file of versions of keys is a map, never
+    /// read as a multiset.
+    fn wrap(
+        index: Box<dyn Index>,
+        options: &Options,
+        path: Option<&Path>,
+        ro: bool,
+    ) -> Result<Store> {
+        if index.versions_by_key() && options.semantics == Semantics::Multiset {
+            return Err(StoreError::Semantics(format!(
+                "{} holds versions of keys (a map store, `versions=key`): open it with map semantics",
+                path.map_or("the store".into(), |p| p.display().to_string())
+            )));
+        }
+        Ok(Store {
             index,
             semantics: options.semantics,
             path: path.map(Path::to_path_buf),
             read_only: ro,
             unflushed: 0,
             values: Vec::new(),
-        }
+        })
     }
 
     /// Refuses a call that changes the store when it is open read-only.
@@ -484,6 +522,21 @@ impl Store {
             }
         }
         Ok(old)
+    }
+
+    /// Sets `key` to `value`, as `put` does, without returning the value
+    /// it replaced: on a store of versions of keys it reads nothing (a
+    /// blind upsert, module doc); on any other it is `put`.
+    pub fn set(&mut self, key: u64, value: u64) -> Result<()> {
+        self.need(Semantics::Map, "set")?;
+        self.writable("set")?;
+        if !self.index.versions_by_key() {
+            return self.put(key, value).map(drop);
+        }
+        self.index.format().check(key, value)?;
+        self.index.upsert(key, value)?;
+        self.unflushed += 1;
+        Ok(())
     }
 
     /// The value of `key`.

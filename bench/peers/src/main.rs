@@ -11,9 +11,11 @@
 //! The layout: `engines/` (one module per engine, behind one trait),
 //! `workload` (the keys and operations every engine is given), `run` (one
 //! measured run, in the child), `harness` (the parent: spawning the
-//! children), `report` (the `RESULT` line and the table), `args`.
+//! children), `report` (the `RESULT` line and the table), `scale` (the
+//! scaling run's CSV and plot), `args`.
 //!
-//! Run: `cargo run --release -p peers -- --n 1000000 --rounds 3`
+//! Run: `cargo run --release -p peers -- --n 1000000 --rounds 3`; a
+//! scaling run: `-- --scale 1000000,4000000 --memory 16MiB --out scale`.
 
 mod args;
 mod engines;
@@ -21,11 +23,13 @@ mod error;
 mod harness;
 mod report;
 mod run;
+mod scale;
 mod workload;
 
 fn main() {
     let result = args::parse().and_then(|a| match a.one.clone() {
         Some(engine) => run::child(&a, &engine),
+        None if !a.plot.is_empty() => scale::replot(&a.plot, &a.out.with_extension("svg")),
         None => harness::parent(&a),
     });
     if let Err(e) = result {

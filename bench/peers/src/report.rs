@@ -56,7 +56,7 @@ fn range(runs: &[Run], key: &str, scale: f64, decimals: usize) -> String {
 }
 
 /// 1234567 → "1,234,567".
-fn group(v: u64) -> String {
+pub fn group(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -80,8 +80,20 @@ fn per(runs: &[Run], num: &str, den: &str) -> Vec<Run> {
         .collect()
 }
 
-/// Prints the table: one row per engine that ran, in `a.engines`' order,
-/// then the notes and each engine that failed or timed out, with why.
+/// `bytes` in MiB (to a tenth where not whole).
+fn size(bytes: usize) -> String {
+    let mib = bytes as f64 / (1 << 20) as f64;
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{mib} MiB")
+    } else {
+        format!("{mib:.1} MiB")
+    }
+}
+
+/// Prints the table: its header (the workload, n, the memory and what it
+/// limits), one row per engine in `a.engines`' order (an engine that did
+/// not finish marked †, with no figures), then the notes and each engine
+/// that failed or ran past the limit, with why.
 pub fn print_table(
     a: &Args,
     results: &BTreeMap<String, Vec<Run>>,
@@ -89,11 +101,19 @@ pub fn print_table(
 ) {
     let n = a.n as f64;
     println!(
-        "\nworkload {}, n = {}, a durable commit every {} operations, min–max over {} round(s)\n",
+        "\nworkload {}, n = {} (data {} = {:.2}× the memory), a durable commit every {} operations, min–max over {} round(s)",
         a.workload.name(),
         group(a.n),
+        size(16 * a.n as usize),
+        16.0 * n / a.memory as f64,
         a.commit_every,
         a.rounds
+    );
+    println!(
+        "memory {} per engine: its own cache and buffers (flashix's budget); \
+         \"beyond memory\" means beyond each engine's own cache: the OS page cache \
+         is not limited (LMDB has no cache of its own and reads through it)\n",
+        size(a.memory)
     );
     match a.workload {
         Workload::InsertLookup => {
@@ -107,11 +127,22 @@ pub fn print_table(
     }
     for engine in &a.engines {
         let Some(runs) = results.get(engine) else {
+            if failed.contains_key(engine) {
+                let cols = match a.workload {
+                    Workload::InsertLookup => 7,
+                    Workload::YcsbA => 6,
+                };
+                println!("| {engine} † |{}", " – |".repeat(cols));
+            }
             continue;
         };
         let mut label = engine.clone();
         if engine == "sled" {
             label.push_str(" ‡");
+        }
+        if failed.contains_key(engine) {
+            // Finished some rounds, not all.
+            label.push_str(" †");
         }
         if runs
             .iter()
@@ -145,6 +176,6 @@ pub fn print_table(
         );
     }
     for (engine, why) in failed {
-        println!("\n{engine}: {why}");
+        println!("\n† {engine}: {why}");
     }
 }

@@ -28,6 +28,49 @@ fn p99_us(lat: &Histogram<u64>) -> f64 {
     lat.value_at_quantile(0.99) as f64 / 1e3
 }
 
+/// The prefix of the progress lines a child writes to stderr; the parent
+/// echoes them and, if it ends the child past `--timeout`, names the last
+/// one (which phase it was in, and how far).
+pub const PROGRESS: &str = "progress: ";
+
+/// A phase's progress on stderr at every tenth of its operations, with the
+/// seconds since the phase began: a long run shows where its time goes.
+struct Progress {
+    phase: &'static str,
+    total: usize,
+    done: usize,
+    next_tenth: usize,
+    start: Instant,
+}
+
+impl Progress {
+    fn new(phase: &'static str, total: usize) -> Progress {
+        Progress {
+            phase,
+            total,
+            done: 0,
+            next_tenth: 1,
+            start: Instant::now(),
+        }
+    }
+
+    /// Counts `ops` more operations done, and reports each tenth passed.
+    fn advance(&mut self, ops: usize) {
+        self.done += ops;
+        while self.next_tenth <= 10 && self.done * 10 >= self.total * self.next_tenth {
+            eprintln!(
+                "{PROGRESS}{} {}% ({} of {}) at {:.1} s",
+                self.phase,
+                self.next_tenth * 10,
+                self.done,
+                self.total,
+                self.start.elapsed().as_secs_f64()
+            );
+            self.next_tenth += 1;
+        }
+    }
+}
+
 /// Applies `ops` in one write and commits it, recording each operation's
 /// latency in nanoseconds with the commit's time added to the last one;
 /// returns how many reads did not find the value expected.
@@ -66,8 +109,10 @@ fn batch(engine: &mut dyn Engine, ops: &[Op], lat: &mut Histogram<u64>) -> Res<u
 /// how many did not find the value expected.
 fn lookups(engine: &mut dyn Engine, keys: &[(u64, u64)], lat: &mut Histogram<u64>) -> Res<u64> {
     let mut misses = 0;
+    let mut progress = Progress::new("lookup", keys.len());
     engine.read(&mut |r| {
         for &(k, v) in keys {
+            progress.advance(1);
             let t = Instant::now();
             let got = r.get(k)?;
             record(lat, t.elapsed());
@@ -121,6 +166,7 @@ fn dir_bytes(p: &Path) -> Res<u64> {
 /// taken, the bytes written meanwhile, and the misses.
 fn phase_ops(
     engine: &mut dyn Engine,
+    phase: &'static str,
     ops: &[Op],
     every: usize,
     lat: &mut Histogram<u64>,
@@ -128,8 +174,10 @@ fn phase_ops(
     let w0 = write_bytes()?;
     let t = Instant::now();
     let mut misses = 0;
+    let mut progress = Progress::new(phase, ops.len());
     for chunk in ops.chunks(every) {
         misses += batch(engine, chunk, lat)?;
+        progress.advance(chunk.len());
     }
     let secs = t.elapsed().as_secs_f64();
     Ok((secs, write_bytes()? - w0, misses))
@@ -147,14 +195,27 @@ pub fn child(a: &Args, name: &str) -> Res<()> {
         out.insert(k.to_string(), v);
     };
 
-    let mut engine = engines::open(name, &dir, a.log_bytes)?;
+    let mut engine = engines::open(name, &dir, a.log_bytes, a.memory, &a.params)?;
     let inserts = workload::inserts(&keys);
     let mut ins_lat = new_hist();
-    let (secs, wb, _) = phase_ops(engine.as_mut(), &inserts, a.commit_every, &mut ins_lat)?;
+    let (secs, wb, _) = phase_ops(
+        engine.as_mut(),
+        "insert",
+        &inserts,
+        a.commit_every,
+        &mut ins_lat,
+    )?;
     drop(inserts);
     put("insert_s", secs);
     put("inserts_per_s", n as f64 / secs);
     put("insert_p99_us", p99_us(&ins_lat));
+    // A checkpoint's stall shows past the 99th percentile: one commit in
+    // a thousand operations at most is a checkpoint.
+    put(
+        "insert_p999_us",
+        ins_lat.value_at_quantile(0.999) as f64 / 1e3,
+    );
+    put("insert_max_us", ins_lat.max() as f64 / 1e3);
     put("insert_write_bytes", wb as f64);
 
     let mut misses = 0;
@@ -171,7 +232,8 @@ pub fn child(a: &Args, name: &str) -> Res<()> {
         Workload::YcsbA => {
             let (ops, updates) = workload::ycsb_a(&keys, &mut rng);
             let mut lat = new_hist();
-            let (secs, wb, m) = phase_ops(engine.as_mut(), &ops, a.commit_every, &mut lat)?;
+            let (secs, wb, m) =
+                phase_ops(engine.as_mut(), "mixed", &ops, a.commit_every, &mut lat)?;
             misses += m;
             put("ops_per_s", n as f64 / secs);
             put("op_p99_us", p99_us(&lat));
@@ -179,7 +241,12 @@ pub fn child(a: &Args, name: &str) -> Res<()> {
             put("updates", updates as f64);
         }
     }
+    // Closing may flush or wait for background work (fjall's compactions):
+    // its time is outside the phases', so it is reported beside them.
+    let t = Instant::now();
     drop(engine);
+    eprintln!("{PROGRESS}closed in {:.1} s", t.elapsed().as_secs_f64());
+    put("close_s", t.elapsed().as_secs_f64());
     put("file_bytes", dir_bytes(&dir)? as f64);
     put("space_amp", dir_bytes(&dir)? as f64 / (16.0 * n as f64));
     put("peak_rss_kib", peak_rss_kib()? as f64);

@@ -170,7 +170,7 @@ pub(super) fn session_number() -> u64 {
 
 /// A log page's checksum: the whole page with the checksum field zero.
 fn page_crc(b: &[u8]) -> u32 {
-    let crc = crc32c::crc32c(&b[..CRC_AT]);
+    let crc = crate::device::crc::crc32c(&b[..CRC_AT]);
     let crc = crc32c::crc32c_append(crc, &[0u8; 4]);
     crc32c::crc32c_append(crc, &b[CRC_AT + 4..])
 }

@@ -230,6 +230,17 @@ impl BTree {
         )
     }
 
+    /// The flags the index over this tree keeps in its superblock
+    /// (`TreeMeta::flags`; 0 for the B+-tree itself).
+    pub fn flags(&self) -> u8 {
+        self.meta.flags
+    }
+
+    /// Sets those flags; the next `flush` writes them.
+    pub fn set_flags(&mut self, flags: u8) {
+        self.meta.flags = flags;
+    }
+
     /// A new tree over any node store (BFTL, delta schemes, ... pass theirs).
     pub fn create_on(
         name: &'static str,
@@ -250,6 +261,7 @@ impl BTree {
             next_id: store.next_id(),
             entries: 0,
             generation: 0,
+            flags: 0,
         };
         let mut tree = BTree::assemble(name, store, cache, layout, meta, memory);
         let leaf = tree.blank(0);

@@ -7,13 +7,16 @@
 //! That is the FD-tree a merge of everything into its last level would
 //! have produced, written without the merges.
 //!
+//! With versions of keys (`versions=key`) a repeated key is refused: a
+//! level holds one entry a key.
+//!
 //! The run's extent is reserved for the input's size before the first page
 //! is written; a failed load releases it and installs nothing.
 
 use super::{FdTree, Kind, RunMeta, RunWriter};
 use crate::index::bulk::BulkInput;
 use crate::index::runs::page::{bottom_level, Entry};
-use crate::index::Result;
+use crate::index::{IndexError, Result};
 
 impl FdTree {
     pub(super) fn bulk_load_sorted(
@@ -30,10 +33,19 @@ impl FdTree {
         let reserve = RunWriter::pages_for(format, page_size, n) * span;
         let start = self.extents.alloc(reserve)?;
         let mut out = RunWriter::new(format, page_size, bottom as u8, start, false);
+        let by_key = self.by_key;
         let written = {
             let dev = self.dev();
             let mut r = Ok(());
+            let mut last = None;
             for (key, value) in input.by_ref() {
+                if by_key && last == Some(key) {
+                    r = Err(IndexError::BulkLoad(format!(
+                        "key {key} repeats: an FD-tree of versions of keys holds one value a key"
+                    )));
+                    break;
+                }
+                last = Some(key);
                 let e = Entry {
                     key,
                     value,

@@ -8,6 +8,12 @@
 //! pair, the merged run holds each pair's net count (|n| entries of the
 //! sign's kind, none at 0), and a pair is present when its net count over
 //! all levels is positive.
+//!
+//! With versions of keys (`versions=key`, the `FdTree` module doc), a
+//! level holds at most one entry per key and the merge compares by key: of
+//! two entries of one key the newer level's wins, whatever the values, and
+//! the older is dropped; a merge into the bottom level also drops filter
+//! entries (key tombstones), which have nothing left below to shadow.
 
 use crate::device::BlockDevice;
 use crate::index::{EntryFormat, IndexError};
@@ -146,13 +152,26 @@ impl Source {
     }
 }
 
+/// What a merge does with two entries of one key (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Versions {
+    /// The paper's set of pairs: the counts of a pair add up.
+    Pairs,
+    /// Versions of keys: the newer entry of a key shadows the older;
+    /// `bottom`: the merge writes the bottom level, where filter entries go.
+    Keys { bottom: bool },
+}
+
 /// Merges `newer` into `older` (both in run order) and writes the result
-/// through `out`. Returns the number of pairs annihilated.
+/// through `out`. Returns the number of pairs annihilated (with versions
+/// of keys: older versions shadowed, and filter entries dropped at the
+/// bottom).
 pub(super) fn merge_into(
     dev: &mut dyn BlockDevice,
     newer: &mut Source,
     older: &mut Source,
     out: &mut RunWriter,
+    versions: Versions,
 ) -> Result<u64, IndexError> {
     let mut x = newer.next_item(dev)?;
     let mut y = older.next_item(dev)?;
@@ -169,6 +188,14 @@ pub(super) fn merge_into(
                 q
             }
             (Some(p), Some(q)) => match (p, q) {
+                (Item::Pair { key, .. }, Item::Pair { key: k2, .. })
+                    if key == k2 && versions != Versions::Pairs =>
+                {
+                    annihilated += 1;
+                    x = newer.next_item(dev)?;
+                    y = older.next_item(dev)?;
+                    p
+                }
                 (
                     Item::Pair {
                         key,
@@ -202,6 +229,12 @@ pub(super) fn merge_into(
                 }
             },
         };
+        if versions == (Versions::Keys { bottom: true })
+            && matches!(item, Item::Pair { count, .. } if count < 0)
+        {
+            annihilated += 1;
+            continue;
+        }
         emit(dev, out, item)?;
     }
     Ok(annihilated)

@@ -61,6 +61,12 @@
 //! index entries outnumber its filter entries, and a delete adds as many
 //! filter entries as it finds index entries, so the index stays a set.
 //!
+//! **Versions of keys** (`versions=key`, a map store's FD-tree, recorded
+//! in the superblock): the unit of versioning is the key instead of the
+//! pair; the head holds one entry a key, an upsert reads nothing, merges
+//! keep a key's newer entry, and a lookup stops at the first level that
+//! holds the key (`fdtree::versions`).
+//!
 //! Parameters: `k` (size ratio; default half the entries a page holds, as
 //! §III sets it, and below `f − 1`), `head_bytes`, `page_bytes` (a run
 //! page: default the device's page, else a multiple of it, read and written
@@ -69,7 +75,7 @@
 //! bottom half full, as an FD-tree built by inserts holds them on average
 //! over a merge cycle; `false` leaves them as the loader writes them,
 //! fences only, the FD-tree right after a merge into its bottom level;
-//! not recorded on flash, it only shapes a bulk load).
+//! not recorded on flash, it only shapes a bulk load), `versions=pair|key`.
 //!
 //! On-flash format: the superblock at page 0 (`fdtree::superblock`), then runs
 //! (`docs/FORMAT.md`). Durability: `flush` writes the head tree as a
@@ -79,7 +85,9 @@
 //!
 //! Invariants:
 //! 1. A pair's presence is its net count (index − filter entries) over L0
-//!    and every run being positive.
+//!    and every run being positive; with versions of keys, a key's value
+//!    is its entry in the first level holding one, and no level holds two
+//!    entries of a key.
 //! 2. Every level with a level below holds one external fence per page of
 //!    the level below, the last as the run's last-fence.
 //! 3. After a merge cascade every level is within its capacity.
@@ -88,6 +96,7 @@ mod bulk;
 mod merge;
 mod run;
 pub(crate) mod superblock;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -96,7 +105,7 @@ use crate::device::{BlockDevice, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 
 use crate::index::runs::page::{capacity_above_bottom, level_capacity, Geometry};
-use merge::{emit, fences_for, merge_into, Item, RunReader, Source};
+use merge::{emit, fences_for, merge_into, Item, RunReader, Source, Versions};
 use run::{entry_bytes, per_page, Entry, Extents, Kind, Page, PageCache, RunMeta, RunWriter};
 use superblock::Superblock;
 
@@ -118,7 +127,10 @@ pub struct FdTree {
     head_capacity: u64,
     /// Whether a bulk load is brought to the steady state (`steady_state`).
     steady_state: bool,
-    /// L0's pairs with their net counts.
+    /// `versions=key` (module doc, "Versions of keys").
+    by_key: bool,
+    /// L0's pairs with their net counts (with versions of keys, one pair
+    /// a key, counting +1 or −1).
     head: BTreeMap<(u64, u64), i64>,
     /// Σ |count| over `head`.
     head_entries: u64,
@@ -157,6 +169,7 @@ struct Options {
     head_bytes: Option<usize>,
     page_bytes: Option<usize>,
     steady_state: bool,
+    versions_by_key: bool,
 }
 
 fn options(params: &mut Params) -> Result<Options> {
@@ -165,6 +178,7 @@ fn options(params: &mut Params) -> Result<Options> {
     let head_bytes = params.get_opt("head_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
     let steady_state = params.get("steady_state", true)?;
+    let versions_by_key = params.versions_by_key()?;
     // The FD-tree keeps no data-bound table: `tables` changes nothing.
     params.budget(0)?;
     params.finish(NAME)?;
@@ -174,6 +188,7 @@ fn options(params: &mut Params) -> Result<Options> {
         head_bytes,
         page_bytes,
         steady_state,
+        versions_by_key,
     })
 }
 
@@ -248,6 +263,7 @@ impl FdTree {
             head_bytes,
             page_bytes,
             steady_state,
+            versions_by_key,
         } = o;
         let head_bytes =
             head_bytes.or_else(|| default_head_bytes(&storage, format, page_bytes, memory));
@@ -281,6 +297,7 @@ impl FdTree {
             k,
             head_capacity,
             steady_state,
+            by_key: versions_by_key,
             head: BTreeMap::new(),
             head_entries: 0,
             head_fences: Vec::new(),
@@ -407,27 +424,48 @@ impl FdTree {
     }
 
     /// Fills `found` with the net count of every pair with a key in
-    /// `lo..=hi` (invariant 1), in pair order, one entry a pair.
+    /// `lo..=hi` (invariant 1), in pair order, one entry a pair. With
+    /// versions of keys, the newest entry of every key (count +1 or −1),
+    /// and a lookup of one key stops at the first level that holds it.
     fn search(&mut self, lo: u64, hi: u64) -> Result<()> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
-        let r = self.collect(lo, hi, &mut found);
-        found.sort_unstable_by_key(|e| e.0);
-        found.dedup_by(|later, first| {
-            if later.0 == first.0 {
-                first.1 += later.1;
-                true
-            } else {
-                false
-            }
-        });
+        let r = self.collect(lo, hi, self.by_key && lo == hi, &mut found);
+        if self.by_key {
+            // `collect` adds level by level, newest first; a stable sort
+            // keeps that order among a key's versions.
+            found.sort_by_key(|e| e.0 .0);
+            found.dedup_by_key(|e| e.0 .0);
+        } else {
+            found.sort_unstable_by_key(|e| e.0);
+            found.dedup_by(|later, first| {
+                if later.0 == first.0 {
+                    first.1 += later.1;
+                    true
+                } else {
+                    false
+                }
+            });
+        }
         self.found = found;
         r
     }
 
-    fn collect(&mut self, lo: u64, hi: u64, found: &mut Vec<((u64, u64), i64)>) -> Result<()> {
+    /// Adds to `found` the entries with keys in `lo..=hi` of the head and
+    /// then of each level down (§II-B); `first_only`: none from the levels
+    /// past the first that has any.
+    fn collect(
+        &mut self,
+        lo: u64,
+        hi: u64,
+        first_only: bool,
+        found: &mut Vec<((u64, u64), i64)>,
+    ) -> Result<()> {
         let mut next = self.search_head(lo, hi, found);
         for level in 1..=self.levels.len() {
+            if first_only && !found.is_empty() {
+                break;
+            }
             let start = next.ok_or_else(|| IndexError::Corrupt {
                 page: 0,
                 detail: format!("no fence leads into level {level}"),
@@ -438,19 +476,27 @@ impl FdTree {
     }
 
     fn add_to_head(&mut self, key: u64, value: u64, delta: i64) -> Result<()> {
+        self.change_head(|t| {
+            let c = t.head.entry((key, value)).or_insert(0);
+            let before = c.unsigned_abs();
+            *c += delta;
+            let after = c.unsigned_abs();
+            if *c == 0 {
+                t.head.remove(&(key, value));
+            }
+            t.head_entries = t.head_entries + after - before;
+        })
+    }
+
+    /// Applies `change` to the head, merging it down when it passes its
+    /// capacity.
+    fn change_head(&mut self, change: impl FnOnce(&mut Self)) -> Result<()> {
         // Over its capacity only after a merge failed (a full device): the
         // merge is retried first, and nothing new is taken while it fails.
         if self.head_entries + self.head_fences.len() as u64 > self.head_capacity {
             self.merge_cascade()?;
         }
-        let c = self.head.entry((key, value)).or_insert(0);
-        let before = c.unsigned_abs();
-        *c += delta;
-        let after = c.unsigned_abs();
-        if *c == 0 {
-            self.head.remove(&(key, value));
-        }
-        self.head_entries = self.head_entries + after - before;
+        change(self);
         self.head_dirty = true;
         if self.head_entries + self.head_fences.len() as u64 > self.head_capacity {
             self.merge_cascade()?;
@@ -508,12 +554,17 @@ impl FdTree {
             Source::Empty
         };
         let mut out = RunWriter::new(format, page_size, dst as u8, start, fenced);
+        let versions = if self.by_key {
+            Versions::Keys { bottom: !fenced }
+        } else {
+            Versions::Pairs
+        };
         let dev = match &mut self.storage {
             Storage::Pages(d) => d.as_mut(),
             // Invariant: `build` accepts only logical-page storage.
             Storage::Raw(_) => unreachable!("FdTree is built only on Storage::Pages"),
         };
-        self.annihilated += merge_into(dev, &mut newer, &mut older, &mut out)?;
+        self.annihilated += merge_into(dev, &mut newer, &mut older, &mut out, versions)?;
         let (new_dst, keys) = out.finish(dev)?;
         self.extents
             .release(start + new_dst.pages, reserve - new_dst.pages);
@@ -616,7 +667,8 @@ impl FdTree {
         // The head's run has no internal fences: a search reads it whole.
         let mut w = RunWriter::new(format, page_size, 0, start, false);
         let dev = self.dev();
-        merge_into(dev, &mut pairs, &mut fences, &mut w)?;
+        // Pairs and fences: no two entries of one key meet.
+        merge_into(dev, &mut pairs, &mut fences, &mut w, Versions::Pairs)?;
         let (meta, _) = w.finish(self.dev())?;
         self.extents.release(
             start + meta.pages * self.span,
@@ -689,9 +741,40 @@ impl Index for FdTree {
         self.format
     }
 
+    /// With versions of keys, an upsert.
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.format.check(key, value)?;
+        if self.by_key {
+            return self.set_version(key, Some((value, 1)));
+        }
         self.add_to_head(key, value, 1)
+    }
+
+    /// `delete` then `insert`; with versions of keys, whether the key's
+    /// newest version holds `old`, then an upsert of `new`.
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        self.format.check(key, new)?;
+        if !self.by_key {
+            let found = self.delete(key, old)?;
+            self.insert(key, new)?;
+            return Ok(found);
+        }
+        self.format.check(key, old)?;
+        self.update_key(key, old, new)
+    }
+
+    fn versions_by_key(&self) -> bool {
+        self.by_key
+    }
+
+    /// With versions of keys, the key's newest version; reads nothing.
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.by_key {
+            return Err(IndexError::Config(
+                "an FD-tree of pairs (versions=pair) has no blind upsert".into(),
+            ));
+        }
+        self.insert(key, value)
     }
 
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
@@ -712,6 +795,9 @@ impl Index for FdTree {
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format.check(key, value)?;
+        if self.by_key {
+            return self.delete_key(key, value);
+        }
         self.search(key, key)?;
         let c = self
             .found
@@ -761,6 +847,7 @@ impl Index for FdTree {
             page_size: self.page_size as u32,
             k: self.k,
             head_capacity: self.head_capacity,
+            versions_by_key: self.by_key,
             high_water: self.extents.high_water,
             head: self.head_run,
             levels: self.levels.clone(),

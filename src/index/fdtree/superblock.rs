@@ -6,7 +6,8 @@
 //! | 0..4 | magic `FDT1` |
 //! | 4 | key bytes |
 //! | 5 | value bytes |
-//! | 6..8 | reserved (0) |
+//! | 6 | flags: bit 0 = versions of keys (`versions=key`; 0: pairs) |
+//! | 7 | reserved (0) |
 //! | 8..12 | run page size, `page_bytes` (`u32`; a multiple of the device's page) |
 //! | 12..20 | k (`u64`) |
 //! | 20..28 | head capacity in entries (`u64`) |
@@ -16,7 +17,7 @@
 //! | 72.. | each level's run, 32 bytes as the head's |
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::kinds::reopen::{agree, mismatch};
+use crate::index::kinds::reopen::{agree, agree_versions, mismatch};
 use crate::index::{EntryFormat, IndexError, Params};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
 
@@ -33,6 +34,8 @@ pub(super) struct Superblock {
     pub page_size: u32,
     pub k: u64,
     pub head_capacity: u64,
+    /// `versions=key` (`FdTree` module doc, "Versions of keys").
+    pub versions_by_key: bool,
     pub high_water: u64,
     pub head: RunMeta,
     pub levels: Vec<RunMeta>,
@@ -79,6 +82,7 @@ pub(super) fn write(
     p[0..4].copy_from_slice(MAGIC);
     p[4] = sb.format.key_bytes;
     p[5] = sb.format.value_bytes;
+    p[6] = u8::from(sb.versions_by_key);
     p[8..12].copy_from_slice(&sb.page_size.to_le_bytes());
     p[12..20].copy_from_slice(&sb.k.to_le_bytes());
     p[20..28].copy_from_slice(&sb.head_capacity.to_le_bytes());
@@ -123,8 +127,12 @@ pub(super) fn read(storage: &mut Storage) -> Result<Superblock, IndexError> {
         return Err(corrupt("more levels than its payload holds"));
     }
     let format = EntryFormat::new(p[4], p[5]).map_err(|_| corrupt("bad entry widths"))?;
+    if p[6] > 1 {
+        return Err(corrupt(&format!("unknown flags {:#04x}", p[6])));
+    }
     Ok(Superblock {
         format,
+        versions_by_key: p[6] == 1,
         page_size: u32::from_le_bytes([p[8], p[9], p[10], p[11]]),
         k: u64_at(12),
         head_capacity: u64_at(20),
@@ -144,6 +152,7 @@ impl Superblock {
         agree(params, "value_bytes", self.format.value_bytes as u64)?;
         agree(params, "k", self.k)?;
         agree(params, "page_bytes", self.page_size as u64)?;
+        agree_versions(params, self.versions_by_key)?;
         let head_bytes = self.head_capacity * entry_bytes(self.format) as u64;
         match params.get_opt::<u64>("head_bytes")? {
             Some(given) if given / entry_bytes(self.format) as u64 != self.head_capacity => {

@@ -52,6 +52,13 @@ impl Params {
         self.values.get(key).cloned()
     }
 
+    /// `versions=pair` (the papers' set of pairs, the default) or
+    /// `versions=key` (the newest entry of a key shadows every older one:
+    /// `Index::versions_by_key`); true for `key`.
+    pub fn versions_by_key(&mut self) -> Result<bool, IndexError> {
+        self.switch("versions", "pair", "key")
+    }
+
     /// The entry widths `key_bytes` / `value_bytes` (default 4 + 4) and
     /// the node format `node_format` (`flashix`, the default, or the
     /// simulation-only `paper`: `node::paper`).

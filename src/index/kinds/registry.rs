@@ -21,6 +21,62 @@ pub struct IndexInfo {
     pub params: &'static str,
 }
 
+/// Whether index `name` can keep versions of keys (`versions=key`: the
+/// newest entry of a key shadows the older ones, `Index::upsert` writes
+/// blind): the indexes whose structure orders versions. A new map store of
+/// one is created so (`store` module doc).
+pub fn keeps_versions(name: &str) -> bool {
+    matches!(
+        name,
+        crate::index::lsm::NAME
+            | crate::index::fdtree::NAME
+            | crate::index::latree::NAME
+            | crate::index::latree::BUFFER_TREE
+            | crate::index::mbtree::NAME
+    )
+}
+
+/// Parameters a store (`crate::store`) gives index `name` with `memory`
+/// bytes unless its options set them: each write-optimised index sized
+/// for a file from its budget, as its paper sizes it for flash (the paper
+/// experiments never take these). `new`: the store is being created (a
+/// parameter its file records is given only then; one it does not record
+/// is given at every open).
+/// * LSM-tree: C0 of half the budget (`c0_bytes`; O'Neil et al. size C0
+///   from the memory there is, and on a file a larger C0 means fewer
+///   merge passes per insert), and passes built as trees of at most a
+///   quarter of the budget each (`extent_bytes`, at least 1 MiB), so the
+///   file stays near the data's size (`lsm` module doc).
+/// * FD-tree: a head tree of half the budget (`head_bytes`; the paper's
+///   head is one erase block of its SSD, and on a file the head's size sets
+///   how often a merge rewrites the level below).
+/// * LA-tree (Buffered-B+ tree): nodes of one page of the file
+///   (`node_bytes`). Its default fanout of 16 is the paper's for a mote's
+///   flash chip, where a node fills a 512-byte page; on a file of 4 KiB
+///   pages such a node (about 330 bytes) takes a whole page, so the tree
+///   is six levels high and its file 31 times its data (issue #45).
+pub fn store_defaults(
+    name: &str,
+    memory: usize,
+    page_size: usize,
+    new: bool,
+) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if name == crate::index::lsm::NAME {
+        if new {
+            out.push(("c0_bytes", (memory / 2).to_string()));
+        }
+        out.push(("extent_bytes", (memory / 4).max(1 << 20).to_string()));
+    }
+    if name == crate::index::fdtree::NAME && new {
+        out.push(("head_bytes", (memory / 2).to_string()));
+    }
+    if name == crate::index::latree::NAME && new {
+        out.push(("node_bytes", page_size.to_string()));
+    }
+    out
+}
+
 /// Every index flashix has.
 pub fn list() -> Vec<IndexInfo> {
     vec![
@@ -37,7 +93,7 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: crate::index::mbtree::NAME,
             description: "MB-Tree: batch processing buffer with Unique Path Search, leaf nodes of an LNH (OIDs, KIVs) and L leaf pages with best-fit placement, adaptive leaf size, modified LRU buffer (Roh et al. 2009 §4)",
-            params: "lru_share=0.4, lnh=true|false, kiv=true|false, fei=true|false, leaf_pages=4, max_leaf_pages=16, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "lru_share=0.4, lnh=true|false, kiv=true|false, fei=true|false, leaf_pages=4, max_leaf_pages=16, key_bytes=2|4|8, value_bytes=2|4|8, versions=pair|key (key: a map of versions of keys, blind upserts; a map store sets it)",
         },
         IndexInfo {
             name: delta::BASIC_DELTA,
@@ -57,22 +113,22 @@ pub fn list() -> Vec<IndexInfo> {
         IndexInfo {
             name: crate::index::fdtree::NAME,
             description: "FD-tree: a head tree over sorted runs of ratio k with fractional cascading (fences), merges, logarithmic deletion with filter entries (Li et al. 2009 §II)",
-            params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "k=f/2 (f: entries a page holds), head_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8, versions=pair|key (key: a map of versions of keys, blind upserts; a map store sets it)",
         },
         IndexInfo {
             name: crate::index::lsm::NAME,
             description: "LSM-tree: C0 in memory over B+-tree components of ratio r built bottom-up by rolling merges with sequential writes; a search looks in every component (O'Neil et al., the baseline of Li et al. 2009 §III)",
-            params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory), page_bytes=device page (or a multiple), key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "ratio=f/2 (f: entries a page holds), c0_bytes=one erase block (128 KiB without erase units; at most half the memory; a store: half the memory), page_bytes=device page (or a multiple), extent_bytes=the pass (a store: a quarter of the memory), key_bytes=2|4|8, value_bytes=2|4|8, versions=pair|key (key: a map of versions of keys, blind upserts; a map store sets it)",
         },
         IndexInfo {
             name: crate::index::latree::BUFFER_TREE,
             description: "Buffer tree (Arge) as Agrawal et al. 2009 §3.1 runs it: super-nodes of about M/4 bytes, each with a buffer of M/2 emptied to the children when full; lookups immediate (scan the path's nodes and buffers) or delayed (batched with the inserts, answered at the leaves)",
-            params: "lookup=immediate|delayed, node_bytes=M/4, max_buffer_bytes=M/2, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "lookup=immediate|delayed, node_bytes=M/4, max_buffer_bytes=M/2, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8, versions=pair|key (key: a map of versions of keys, blind upserts; a map store sets it)",
         },
         IndexInfo {
             name: crate::index::latree::NAME,
             description: "Buffered-B+ tree (Lazy-Adaptive tree): a B+-tree in subtrees of height h with a buffer at each subtree root, emptied through the subtree; adaptive emptying at lookups by ADAPT or Adapt-Simple; nodes in a node log on raw:, buffers in their own partitions (Agrawal et al. 2009 §4-5)",
-            params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8",
+            params: "fanout=16 | node_bytes=N, subtree_height=2, adapt=simple|adapt|off, node_cache_share=0.25, max_buffer_bytes=3M/4, buffer_pool=entries|pages, partition_blocks=2, log_blocks=N (raw:), cache=lru, key_bytes=2|4|8, value_bytes=2|4|8, versions=pair|key (key: a map of versions of keys, blind upserts; a map store sets it)",
         },
         IndexInfo {
             name: crate::index::asbtree::NAME,

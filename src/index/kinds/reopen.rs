@@ -87,6 +87,20 @@ pub(crate) fn agree(params: &mut Params, parameter: &str, image: u64) -> Result<
     }
 }
 
+/// Checks `versions` in `params` against what the image records
+/// (`Params::versions_by_key`), and sets it from the image when absent: a
+/// file of versions of keys never opens as a set of pairs, nor the reverse.
+pub(crate) fn agree_versions(params: &mut Params, image_by_key: bool) -> Result<()> {
+    let image = if image_by_key { "key" } else { "pair" };
+    match params.raw("versions") {
+        Some(given) if given != image => Err(mismatch("versions", image, given)),
+        _ => {
+            params.set("versions", image);
+            Ok(())
+        }
+    }
+}
+
 /// Reconciles `params` with the superblock of a tree index on `storage`:
 /// the entry widths, and the node size when the index takes `node_bytes`
 /// (`sized`). Nothing happens on storage without a superblock; returns

@@ -26,7 +26,8 @@
 //! and the node it reaches) besides the B+-tree's two working nodes (a
 //! node read on a miss and the sibling a split creates) and the
 //! data-bound tables when they are in the budget (two super-nodes' room),
-//! so a super-node is about M/12 bytes (`node_bytes`; the paper's
+//! so a super-node is about M/12 bytes (`node_bytes`, at most the largest
+//! node the node format holds; the paper's
 //! D = (M − 1)/2 elements is half of M, `docs/DEVIATIONS.md`); the
 //! other half holds the scratch and the buffer pool as in `super` (with
 //! `lookup=delayed`, an eighth of it for lookups cut across subtrees), and
@@ -43,7 +44,8 @@
 //! state is the tree alone, named `buffer-tree` in its superblock.
 
 use crate::index::btree::POOL_NODES;
-use crate::index::{IndexError, Params, Result};
+use crate::index::{EntryFormat, IndexError, Params, Result};
+use crate::node::NodeLayout;
 
 /// Super-nodes the node cache keeps between entries of an emptying: the
 /// root, through which each entry is routed, and the node it goes to.
@@ -85,10 +87,38 @@ pub(super) fn defaults(params: &mut Params, memory: usize) -> Result<bool> {
         // its path's super-nodes again.
         let nodes = CACHED_SUPER_NODES + POOL_NODES + TABLE_ROOM_NODES;
         let node = (memory / 2).saturating_sub(1024) / nodes / 8 * 8;
-        params.set("node_bytes", &node.max(64).to_string());
+        let node = largest_node(params.entry_format()?, node.max(64));
+        params.set("node_bytes", &node.to_string());
     }
     if !params.contains("max_buffer_bytes") {
         params.set("max_buffer_bytes", &(memory / 2).to_string());
     }
     Ok(delayed)
+}
+
+/// The largest node of at most `bytes` that the node format holds: a
+/// node counts its entries in 16 bits (about 1 MiB of 8 + 8-byte
+/// entries), so past a budget of about 12 MiB the super-node of M/12 is
+/// cut to the largest node there is, and the cache holds more than its
+/// two. The paper's budgets (kilobytes) never come near.
+fn largest_node(format: EntryFormat, bytes: usize) -> usize {
+    // A page of 4 KiB is a node in every format; a smaller node that does
+    // not fit is too small, which the tree reports.
+    const FITS: usize = 4096;
+    let fits = |b: usize| NodeLayout::with_node_bytes(format, b).is_ok();
+    if bytes <= FITS || fits(bytes) || !fits(FITS) {
+        return bytes;
+    }
+    // Binary search over multiples of 8 between one that fits and `bytes`,
+    // too large.
+    let (mut lo, mut hi) = (FITS / 8, bytes / 8);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(mid * 8) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo * 8
 }

@@ -8,7 +8,9 @@
 //!   4 a part of one with the part's id). A
 //!   buffer's entries are in arrival order; an emptying sorts them stably
 //!   by key, so for any key the order of its entries in any buffer is the
-//!   order of the operations (the tree needs no timestamps).
+//!   order of the operations (the tree needs no timestamps). With
+//!   versions of keys (`super::versions`) the same holds of a key's
+//!   entries, and a tail page holds at most one entry a key.
 //! * **Pages.** A buffer page is a checksummed frame
 //!   ([`crate::node::page`], kind `BufferPage`) whose payload is the owning
 //!   node's id (`u32`) and the entries. The directory keeps each page's
@@ -588,6 +590,70 @@ impl<S: BufferState> Buffers<S> {
         read?;
         self.decode_tail(id, &mut f);
         Ok(())
+    }
+
+    /// The newest entry of `key` in buffer `id` (versions of keys,
+    /// `super` module doc): its tail page first, in RAM, then its flash
+    /// pages from the newest back, stopping at the first that holds one.
+    pub fn newest_of(
+        &mut self,
+        store: &mut dyn NodeStore,
+        id: NodeId,
+        key: u64,
+    ) -> Result<Option<Elem>> {
+        let mut found = None;
+        self.decode_tail(id, &mut |e| {
+            if e.key == key {
+                found = Some(e);
+            }
+        });
+        if found.is_some() {
+            return Ok(found);
+        }
+        let Some(b) = self.dir.get_mut(&id) else {
+            return Ok(None);
+        };
+        // Lent out while its pages are read (reading changes no buffer).
+        let pages = std::mem::take(&mut b.pages);
+        let (front, skip) = (b.front, b.front_taken as usize);
+        let mut read = Ok(());
+        for (k, &p) in pages.iter().enumerate().skip(front).rev() {
+            let skip = if k == front { skip } else { 0 };
+            let mut i = 0;
+            read = self.read_page(store, p, |e| {
+                if i >= skip && e.key == key {
+                    found = Some(e);
+                }
+                i += 1;
+            });
+            if read.is_err() || found.is_some() {
+                break;
+            }
+        }
+        if let Some(b) = self.dir.get_mut(&id) {
+            b.pages = pages;
+        }
+        read.map(|()| found)
+    }
+
+    /// With versions of keys: overwrites the entry of `e`'s key in buffer
+    /// `id`'s tail page with `e`, when the tail holds one (at most one,
+    /// so the tail holds one entry per key); `false` when it holds none.
+    pub fn replace_in_tail(&mut self, id: NodeId, e: Elem) -> bool {
+        let Some(t) = self.dir.get(&id).and_then(|b| b.tail) else {
+            return false;
+        };
+        let mut bytes = [0u8; MAX_ELEM];
+        self.encode(e, &mut bytes);
+        let kb = self.format.key_bytes as usize;
+        let key = &bytes[..kb];
+        match self.pool.last_match_mut(&t, |entry| &entry[..kb] == key) {
+            Some(entry) => {
+                entry.copy_from_slice(&bytes[..self.elem_bytes]);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Takes entries from the front of buffer `id` (invariant 1) into

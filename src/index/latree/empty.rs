@@ -143,6 +143,7 @@ impl LaTree {
                 // Stable, by key: a key's entries keep the order of their
                 // operations (a delayed lookup sees exactly those before it).
                 chunk.sort_by_key(|e| e.key);
+                self.keep_newest(&mut chunk);
             }
             if let Err(e) = self.deal(&chunk, level, how) {
                 self.spill_rest(from, level);
@@ -222,6 +223,7 @@ impl LaTree {
         values: &mut Vec<u64>,
     ) -> Result<()> {
         match e.op {
+            Op::Insert | Op::Delete if self.by_key => self.apply_version(e, found)?,
             Op::Insert => self.tree.insert(e.key, e.value)?,
             Op::Delete => {
                 self.tree.delete(e.key, e.value)?;
@@ -346,7 +348,7 @@ impl LaTree {
     /// first pair; its parts are routed by span).
     fn route_all(&mut self, elems: &[Elem], level: u8, out: &mut Vec<NodeId>) -> Result<()> {
         for e in elems {
-            let t = self.route(e.pair(), level)?;
+            let t = self.route(self.routing(e), level)?;
             out.push(t);
         }
         Ok(())
@@ -478,7 +480,7 @@ impl LaTree {
                     }
                 }
             } else {
-                self.route(e.pair(), level)
+                self.route(self.routing(&e), level)
                     .and_then(|t| self.push(t, level, e))
             };
             if let Err(err) = pushed {
@@ -596,7 +598,11 @@ impl LaTree {
                 }
                 continue;
             }
-            let to = if e.pair() < sep { pair.0 } else { pair.1 };
+            let to = if self.routing(&e) < sep {
+                pair.0
+            } else {
+                pair.1
+            };
             if let Err(err) = self.push(to, level, e) {
                 self.spill(level, &elems[n..]);
                 return Err(err);

@@ -27,7 +27,13 @@
 //!   entry in the root's buffer when the pair is present. `update` is
 //!   delete + insert.
 //! * **Range** scans the buffers of every subtree the range reaches, with
-//!   no adaptive emptying.
+//!   no adaptive emptying (`latree::search`, with the lookups).
+//! * **Versions of keys** (`versions=key`, a map store's tree; recorded in
+//!   the superblock's flags): an insert or upsert is a key's newest
+//!   version, appended to the root's buffer without a read; entries are
+//!   routed by key, emptyings keep each key's newest entry, a delete is an
+//!   entry of the key that ends at the leaves, and a lookup stops at the
+//!   first buffer on its path that holds the key (`latree::versions`).
 //!
 //! Flash layer (§5.2): nodes are packed into the node log with two halves
 //! and copying garbage collection on a raw chip ([`LogNodeStore`], whose
@@ -89,7 +95,8 @@
 //! Invariants:
 //! 1. For every pair, its buffered entries lie in the buffers on its
 //!    root-to-leaf path, older ones deeper; within a buffer, in the order
-//!    of the operations.
+//!    of the operations. With versions of keys the same holds for every
+//!    key, on the path of `(key, 0)`.
 //! 2. Only subtree roots (and the root) have buffers; a buffer belongs to
 //!    the node whose subtree holds its entries' keys.
 //! 3. Between operations no buffer is queued for emptying, unless an
@@ -106,13 +113,15 @@ mod empty;
 mod lookups;
 mod memory;
 mod pool;
+mod search;
 mod space;
+mod versions;
 
 pub use adapt::Policy;
 
 use crate::device::Storage;
 use crate::index::btree::{BTree, BTreeOptions};
-use crate::index::kinds::reopen::tree_params;
+use crate::index::kinds::reopen::{agree_versions, tree_params};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
 use crate::node::{Budget, LogNodeStore, NodeId, NodeStore, PageNodeStore, Tables};
 
@@ -128,6 +137,9 @@ pub const BUFFER_TREE: &str = "buffer-tree";
 /// Free partitions kept beyond what an operation is known to need: a
 /// buffer split or a frame evicted from the pool may take one.
 const PARTITION_RESERVE: u64 = 8;
+/// The superblock's flag (`TreeMeta::flags`, bit 0) of a tree of versions
+/// of keys (`versions=key`); no other bit is in use.
+const FLAG_VERSIONS_BY_KEY: u8 = 1;
 
 /// Why a buffer was emptied.
 #[derive(Clone, Copy, Debug)]
@@ -189,6 +201,8 @@ struct LaOptions {
     partition_blocks: u64,
     max_buffer_bytes: Option<usize>,
     pool_unit: PoolUnit,
+    /// `versions=key` (module doc, "Versions of keys").
+    versions_by_key: bool,
 }
 
 impl LaOptions {
@@ -219,6 +233,7 @@ impl LaOptions {
                 .get("buffer_pool", "entries".to_string())?
                 .parse::<PoolUnit>()
                 .map_err(IndexError::Config)?,
+            versions_by_key: params.versions_by_key()?,
         })
     }
 }
@@ -236,6 +251,39 @@ fn tree_options(params: &mut Params) -> Result<BTreeOptions> {
         params.set("cache", "lru");
     }
     BTreeOptions::from_params(params)
+}
+
+/// Whether the image whose superblock carries `flags` keeps versions of
+/// keys; `given`, the `versions` parameter if the caller passed one, must
+/// agree (`kinds::reopen::agree_versions`).
+fn versions_of_image(flags: u8, given: Option<String>, delayed: bool) -> Result<bool> {
+    if flags & !FLAG_VERSIONS_BY_KEY != 0 {
+        return Err(IndexError::Corrupt {
+            page: 0,
+            detail: format!("Buffered-B+ tree superblock: unknown flags {flags:#04x}"),
+        });
+    }
+    let mut p = Params::new();
+    if let Some(v) = given {
+        p.set("versions", &v);
+    }
+    agree_versions(&mut p, flags & FLAG_VERSIONS_BY_KEY != 0)?;
+    let by_key = p.versions_by_key()?;
+    no_delayed_versions(delayed, by_key)?;
+    Ok(by_key)
+}
+
+/// The buffer tree's delayed lookups are cut by pairs and answered by the
+/// leaves' pairs; a tree of versions of keys (a map store's) answers its
+/// lookups at once, and refuses them.
+fn no_delayed_versions(delayed: bool, by_key: bool) -> Result<()> {
+    if delayed && by_key {
+        return Err(IndexError::Config(
+            "lookup=delayed with versions=key: a tree of versions of keys answers its lookups at once"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Blocks per node-log half on a raw chip of `blocks`: a quarter each,
@@ -297,6 +345,8 @@ pub struct LaTree {
     /// Inside [`LaTree::ensure_partitions`] (its emptyings do not recurse
     /// into it).
     making_space: bool,
+    /// `versions=key` (module doc, "Versions of keys").
+    by_key: bool,
 }
 
 impl LaTree {
@@ -337,7 +387,10 @@ impl LaTree {
             false
         };
         let budget = params.budget(memory)?;
-        let la = LaOptions::from_params(&mut params)?;
+        // Checked against the image once the tree is open.
+        let versions = params.raw("versions");
+        let mut la = LaOptions::from_params(&mut params)?;
+        no_delayed_versions(delayed, la.versions_by_key)?;
         let opts = tree_options(&mut params)?;
         params.finish(name)?;
         let layout = opts.layout(storage.page_size())?;
@@ -356,9 +409,18 @@ impl LaTree {
             Storage::Pages(_) => Box::new(PageNodeStore::new(storage, layout)?),
         };
         let tree = if open {
-            BTree::open_on(name, store, node_memory, opts.cache)?
+            let tree = BTree::open_on(name, store, node_memory, opts.cache)?;
+            la.versions_by_key = versions_of_image(tree.flags(), versions, delayed)?;
+            tree
         } else {
-            BTree::create_on(name, store, node_memory, opts.cache)?
+            let mut tree = BTree::create_on(name, store, node_memory, opts.cache)?;
+            if la.versions_by_key {
+                // Recorded at once: an empty file of versions never
+                // reopens as pairs.
+                tree.set_flags(FLAG_VERSIONS_BY_KEY);
+                tree.flush()?;
+            }
+            tree
         };
         let mut t = Self::assemble(tree, budget, node_memory, la, delayed)?;
         t.name = name;
@@ -448,6 +510,7 @@ impl LaTree {
             live: Vec::new(),
             counters: Counters::default(),
             making_space: false,
+            by_key: la.versions_by_key,
         })
     }
 
@@ -474,173 +537,6 @@ impl LaTree {
             self.empty(id, cause)?;
         }
         Ok(())
-    }
-
-    /// Fills `self.found` with the buffered entries for `lo..=hi` on every
-    /// path the range takes, deepest buffer first, and `self.base` with the
-    /// tree's entries; `adaptive` lets the policy empty buffers on the way
-    /// (a lookup), otherwise they are only scanned (a range).
-    fn collect(&mut self, lo: u64, hi: u64, adaptive: bool) -> Result<()> {
-        'restart: loop {
-            self.walk.clear();
-            self.stack.clear();
-            let (root, root_level) = self.tree.root();
-            self.stack.push((root, root_level));
-            while let Some((id, level)) = self.stack.pop() {
-                let buffered = id == root || self.buffered_level(level);
-                if buffered && self.bufs.entries(id) > 0 {
-                    if adaptive {
-                        self.counters.buffers_met += 1;
-                        self.counters.entries_met += self.bufs.entries(id);
-                        if self.decide(id, level) {
-                            // Loading it may write other tail pages.
-                            let emptied = self
-                                .ensure_partitions(0, &[], u8::MAX)
-                                .and_then(|_| self.empty(id, Cause::Adapt))
-                                .and_then(|()| self.settle());
-                            if let Err(e) = emptied {
-                                // A full device (or a failed write) reaches
-                                // the caller, as at any operation: what the
-                                // emptying had taken is spilled, in order,
-                                // and the next operation retries it first.
-                                self.stuck = true;
-                                return Err(e);
-                            }
-                            continue 'restart;
-                        }
-                    }
-                    self.walk.push((id, level));
-                }
-                if level >= self.subtree_height {
-                    self.kids.clear();
-                    self.tree
-                        .children_within(id, level, lo, hi, &mut self.kids)?;
-                    self.stack
-                        .extend(self.kids.iter().rev().map(|&k| (k, level - 1)));
-                }
-            }
-            break;
-        }
-        self.base.clear();
-        let mut base = std::mem::take(&mut self.base);
-        let r = self.tree.range(lo, hi, &mut base);
-        self.base = base;
-        r?;
-        // Deepest first (invariant 1); the walk met them top-down.
-        self.walk.sort_by_key(|&(_, level)| level);
-        self.found.clear();
-        let walk = std::mem::take(&mut self.walk);
-        let mut result = Ok(());
-        // Spilled entries (kept in level order) follow the buffers at their
-        // level and precede those above.
-        let spill = std::mem::take(&mut self.spill);
-        let mut next_spilled = 0;
-        for &(id, level) in &walk {
-            while let Some(&(_, e)) = spill.get(next_spilled).filter(|(l, _)| *l < level) {
-                if (lo..=hi).contains(&{ e.key }) {
-                    self.found.push(e);
-                }
-                next_spilled += 1;
-            }
-            self.counters.buffers_scanned += 1;
-            self.counters.entries_scanned += self.bufs.get(id).map_or(0, |b| b.flash_entries());
-            let found = &mut self.found;
-            result = self.bufs.scan(self.tree.store_mut(), id, |e| {
-                if (lo..=hi).contains(&{ e.key }) {
-                    found.push(e)
-                }
-            });
-            if result.is_err() {
-                break;
-            }
-        }
-        for &(_, e) in &spill[next_spilled.min(spill.len())..] {
-            if (lo..=hi).contains(&{ e.key }) {
-                self.found.push(e);
-            }
-        }
-        self.spill = spill;
-        self.walk = walk;
-        result
-    }
-
-    /// Turns `self.base` into the live pairs of `lo..=hi` after
-    /// [`LaTree::collect`]: a pair's buffered entries, oldest first
-    /// (invariant 1), decide it by the last insert or delete among them;
-    /// a pair with none keeps what the tree says. Reuses its buffers (a
-    /// lookup allocates nothing here).
-    fn merge_found(&mut self) {
-        if self.found.is_empty() {
-            return;
-        }
-        let mut order = std::mem::take(&mut self.found_order);
-        order.clear();
-        order.extend(
-            self.found
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.pair(), i as u32, e.op)),
-        );
-        // (pair, arrival): each pair's entries together, oldest first.
-        order.sort_unstable_by_key(|&(pair, at, _)| (pair, at));
-        let mut live = std::mem::take(&mut self.live);
-        live.clear();
-        let base = &self.base;
-        let (mut b, mut i) = (0, 0);
-        while i < order.len() {
-            let pair = order[i].0;
-            let mut last = None;
-            while i < order.len() && order[i].0 == pair {
-                if !order[i].2.is_lookup() {
-                    last = Some(order[i].2);
-                }
-                i += 1;
-            }
-            while b < base.len() && base[b] < pair {
-                live.push(base[b]);
-                b += 1;
-            }
-            let in_tree = b < base.len() && base[b] == pair;
-            b += usize::from(in_tree);
-            let present = match last {
-                Some(op) => op == Op::Insert,
-                None => in_tree,
-            };
-            if present {
-                live.push(pair);
-            }
-        }
-        live.extend_from_slice(&base[b..]);
-        std::mem::swap(&mut self.base, &mut live);
-        self.live = live;
-        self.found_order = order;
-    }
-
-    /// Whether the policy empties buffer `id` (at `level`) before this
-    /// lookup scans it.
-    fn decide(&mut self, id: NodeId, level: u8) -> bool {
-        let s = self.bufs.entries(id);
-        match self.policy {
-            Policy::Off => false,
-            Policy::Adapt => {
-                let c = self.adapt_costs(level);
-                let Some(b) = self.bufs.get_mut(id) else {
-                    return false;
-                };
-                let empty = b.state.adapt_lookup(s, c);
-                let held = b.state.counters();
-                self.counters.adapt_counters_peak = self.counters.adapt_counters_peak.max(held);
-                empty
-            }
-            Policy::Simple => {
-                let read = self.buffer_read_cost(id);
-                let empty = self.buffer_empty_cost(id, level, read);
-                match self.bufs.get_mut(id) {
-                    Some(b) => b.state.simple_lookup(read, empty),
-                    None => false,
-                }
-            }
-        }
     }
 
     /// On a raw chip, frees partitions until `need` and a reserve are free:
@@ -730,7 +626,7 @@ impl LaTree {
         }
         let result = self.ensure_partitions(1, &[], u8::MAX).and_then(|_| {
             let (root, level) = self.tree.root();
-            self.push(root, level, e)?;
+            self.push_newest(root, level, e)?;
             self.settle()?;
             self.fit_lookups()?;
             self.trim_scratch();
@@ -761,23 +657,48 @@ impl Index for LaTree {
         })
     }
 
+    fn versions_by_key(&self) -> bool {
+        self.by_key
+    }
+
+    /// With versions of keys, an insert: the key's newest version, read
+    /// from nowhere (`latree::versions`).
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.by_key {
+            return Err(IndexError::Config(format!(
+                "a {} of pairs (versions=pair) has no blind upsert",
+                self.name
+            )));
+        }
+        self.insert(key, value)
+    }
+
+    fn update(&mut self, key: u64, old: u64, new: u64) -> Result<bool> {
+        if self.by_key {
+            self.format.check(key, old)?;
+            self.counters.lookups += 1;
+            return self.update_version(key, old, new);
+        }
+        self.format.check(key, new)?;
+        let found = self.delete(key, old)?;
+        self.insert(key, new)?;
+        Ok(found)
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.bulk_load_entries(entries)
+    }
+
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format.check(key, value)?;
         self.counters.lookups += 1;
+        if self.by_key {
+            return self.delete_version(key, value);
+        }
         self.collect(key, key, true)?;
         self.merge_found();
         let present = self.base.binary_search(&(key, value)).is_ok();
-        self.trim_scratch();
-        if present {
-            self.buffer_op(Elem {
-                key,
-                value,
-                op: Op::Delete,
-            })?;
-        } else {
-            self.fit_tables()?;
-        }
-        Ok(present)
+        self.buffer_delete_if(key, value, present)
     }
 
     fn defers_lookups(&self) -> bool {
@@ -806,9 +727,13 @@ impl Index for LaTree {
         out.clear();
         self.format.check_key(key)?;
         self.counters.lookups += 1;
-        self.collect(key, key, true)?;
-        self.merge_found();
-        out.extend(self.base.iter().map(|&(_, v)| v));
+        if self.by_key {
+            self.get_version(key, out)?;
+        } else {
+            self.collect(key, key, true)?;
+            self.merge_found();
+            out.extend(self.base.iter().map(|&(_, v)| v));
+        }
         self.trim_scratch();
         self.fit_tables()
     }

@@ -161,13 +161,38 @@ impl Pool {
     /// Passes the bytes of `t`'s entries to `f`, a slot's worth at a time,
     /// in order.
     pub fn for_each_run(&self, t: &Tail, mut f: impl FnMut(&[u8], usize)) {
+        self.runs(t, |at, n| f(&self.data[at..at + n * self.elem_bytes], n));
+    }
+
+    /// The last of `t`'s entries for which `matches` holds, to overwrite
+    /// in place (a blind upsert replacing its key's entry in a tail page).
+    pub fn last_match_mut(
+        &mut self,
+        t: &Tail,
+        matches: impl Fn(&[u8]) -> bool,
+    ) -> Option<&mut [u8]> {
+        let e = self.elem_bytes;
+        let mut last = None;
+        self.runs(t, |at, n| {
+            for i in 0..n {
+                let from = at + i * e;
+                if matches(&self.data[from..from + e]) {
+                    last = Some(from);
+                }
+            }
+        });
+        last.map(|from| &mut self.data[from..from + e])
+    }
+
+    /// Calls `f` with the byte offset and the entry count of each run of
+    /// `t`'s entries in one slot, in order.
+    fn runs(&self, t: &Tail, mut f: impl FnMut(usize, usize)) {
         let mut s = t.first;
         let mut left = t.count;
         let mut skip = t.skip;
         while left > 0 && s != NONE {
             let n = left.min(self.slot_entries - skip);
-            let at = (s as usize * self.slot_entries + skip) * self.elem_bytes;
-            f(&self.data[at..at + n * self.elem_bytes], n);
+            f((s as usize * self.slot_entries + skip) * self.elem_bytes, n);
             left -= n;
             skip = 0;
             s = self.next[s as usize];

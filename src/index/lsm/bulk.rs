@@ -42,6 +42,13 @@ impl LsmTree {
                 ));
                 break;
             }
+            if self.by_key && last.is_some_and(|(k, _)| k == pair.0) {
+                written = Err(IndexError::BulkLoad(format!(
+                    "key {} repeats: an LSM-tree of versions of keys holds one value a key",
+                    pair.0
+                )));
+                break;
+            }
             written = self.io.push(&mut tree, entry(pair, true));
             if written.is_err() {
                 break;

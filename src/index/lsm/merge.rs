@@ -147,7 +147,7 @@ impl LsmTree {
                 self.c0.remove(&(e.key, e.value));
             }
             self.c0_dirty = true;
-            Ok(batch.last().map(|e| (e.key, e.value)))
+            Ok(batch.last().map(|e| self.step_end(e)))
         } else {
             self.take_emptying_leaf(dst - 1, cursor, &mut batch)
         };
@@ -226,7 +226,9 @@ impl LsmTree {
         older: &mut Vec<Entry>,
         low: &mut Option<Pair>,
     ) -> Result<()> {
-        let pair = |e: &Entry| (e.key, e.value);
+        // With versions of keys, two entries of one key are two versions.
+        let by_key = self.by_key;
+        let pair = |e: &Entry| (e.key, if by_key { 0 } else { e.value });
         let mut i = 0;
         for s in ranges {
             // A segment's tree is sealed (a pass's trees own only ranges
@@ -243,7 +245,7 @@ impl LsmTree {
                 next = self.io.scan_leaf(&t, n, bounds, false, older)?;
                 let c = &mut self.disk[dst];
                 c.entries = c.entries.saturating_sub(older.len() as u64);
-                // The newer version of a pair wins.
+                // The newer version of a pair (of a key) wins.
                 for b in older.iter() {
                     while let Some(a) = batch.get(i).filter(|a| pair(a) < pair(b)) {
                         self.emit_merged(dst, *a, low)?;
@@ -308,11 +310,18 @@ impl LsmTree {
             .ok_or_else(|| missing_tree(s.tree))?;
         self.io
             .scan(t, s.low.max(cursor), s.high, false, true, batch)?;
-        let high = batch.last().map_or(s.high, |e| (e.key, e.value));
+        let high = batch.last().map_or(s.high, |e| self.step_end(e));
         self.cut(src, cursor, high);
         let c = &mut self.disk[src];
         c.entries = c.entries.saturating_sub(batch.len() as u64);
         Ok(Some(high))
+    }
+
+    /// Where a step whose last entry taken is `e` ends: at `e`, or with
+    /// versions of keys at `e`'s key's last pair, so that a step never
+    /// splits a key's versions (module doc, "Versions of keys").
+    fn step_end(&self, e: &Entry) -> Pair {
+        (e.key, if self.by_key { u64::MAX } else { e.value })
     }
 
     /// Writes `e` into the tree the pass into `disk[dst]` builds; when
@@ -359,7 +368,10 @@ impl LsmTree {
         self.before_extents_change();
         let per = self.io.per_page as u64;
         let want = (src + self.disk[dst].entries) * 5 / 4;
-        let leaf_pages = want.div_ceil(per).max(2);
+        let leaf_pages = want
+            .div_ceil(per)
+            .min(self.extent_pages.unwrap_or(u64::MAX))
+            .max(2);
         let leaves = self.alloc_up_to(leaf_pages)?;
         let tree = self.with_directory(leaves)?;
         let id = self.next_tree;

@@ -10,7 +10,8 @@
 //! |---|---|
 //! | 0..4 | magic `LSM1` |
 //! | 4, 5 | key bytes, value bytes |
-//! | 6..8 | reserved (0) |
+//! | 6 | flags: bit 0 = versions of keys (`versions=key`; 0: pairs) |
+//! | 7 | reserved (0) |
 //! | 8..12 | run page size, `page_bytes` (`u32`) |
 //! | 12..20 | ratio (`u64`) |
 //! | 20..28 | C0 capacity in entries (`u64`) |
@@ -29,7 +30,7 @@
 //! high value)`.
 
 use crate::device::{BlockDevice, Storage};
-use crate::index::kinds::reopen::{agree, mismatch};
+use crate::index::kinds::reopen::{agree, agree_versions, mismatch};
 use crate::index::runs::page::entry_bytes;
 use crate::index::{EntryFormat, IndexError, Params, Result};
 use crate::node::page::{self, PageKind, FRAME_HEADER};
@@ -48,6 +49,8 @@ pub(super) struct Superblock {
     pub page_size: u32,
     pub ratio: u64,
     pub c0_capacity: u64,
+    /// `versions=key` (`LsmTree` module doc, "Versions of keys").
+    pub versions_by_key: bool,
     pub high_water: u64,
     pub state_start: u64,
     pub state_len: u64,
@@ -302,6 +305,7 @@ pub(super) fn write(dev: &mut dyn BlockDevice, sb: &Superblock) -> Result<()> {
     p[0..4].copy_from_slice(MAGIC);
     p[4] = sb.format.key_bytes;
     p[5] = sb.format.value_bytes;
+    p[6] = u8::from(sb.versions_by_key);
     p[8..12].copy_from_slice(&sb.page_size.to_le_bytes());
     for (i, v) in [
         sb.ratio,
@@ -345,7 +349,14 @@ pub(super) fn read(storage: &mut Storage) -> Result<Superblock> {
         page: 0,
         detail: "LSM-tree superblock: bad entry widths".into(),
     })?;
+    if p[6] > 1 {
+        return Err(IndexError::Corrupt {
+            page: 0,
+            detail: format!("LSM-tree superblock: unknown flags {:#04x}", p[6]),
+        });
+    }
     Ok(Superblock {
+        versions_by_key: p[6] == 1,
         format,
         page_size: u32::from_le_bytes([p[8], p[9], p[10], p[11]]),
         ratio: u(12),
@@ -364,6 +375,7 @@ impl Superblock {
         agree(params, "value_bytes", self.format.value_bytes as u64)?;
         agree(params, "ratio", self.ratio)?;
         agree(params, "page_bytes", self.page_size as u64)?;
+        agree_versions(params, self.versions_by_key)?;
         let eb = entry_bytes(self.format) as u64;
         let c0_bytes = self.c0_capacity * eb;
         match params.get_opt::<u64>("c0_bytes")? {

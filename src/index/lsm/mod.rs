@@ -38,10 +38,31 @@
 //!   the segment covering the key, then the tree's root-to-leaf path
 //!   through an LRU cache of pages.
 //!
+//! * **Versions of keys** (`versions=key`, a map store's LSM-tree: the
+//!   `store` module). The paper's entries are pairs, and a search returns
+//!   every pair of a key. With `versions=key`, recorded in the
+//!   superblock, the unit of versioning is the key instead: C0 holds at
+//!   most one entry per key (an insert or upsert replaces the key's entry
+//!   there), a merge step that meets two entries of one key keeps the
+//!   newer (the source's) and drops the older, so every component holds
+//!   at most one entry per key, and a lookup stops at the first component
+//!   that holds the key — C0, then C1, … — whose entry (a value or a
+//!   delete entry) is the answer. An upsert therefore reads nothing
+//!   (`Index::upsert`). Merge steps end on a key boundary (a step's range
+//!   is `(cursor, (k, u64::MAX)]`), so no component ever holds two
+//!   versions of a key. A file of versions is never read as pairs: the
+//!   flag is checked at open (`kinds::reopen::agree_versions`).
+//!
 //! Parameters: `ratio` (default half the entries a page holds, the FD-tree's
 //! default k, so the two compare at one size ratio), `c0_bytes` (default
 //! the FD-tree's head: one erase block, or 128 KiB without erase units, at
 //! most half the memory), `page_bytes` (a multiple of the device's page),
+//! `extent_bytes` (the most a tree a pass builds reserves at once; by
+//! default the whole pass, source and destination and a quarter more, so
+//! a pass is one tree; a store on a file sets it, `registry::store_defaults`,
+//! so that a pass is a chain of trees each freed as soon as the next pass
+//! has swept it, and the file stays near the data's size instead of
+//! holding a whole old and a whole new component),
 //! `key_bytes`, `value_bytes`, and `tables` (accepted for every index,
 //! `node::budget`; the LSM-tree keeps no data-bound table, so it changes
 //! nothing).
@@ -133,6 +154,10 @@ pub struct LsmTree {
     c0_capacity: u64,
     /// C0: each pair with `true` for an entry, `false` for a delete entry.
     c0: BTreeMap<Pair, bool>,
+    /// `versions=key` (module doc, "Versions of keys").
+    by_key: bool,
+    /// `extent_bytes` in run pages: the most a pass's tree reserves.
+    extent_pages: Option<u64>,
     /// C0 as the last flush wrote it.
     c0_tree: Option<u32>,
     /// Whether anything changed since the last flush.
@@ -167,6 +192,8 @@ struct Options {
     ratio: Option<u64>,
     c0_bytes: Option<usize>,
     page_bytes: Option<usize>,
+    extent_bytes: Option<usize>,
+    versions_by_key: bool,
 }
 
 fn options(params: &mut Params, memory: usize) -> Result<Options> {
@@ -174,6 +201,8 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
     let ratio = params.get_opt("ratio")?;
     let c0_bytes = params.get_opt("c0_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
+    let extent_bytes = params.get_opt("extent_bytes")?;
+    let versions_by_key = params.versions_by_key()?;
     let budget = params.budget(memory)?;
     params.finish(NAME)?;
     Ok(Options {
@@ -182,6 +211,8 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
         ratio,
         c0_bytes,
         page_bytes,
+        extent_bytes,
+        versions_by_key,
     })
 }
 
@@ -213,6 +244,8 @@ impl LsmTree {
             ratio,
             c0_bytes,
             page_bytes,
+            extent_bytes,
+            versions_by_key,
         } = o;
         let g = Geometry::of(
             &storage,
@@ -243,6 +276,8 @@ impl LsmTree {
             ratio,
             c0_capacity,
             c0: BTreeMap::new(),
+            by_key: versions_by_key,
+            extent_pages: extent_bytes.map(|b| (b / page_size).max(2) as u64),
             c0_tree: None,
             dirty: true,
             c0_dirty: true,
@@ -284,33 +319,74 @@ impl LsmTree {
 
     /// Fills `found` with the newest version of every pair with a key in
     /// `lo..=hi` (invariant 2): (pair, present, component).
+    /// With versions of keys, the newest version of every key, and a
+    /// lookup of one key stops at the first component that holds it.
     fn search(&mut self, lo: u64, hi: u64) -> Result<()> {
-        self.collect(lo, hi)?;
-        self.found.dedup_by_key(|e| e.0);
+        self.collect(lo, hi, self.by_key && lo == hi)?;
+        if self.by_key {
+            self.found.dedup_by_key(|e| e.0 .0);
+        } else {
+            self.found.dedup_by_key(|e| e.0);
+        }
         Ok(())
     }
 
     /// Fills `found` with every version of every pair with a key in
-    /// `lo..=hi`, by pair and then newest first.
-    fn collect(&mut self, lo: u64, hi: u64) -> Result<()> {
+    /// `lo..=hi`, by pair and then newest first (with versions of keys:
+    /// by key, then newest first); `first_only`: none from components
+    /// past the first that has any.
+    fn collect(&mut self, lo: u64, hi: u64, first_only: bool) -> Result<()> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
-        found.extend(
-            self.c0
-                .range((lo, 0)..=(hi, u64::MAX))
-                .map(|(&p, &present)| (p, present, 0)),
-        );
+        if first_only {
+            // One key: one descent of C0 to its first pair, not two.
+            found.extend(
+                self.c0
+                    .range((lo, 0)..)
+                    .next()
+                    .filter(|(p, _)| p.0 == lo)
+                    .map(|(&p, &present)| (p, present, 0)),
+            );
+        } else {
+            found.extend(
+                self.c0
+                    .range((lo, 0)..=(hi, u64::MAX))
+                    .map(|(&p, &present)| (p, present, 0)),
+            );
+        }
         let mut scratch = std::mem::take(&mut self.older);
         let mut r = Ok(());
         'components: for (ci, c) in self.disk.iter().enumerate() {
-            for s in &c.segments {
-                if s.high < (lo, 0) || s.low >= Some((hi, u64::MAX)) {
-                    continue;
+            if first_only && !found.is_empty() {
+                break;
+            }
+            // Segments are disjoint and ascend (invariant 1): the first that
+            // can hold `lo` by binary search, then on until past `hi`.
+            let first = c.segments.partition_point(|s| s.high < (lo, 0));
+            for s in &c.segments[first..] {
+                if s.low >= Some((hi, u64::MAX)) {
+                    break;
                 }
                 let Some(t) = self.trees.get(&s.tree) else {
                     r = Err(missing_tree(s.tree));
                     break 'components;
                 };
+                if first_only {
+                    // One key, at most one version a component.
+                    match self.io.find_key(t, lo) {
+                        Ok(Some(e))
+                            if s.low < Some((e.key, e.value)) && (e.key, e.value) <= s.high =>
+                        {
+                            found.push(((e.key, e.value), e.kind == Kind::Index, ci + 1));
+                            break;
+                        }
+                        Ok(_) => continue,
+                        Err(e) => {
+                            r = Err(e);
+                            break 'components;
+                        }
+                    }
+                }
                 scratch.clear();
                 r = self.io.scan(
                     t,
@@ -337,9 +413,43 @@ impl LsmTree {
             scratch.shrink_to(self.io.per_page);
         }
         self.older = scratch;
-        found.sort_unstable_by_key(|e| (e.0, e.2));
+        if self.by_key {
+            found.sort_unstable_by_key(|e| (e.0 .0, e.2));
+        } else {
+            found.sort_unstable_by_key(|e| (e.0, e.2));
+        }
         self.found = found;
         r
+    }
+
+    /// With versions of keys: drops C0's entry of `key` (at most one).
+    fn remove_key_from_c0(&mut self, key: u64) {
+        if let Some((&p, _)) = self.c0.range((key, 0)..=(key, u64::MAX)).next() {
+            self.c0.remove(&p);
+        }
+    }
+
+    /// With versions of keys, `delete(key, value)`: when the key's newest
+    /// version holds `value`, a delete entry of the key takes its place
+    /// in C0 (dropped when it reaches the bottom component), or C0's entry
+    /// just goes when no component below holds the key.
+    fn delete_key(&mut self, key: u64, value: u64) -> Result<bool> {
+        self.collect(key, key, false)?;
+        let Some(&((_, v), true, component)) = self.found.first() else {
+            return Ok(false);
+        };
+        if v != value {
+            return Ok(false);
+        }
+        let below = component != 0 || self.found.len() > 1;
+        self.remove_key_from_c0(key);
+        if below {
+            self.c0.insert((key, value), false);
+        }
+        self.c0_dirty = true;
+        self.dirty = true;
+        self.maintain()?;
+        Ok(true)
     }
 
     /// Writes C0 as a tree (the flush's snapshot of it).
@@ -531,10 +641,27 @@ impl Index for LsmTree {
         if self.c0.len() as u64 > self.c0_capacity {
             self.maintain()?;
         }
+        if self.by_key {
+            self.remove_key_from_c0(key);
+        }
         self.c0.insert((key, value), true);
         self.c0_dirty = true;
         self.dirty = true;
         self.maintain()
+    }
+
+    fn versions_by_key(&self) -> bool {
+        self.by_key
+    }
+
+    /// With versions of keys, an insert: the key's newest version.
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.by_key {
+            return Err(IndexError::Config(
+                "an LSM-tree of pairs (versions=pair) has no blind upsert".into(),
+            ));
+        }
+        self.insert(key, value)
     }
 
     fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
@@ -553,7 +680,10 @@ impl Index for LsmTree {
         if self.c0.len() as u64 > self.c0_capacity {
             self.maintain()?;
         }
-        self.collect(key, key)?;
+        if self.by_key {
+            return self.delete_key(key, value);
+        }
+        self.collect(key, key, false)?;
         let pair = (key, value);
         let at = self.found.partition_point(|e| e.0 < pair);
         let versions = &self.found[at..];
@@ -627,6 +757,7 @@ impl Index for LsmTree {
             page_size: self.io.page_size as u32,
             ratio: self.ratio,
             c0_capacity: self.c0_capacity,
+            versions_by_key: self.by_key,
             high_water: self.extents.high_water,
             state_start: start,
             state_len: bytes.len() as u64,

@@ -112,6 +112,9 @@ pub(super) struct PageIo {
     pub per_page: usize,
     pub cache: PageCache,
     buf: Vec<u8>,
+    /// The device checks what it reads (`BlockDevice::verifies_reads`),
+    /// asked once: the answer is the device's kind, which never changes.
+    verified: bool,
     /// The last page a merge read past the cache: a rolling merge's
     /// emptying block, which the next step starts in again.
     emptying: Option<(u64, Arc<Page>)>,
@@ -125,7 +128,12 @@ impl PageIo {
         span: u64,
         cache_pages: usize,
     ) -> Self {
+        let verified = match &storage {
+            Storage::Pages(d) => d.verifies_reads(),
+            Storage::Raw(_) => false,
+        };
         PageIo {
+            verified,
             storage,
             format,
             page_size,
@@ -245,6 +253,34 @@ impl PageIo {
             None => Ok(Loc::End),
             Some((h, number)) => self.descend(t, h, number, key),
         }
+    }
+
+    /// With versions of keys, a point lookup: the entry of `key` in `t`
+    /// (at most one), from the cache where it holds the leaf, else found
+    /// in the leaf's bytes read past the cache (`find_key_in_leaf`), which
+    /// a map store's lookups, never an experiment's, take: a leaf read so
+    /// is neither decoded nor cached, and the cache keeps the directory.
+    pub(super) fn find_key(&mut self, t: &Tree, key: u64) -> Result<Option<Entry>> {
+        let n = match self.locate(t, key)? {
+            Loc::Leaf(n) if n < t.leaves => n,
+            Loc::End => return Ok(None),
+            Loc::Leaf(_) | Loc::Partial => {
+                let partial = t.building.as_ref().map_or(&[][..], |b| &b.partial[0][..]);
+                let i = partial.partition_point(|e| e.key < key);
+                return Ok(partial.get(i).filter(|e| e.key == key).copied());
+            }
+        };
+        let lba = t.leaf_start + n * self.span;
+        if let Some(p) = self.cache.get(lba) {
+            let i = p.entries.partition_point(|e| e.key < key);
+            return Ok(p.entries.get(i).filter(|e| e.key == key).copied());
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let verified = self.verified;
+        let found = run_page::read_page(self.dev(), lba, &mut buf)
+            .and_then(|()| run_page::find_key_in_leaf(self.format, &buf, (lba, verified), n, key));
+        self.buf = buf;
+        found
     }
 
     /// Appends to `out` the entries of `t` whose pair is in `(after,

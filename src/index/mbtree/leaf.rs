@@ -125,6 +125,36 @@ impl Leaf {
         false
     }
 
+    /// Versions of keys: deletes every live entry of `key` but
+    /// `(key, keep)` (kept once, when `keep` is given and present), as
+    /// [`Leaf::delete`] does. (Entries deleted, whether one was kept.)
+    pub fn delete_key(&mut self, key: u64, keep: Option<u64>) -> (u64, bool) {
+        let (mut deleted, mut kept) = (0, false);
+        for p in 0..self.pages.len() {
+            let mut s = self.pages[p].partition_point(|e| e.0 < key);
+            while self.pages[p].get(s).is_some_and(|e| e.0 == key) {
+                if !self.is_live(p, s) {
+                    s += 1;
+                    continue;
+                }
+                if !kept && keep == Some(self.pages[p][s].1) {
+                    kept = true;
+                    s += 1;
+                    continue;
+                }
+                if self.fei() {
+                    self.live[p][s] = false;
+                    s += 1;
+                } else {
+                    self.pages[p].remove(s);
+                    self.dirty[p] = true;
+                }
+                deleted += 1;
+            }
+        }
+        (deleted, kept)
+    }
+
     /// Best-fit placement (§4.3) of `new` (sorted) into pages of `slots`
     /// entries: repeatedly the page whose free slots are nearest the number
     /// left to place; each page written gets its entries sorted locally (and

@@ -23,6 +23,12 @@
 //!   policy holds internal nodes, in `lru_share` of the memory (default
 //!   40%, §6); the rest is the BPB.
 //!
+//! * **Versions of keys** (`versions=key`, a map store's MB-Tree; off in
+//!   every paper experiment): the BPB holds one TE per key, the key's
+//!   newest version, so an upsert reads nothing; a flush's TE replaces
+//!   the key's entries in its leaf; a lookup stops at the BPB when it
+//!   holds the key (`versions.rs`).
+//!
 //! Variants (§5.3, §6.4): `lnh=false` (fixed `leaf_pages`, entries sorted
 //! across the pages, binary search over pages), `kiv=false` (uncompacted
 //! OIDs, pseudo-binary search), `fei=true` (Free Entry Indicator: deletes
@@ -30,12 +36,14 @@
 //!
 //! Parameters: `lru_share`, `lnh`, `kiv`, `fei`, `leaf_pages` (the fixed
 //! size without the LNH, the starting size with it; default 4),
-//! `max_leaf_pages` (default 16), `key_bytes`, `value_bytes`. Reopening
+//! `max_leaf_pages` (default 16), `versions` (`pair`, the default, or
+//! `key`), `key_bytes`, `value_bytes`. Reopening
 //! (`open.rs`) takes every one the superblock records from it when left out
 //! and refuses one that contradicts it.
 //!
 //! On-flash format (logical pages): page 0 is the superblock
-//! ([`TreeMeta`], then the variant flags, the leaf sizes and the count of
+//! ([`TreeMeta`], then the variant flags — bit 0 `lnh`, 1 `kiv`, 2 `fei`,
+//! 3 versions of keys —, the leaf sizes and the count of
 //! leaf nodes of each size). Node `n` owns pages `1 + n·R .. 1 + (n+1)·R`,
 //! `R = 1 + max_leaf_pages`: an internal node is a one-page node image
 //! ([`crate::node::codec`]) in its first page; a leaf node is its header in
@@ -59,7 +67,8 @@
 //!
 //! Invariants:
 //! 1. The index's content is the tree's entries with the BPB's TEs applied
-//!    in (entry, creation) order.
+//!    in (entry, creation) order (with versions of keys: each TE replacing
+//!    its key's entries; the BPB and every leaf hold at most one of a key).
 //! 2. Internal nodes are B+-tree nodes over (key, value) separators; every
 //!    leaf node's entries lie in its parent's range for it.
 //! 3. The BPB holds at most `bpb_capacity` TEs after every operation.
@@ -74,6 +83,7 @@ pub mod lnh;
 mod open;
 mod search;
 mod ups;
+mod versions;
 
 use crate::device::{BlockDevice, DeviceError, Storage};
 use crate::index::{EntryFormat, Index, IndexError, IndexStats, Params, Result};
@@ -100,6 +110,8 @@ pub struct MbOptions {
     pub fei: bool,
     pub leaf_pages: u8,
     pub max_leaf_pages: u8,
+    /// `versions=key` (module doc, "Versions of keys").
+    pub versions_by_key: bool,
 }
 
 impl MbOptions {
@@ -113,6 +125,7 @@ impl MbOptions {
             fei: params.get("fei", false)?,
             leaf_pages: params.get("leaf_pages", 4u8)?,
             max_leaf_pages: params.get("max_leaf_pages", 16u8)?,
+            versions_by_key: params.versions_by_key()?,
         };
         // Every structure the MB-Tree keeps in RAM (the LRU buffer, the
         // batch processing buffer) is budget-bound: `tables` is accepted
@@ -142,8 +155,13 @@ impl MbOptions {
         Ok(o)
     }
 
+    /// The superblock's flag byte: bits 0-2 `lnh`, `kiv`, `fei`; bit 3
+    /// versions of keys (0 in every file written before it existed: pairs).
     fn flags(&self) -> u8 {
-        u8::from(self.lnh) | u8::from(self.kiv) << 1 | u8::from(self.fei) << 2
+        u8::from(self.lnh)
+            | u8::from(self.kiv) << 1
+            | u8::from(self.fei) << 2
+            | u8::from(self.versions_by_key) << 3
     }
 }
 
@@ -213,6 +231,7 @@ impl MbTree {
             next_id: 0,
             entries: 0,
             generation: 0,
+            flags: 0,
         };
         let layout = NodeLayout::with_node_bytes(opts.format, page_size)?;
         let slots = slots_per_page(page_size, opts.format);
@@ -519,7 +538,7 @@ impl MbTree {
 
     /// Applies the BPB's TEs in `lo ..= hi` to `out` (sorted).
     fn overlay(&self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) {
-        for (e, insert) in self.bpb.at(self.bpb.with_keys(lo, hi)) {
+        for (e, insert) in self.bpb.with_keys(lo, hi) {
             match (out.binary_search(&e), insert) {
                 (Err(pos), true) => out.insert(pos, e),
                 (Ok(pos), false) => {
@@ -591,6 +610,9 @@ impl Index for MbTree {
 
     fn insert(&mut self, key: u64, value: u64) -> Result<()> {
         self.format().check(key, value)?;
+        if self.opts.versions_by_key {
+            return self.upsert_key(key, value);
+        }
         if self.newest_te(key, value) == Some(true) {
             return Ok(());
         }
@@ -606,6 +628,9 @@ impl Index for MbTree {
 
     fn delete(&mut self, key: u64, value: u64) -> Result<bool> {
         self.format().check(key, value)?;
+        if self.opts.versions_by_key {
+            return self.delete_key(key, value);
+        }
         let newest = self.newest_te(key, value);
         if newest == Some(false) {
             return Ok(false);
@@ -629,12 +654,38 @@ impl Index for MbTree {
         Ok(true)
     }
 
+    fn versions_by_key(&self) -> bool {
+        self.opts.versions_by_key
+    }
+
+    /// With versions of keys, an insert: the key's newest version, in the
+    /// BPB without a read (module doc, "Versions of keys").
+    fn upsert(&mut self, key: u64, value: u64) -> Result<()> {
+        if !self.opts.versions_by_key {
+            return Err(IndexError::Config(
+                "an MB-Tree of pairs (versions=pair) has no blind upsert".into(),
+            ));
+        }
+        self.format().check(key, value)?;
+        self.upsert_key(key, value)
+    }
+
+    fn bulk_load(&mut self, entries: &mut dyn Iterator<Item = (u64, u64)>) -> Result<()> {
+        self.load_one_by_one(entries)
+    }
+
     fn get(&mut self, key: u64, out: &mut Vec<u64>) -> Result<()> {
         self.format().check_key(key)?;
+        if self.opts.versions_by_key && self.get_from_bpb(key, out) {
+            return Ok(());
+        }
         let mut entries = std::mem::take(&mut self.get_buf);
         let r = self.tree_range(key, key, &mut entries);
         if r.is_ok() {
-            self.overlay(key, key, &mut entries);
+            // With versions of keys the BPB holds no TE of `key` here.
+            if !self.opts.versions_by_key {
+                self.overlay(key, key, &mut entries);
+            }
             out.clear();
             out.extend(entries.iter().map(|e| e.1));
         }
@@ -644,7 +695,11 @@ impl Index for MbTree {
 
     fn range(&mut self, lo: u64, hi: u64, out: &mut Vec<(u64, u64)>) -> Result<()> {
         self.tree_range(lo, hi, out)?;
-        self.overlay(lo, hi, out);
+        if self.opts.versions_by_key {
+            self.overlay_by_key(lo, hi, out);
+        } else {
+            self.overlay(lo, hi, out);
+        }
         Ok(())
     }
 
@@ -761,12 +816,12 @@ mod tests {
         t.put_te(9, 1, true);
         t.put_te(2, 7, true);
         t.put_te(2, 3, true);
-        let keys: Vec<(u64, u64)> = t.bpb.at(0..t.bpb.len()).map(|(e, _)| e).collect();
+        let keys: Vec<(u64, u64)> = t.bpb.all().into_iter().map(|(e, _)| e).collect();
         assert_eq!(keys, vec![(2, 3), (2, 7), (9, 1)]);
         // An update is D then I: both stay, and a search sees the new pair.
         t.flush().unwrap();
         assert!(t.update(2, 3, 4).unwrap());
-        let flags: Vec<bool> = t.bpb.at(0..t.bpb.len()).map(|(_, i)| i).collect();
+        let flags: Vec<bool> = t.bpb.all().into_iter().map(|(_, i)| i).collect();
         assert_eq!(flags, vec![false, true]);
         let mut out = Vec::new();
         t.get(2, &mut out).unwrap();
@@ -790,7 +845,7 @@ mod tests {
         }
         let flushes = t.counters.flushes;
         t.flush_ftes().unwrap();
-        let left: Vec<u64> = t.bpb.at(0..t.bpb.len()).map(|(e, _)| e.0).collect();
+        let left: Vec<u64> = t.bpb.all().into_iter().map(|(e, _)| e.0).collect();
         assert_eq!(left, vec![100, 100, 100, 900, 900]);
         let mut out = Vec::new();
         t.tree_range(400, 400, &mut out).unwrap();

@@ -1,10 +1,11 @@
 //! Reopening an MB-Tree: the parameters the superblock records (entry
 //! widths, page size, variant flags, leaf sizes) are checked against the
 //! image before anything is built from them, and taken from it when the
-//! caller left them out.
+//! caller left them out; so is `versions` (flag bit 3: a file of versions
+//! of keys never opens as pairs, nor the reverse).
 
 use crate::device::Storage;
-use crate::index::kinds::reopen::{agree, mismatch};
+use crate::index::kinds::reopen::{agree, agree_versions, mismatch};
 use crate::index::{IndexError, Params, Result};
 use crate::node::store::{unreachable_ids, IdAllocator};
 use crate::node::{Node, TreeMeta};
@@ -38,6 +39,12 @@ fn reconcile(storage: &mut Storage, params: &mut Params) -> Result<()> {
     agree(params, "key_bytes", meta.format.key_bytes as u64)?;
     agree(params, "value_bytes", meta.format.value_bytes as u64)?;
     let flags = state[0];
+    if flags > 0b1111 {
+        return Err(IndexError::Corrupt {
+            page: 0,
+            detail: format!("MB-Tree superblock: unknown flags {flags:#04x}"),
+        });
+    }
     for (parameter, bit) in [("lnh", 0), ("kiv", 1), ("fei", 2)] {
         let image = flags >> bit & 1 == 1;
         match params.get_opt::<bool>(parameter)? {
@@ -46,6 +53,7 @@ fn reconcile(storage: &mut Storage, params: &mut Params) -> Result<()> {
             None => params.set(parameter, &image.to_string()),
         }
     }
+    agree_versions(params, flags >> 3 & 1 == 1)?;
     agree(params, "leaf_pages", state[1] as u64)?;
     agree(params, "max_leaf_pages", state[2] as u64)?;
     Ok(())

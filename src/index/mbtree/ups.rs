@@ -13,6 +13,8 @@ impl MbTree {
         if self.bpb.is_empty() {
             return Ok(());
         }
+        // Positions below are in the one sorted array (`bpb.rs`).
+        self.bpb.settle();
         let mut path: Vec<PathNode> = Vec::new();
         let (mut lo, mut hi): ((u64, u64), Option<(u64, u64)>) = ((0, 0), None);
         let mut id = self.meta.root;
@@ -31,11 +33,20 @@ impl MbTree {
                     return Err(e);
                 }
             };
+            // The TEs of child j are those from separator j - 1 up to
+            // separator j (`Node::child_slot`): a binary search a
+            // separator, not a look at every TE of the node's range.
+            let span = self.bpb.span(lo, hi);
+            let mut from = span.start;
             counts.clear();
-            counts.resize(node.children.len(), 0usize);
-            for (e, _) in self.bpb.at(self.bpb.span(lo, hi)) {
-                counts[node.child_slot(e)] += 1;
+            for sep in &node.entries {
+                let to = self.bpb.below(from..span.end, *sep);
+                counts.push(to - from);
+                from = to;
             }
+            counts.push(span.end - from);
+            // One count a child (a damaged node may disagree).
+            counts.resize(node.children.len(), 0);
             // The first child with the most TEs.
             let best = (0..counts.len())
                 .max_by_key(|&j| (counts[j], std::cmp::Reverse(j)))
@@ -88,19 +99,34 @@ impl MbTree {
         let size = leaf.pages.len();
         let before = leaf.len();
         let mut deleted = 0u64;
-        for &(e, insert) in ftes {
-            if !insert && leaf.delete(e) {
-                deleted += 1;
+        let new = if self.opts.versions_by_key {
+            // Each TE replaces the key's entries (`versions.rs`); one TE a
+            // key, in key order, so `new` is sorted.
+            let mut new = Vec::new();
+            for &(e, insert) in ftes {
+                let (gone, kept) = leaf.delete_key(e.0, insert.then_some(e.1));
+                deleted += gone;
+                if insert && !kept {
+                    new.push(e);
+                }
             }
-        }
-        let mut new: Vec<(u64, u64)> = ftes
-            .iter()
-            .filter(|(_, insert)| *insert)
-            .map(|&(e, _)| e)
-            .filter(|&e| !leaf.contains(e))
-            .collect();
-        new.sort_unstable();
-        new.dedup();
+            new
+        } else {
+            for &(e, insert) in ftes {
+                if !insert && leaf.delete(e) {
+                    deleted += 1;
+                }
+            }
+            let mut new: Vec<(u64, u64)> = ftes
+                .iter()
+                .filter(|(_, insert)| *insert)
+                .map(|&(e, _)| e)
+                .filter(|&e| !leaf.contains(e))
+                .collect();
+            new.sort_unstable();
+            new.dedup();
+            new
+        };
         let room = size * self.slots;
         let fits = leaf.len() + new.len() <= room && {
             if self.opts.lnh {
@@ -212,7 +238,14 @@ impl MbTree {
             part.next = ids.get(i + 1).copied().unwrap_or(leaf.next);
             self.write_leaf(ids[i], &part)?;
             if i > 0 {
-                seps.push((chunk[0], ids[i]));
+                // With versions of keys a leaf holds one entry a key, and
+                // `(key, 0)` routes every pair of the key here.
+                let sep = if self.opts.versions_by_key {
+                    (chunk[0].0, 0)
+                } else {
+                    chunk[0]
+                };
+                seps.push((sep, ids[i]));
             }
         }
         // Pages the first node no longer uses.

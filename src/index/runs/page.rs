@@ -108,20 +108,18 @@ impl Page {
     }
 }
 
-/// Decodes run page `lba` (expected at `level`, page `number`) into
-/// `entries` (cleared first): readers reuse one vector page after page (a
-/// merge's scan, the page cache's spare).
-pub(crate) fn decode_into(
+/// The entries' bytes of run page `lba`, once its frame (checksum
+/// included) and its header (`level`, page `number`, a count that fits)
+/// are checked.
+fn checked_body(
     f: EntryFormat,
     buf: &[u8],
-    lba: u64,
+    (lba, verified): (u64, bool),
     level: u8,
     number: u64,
-    entries: &mut Vec<Entry>,
-) -> Result<(), IndexError> {
-    entries.clear();
+) -> Result<&[u8], IndexError> {
     let corrupt = |detail: String| IndexError::Corrupt { page: lba, detail };
-    let payload = page::open(buf, PageKind::RunPage, lba)?
+    let payload = page::open_read(buf, PageKind::RunPage, lba, verified)?
         .ok_or_else(|| corrupt("a run names an empty page".into()))?;
     if payload.len() < PAGE_HEADER {
         return Err(corrupt("run page shorter than its header".into()));
@@ -135,10 +133,73 @@ pub(crate) fn decode_into(
         )));
     }
     let eb = entry_bytes(f);
-    let body = payload
+    payload
         .get(PAGE_HEADER..PAGE_HEADER + count * eb)
-        .ok_or_else(|| corrupt(format!("{count} entries do not fit the page")))?;
-    entries.reserve(count);
+        .ok_or_else(|| corrupt(format!("{count} entries do not fit the page")))
+}
+
+/// The first entry of leaf page `lba` (level 0, page `number`) whose key
+/// is `key`, found by binary search in the page's bytes without decoding
+/// the others: a point lookup's leaf (issue #45; decoding the whole leaf
+/// was most of a lookup's instructions). Entries are in (key, value)
+/// order; a fence or an unknown type byte met is `Corrupt`. `verified`:
+/// read from a device that checked the page (`page::open_read`).
+pub(crate) fn find_key_in_leaf(
+    f: EntryFormat,
+    buf: &[u8],
+    (lba, verified): (u64, bool),
+    number: u64,
+    key: u64,
+) -> Result<Option<Entry>, IndexError> {
+    let body = checked_body(f, buf, (lba, verified), 0, number)?;
+    let eb = entry_bytes(f);
+    let kb = f.key_bytes as usize;
+    let count = body.len() / eb;
+    let key_at = |i: usize| f.read_key(&body[i * eb..]);
+    let (mut lo, mut hi) = (0, count);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if key_at(mid) < key {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo == count || key_at(lo) != key {
+        return Ok(None);
+    }
+    let e = &body[lo * eb..(lo + 1) * eb];
+    match Kind::from_u8(e[eb - 1]) {
+        Some(kind) if !kind.is_fence() => Ok(Some(Entry {
+            key,
+            value: f.read_value(&e[kb..]),
+            kind,
+        })),
+        _ => Err(IndexError::Corrupt {
+            page: lba,
+            detail: format!("a leaf holds an entry of type {}", e[eb - 1]),
+        }),
+    }
+}
+
+/// Decodes run page `lba` (expected at `level`, page `number`) into
+/// `entries` (cleared first): readers reuse one vector page after page (a
+/// merge's scan, the page cache's spare).
+/// `verified`: read from a device that checked the page
+/// (`page::open_read`).
+fn decode_into(
+    f: EntryFormat,
+    buf: &[u8],
+    (lba, verified): (u64, bool),
+    level: u8,
+    number: u64,
+    entries: &mut Vec<Entry>,
+) -> Result<(), IndexError> {
+    entries.clear();
+    let corrupt = |detail: String| IndexError::Corrupt { page: lba, detail };
+    let body = checked_body(f, buf, (lba, verified), level, number)?;
+    let eb = entry_bytes(f);
+    entries.reserve(body.len() / eb);
     // 4 + 4-byte entries (every experiment's) through a loop the compiler
     // sees the widths of: decoding was the largest cost of an LSM-tree
     // search and of an FD-tree merge (issue #31).
@@ -147,6 +208,16 @@ pub(crate) fn decode_into(
             (
                 u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as u64,
                 u32::from_le_bytes([e[4], e[5], e[6], e[7]]) as u64,
+            )
+        })
+    } else if f.key_bytes == 8 && f.value_bytes == 8 {
+        // A store's full-width entries (issue #45: decoding a leaf was
+        // most of a point lookup's instructions on a file).
+        push_entries::<17>(body, entries, |e| {
+            let (k, v) = (&e[..8], &e[8..16]);
+            (
+                u64::from_le_bytes(k.try_into().unwrap_or_default()),
+                u64::from_le_bytes(v.try_into().unwrap_or_default()),
             )
         })
     } else {
@@ -221,13 +292,14 @@ pub(crate) fn read_entries(
     (f, level, number): (EntryFormat, u8, u64),
     entries: &mut Vec<Entry>,
 ) -> Result<(), IndexError> {
+    let verified = dev.verifies_reads();
     if buf.len() == dev.page_size() {
         if let Some(image) = dev.read_in_place(lba)? {
-            return decode_into(f, image, lba, level, number, entries);
+            return decode_into(f, image, (lba, verified), level, number, entries);
         }
     }
     read_page(dev, lba, buf)?;
-    decode_into(f, buf, lba, level, number, entries)
+    decode_into(f, buf, (lba, verified), level, number, entries)
 }
 
 /// Encodes `entries` as page `number` of a run of `level` into `buf`.
@@ -479,7 +551,7 @@ mod fuzz {
                 let len = bytes.len() - FRAME_HEADER;
                 page::seal(&mut bytes, PageKind::RunPage, len.min(PAGE_HEADER + 54 * 9));
             }
-            let _ = decode_into(f, &bytes, 7, bytes[FRAME_HEADER], 0, &mut Vec::new());
+            let _ = decode_into(f, &bytes, (7, false), bytes[FRAME_HEADER], 0, &mut Vec::new());
         }
 
         /// Every entry format decodes what `encode` wrote (4 + 4-byte
@@ -503,7 +575,7 @@ mod fuzz {
             let mut buf = vec![0u8; 1024];
             encode(f, &entries, 3, 9, &mut buf);
             let mut got = vec![Entry { key: 1, value: 1, kind: Kind::Index }];
-            decode_into(f, &buf, 5, 3, 9, &mut got).unwrap();
+            decode_into(f, &buf, (5, false), 3, 9, &mut got).unwrap();
             prop_assert_eq!(&got, &entries);
             if !entries.is_empty() {
                 let eb = entry_bytes(f);
@@ -511,7 +583,7 @@ mod fuzz {
                 buf[at] = 9;
                 let len = PAGE_HEADER + entries.len() * eb;
                 page::seal(&mut buf, PageKind::RunPage, len);
-                let r = decode_into(f, &buf, 5, 3, 9, &mut got);
+                let r = decode_into(f, &buf, (5, false), 3, 9, &mut got);
                 prop_assert!(matches!(r, Err(IndexError::Corrupt { .. })), "{:?}", r);
             }
         }

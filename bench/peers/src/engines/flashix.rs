@@ -6,7 +6,7 @@ use std::path::Path;
 
 use flashix::Store;
 
-use super::{Engine, Reader, Writer, MEMORY};
+use super::{Engine, Reader, Writer};
 use crate::error::Res;
 
 pub struct Flashix {
@@ -15,8 +15,17 @@ pub struct Flashix {
 
 impl Flashix {
     /// `index` is a registry name; `log_bytes` is `Options::log_bytes`.
-    pub fn create(dir: &Path, index: &str, log_bytes: u64) -> Res<Flashix> {
-        let mut options = flashix::Options::index(index).memory(MEMORY);
+    pub fn create(
+        dir: &Path,
+        index: &str,
+        log_bytes: u64,
+        memory: usize,
+        params: &[(String, String)],
+    ) -> Res<Flashix> {
+        let mut options = flashix::Options::index(index).memory(memory);
+        for (k, v) in params {
+            options = options.set(k, v);
+        }
         options.log_bytes = log_bytes;
         if index == "buffer-tree" {
             // Its default super-node of M/4 (16 MiB here) is past the node
@@ -36,7 +45,9 @@ impl Reader for Store {
 
 impl Writer for Store {
     fn put(&mut self, key: u64, value: u64) -> Res<()> {
-        Store::put(self, key, value)?;
+        // The write that needs no read: a blind upsert on an index that
+        // keeps versions of keys, `put` on any other.
+        Store::set(self, key, value)?;
         Ok(())
     }
 }

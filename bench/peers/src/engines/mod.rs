@@ -16,13 +16,14 @@ use std::path::Path;
 
 use crate::error::Res;
 
-/// Memory given to every engine that has a cache knob (flashix's budget,
-/// redb's, fjall's and sled's cache); LMDB has none (the OS page cache).
-const MEMORY: usize = 64 << 20;
+/// Memory given by default to every engine that has a cache knob
+/// (flashix's budget, redb's, fjall's and sled's cache); LMDB has none (the
+/// OS page cache). `--memory` sets it.
+pub const DEFAULT_MEMORY: usize = 64 << 20;
 
 /// The peers, in the order the bench runs and lists them; the flashix
 /// indexes follow, as `flashix-NAME`.
-const PEERS: [&str; 4] = ["redb", "lmdb", "fjall", "sled"];
+const PEERS: [&str; 5] = ["redb", "lmdb", "fjall", "fjall-default", "sled"];
 
 /// Reads inside one transaction (or of the engine itself, where it has
 /// none).
@@ -55,15 +56,25 @@ pub fn names() -> Vec<String> {
 }
 
 /// Creates engine `name`'s files in `dir` (empty) and opens it;
-/// `log_bytes` is flashix's write-ahead log bound.
-pub fn open(name: &str, dir: &Path, log_bytes: u64) -> Res<Box<dyn Engine>> {
+/// `log_bytes` is flashix's write-ahead log bound, `memory` every engine's
+/// cache (flashix's budget), `params` every flashix index's parameters.
+pub fn open(
+    name: &str,
+    dir: &Path,
+    log_bytes: u64,
+    memory: usize,
+    params: &[(String, String)],
+) -> Res<Box<dyn Engine>> {
     Ok(match name {
-        "redb" => Box::new(redb::Redb::create(dir)?),
+        "redb" => Box::new(redb::Redb::create(dir, memory)?),
         "lmdb" => Box::new(lmdb::Lmdb::create(dir)?),
-        "fjall" => Box::new(fjall::Fjall::create(dir)?),
-        "sled" => Box::new(sled::Sled::create(dir)?),
+        "fjall" => Box::new(fjall::Fjall::create(dir, memory, false)?),
+        "fjall-default" => Box::new(fjall::Fjall::create(dir, memory, true)?),
+        "sled" => Box::new(sled::Sled::create(dir, memory)?),
         _ => match name.strip_prefix("flashix-") {
-            Some(index) => Box::new(flashix::Flashix::create(dir, index, log_bytes)?),
+            Some(index) => Box::new(flashix::Flashix::create(
+                dir, index, log_bytes, memory, params,
+            )?),
             None => return Err(format!("unknown engine {name:?}").into()),
         },
     })

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use redb::{ReadableDatabase, ReadableTable};
 
-use super::{Engine, Reader, Writer, MEMORY};
+use super::{Engine, Reader, Writer};
 use crate::error::Res;
 
 const TABLE: redb::TableDefinition<u64, u64> = redb::TableDefinition::new("t");
@@ -16,9 +16,9 @@ pub struct Redb {
 }
 
 impl Redb {
-    pub fn create(dir: &Path) -> Res<Redb> {
+    pub fn create(dir: &Path, memory: usize) -> Res<Redb> {
         let db = redb::Builder::new()
-            .set_cache_size(MEMORY)
+            .set_cache_size(memory)
             .create(dir.join("data.redb"))?;
         Ok(Redb { db })
     }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{be_u64, Engine, Reader, Writer, MEMORY};
+use super::{be_u64, Engine, Reader, Writer};
 use crate::error::Res;
 
 pub struct Sled {
@@ -11,10 +11,10 @@ pub struct Sled {
 }
 
 impl Sled {
-    pub fn create(dir: &Path) -> Res<Sled> {
+    pub fn create(dir: &Path, memory: usize) -> Res<Sled> {
         let db = sled::Config::new()
             .path(dir.join("sled"))
-            .cache_capacity(MEMORY as u64)
+            .cache_capacity(memory as u64)
             .open()?;
         Ok(Sled { db })
     }

@@ -1,4 +1,6 @@
-//! CRC-32C of page frames, three streams at a time.
+//! CRC-32C of page frames and of the commit layer's pages, three streams
+//! at a time. It lives on the device floor, the lowest that checksums
+//! (`device::shadow`), and the node floor's frames use it from here.
 //!
 //! Every node read and write checksums a frame of about a page (496 bytes
 //! of a 512-byte node), 2.3 times per operation in `flashix bench`, where
@@ -40,6 +42,20 @@ pub fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
         }
     }
     crc32c::crc32c_append(crc, data)
+}
+
+/// CRC-32C of `data`, equal to `crc32c::crc32c(data)`: the commit
+/// layer's checksum of every page it writes and reads (`device::shadow`),
+/// through the same three streams as a frame's (issue #45: the crate's
+/// call was a third of a point lookup's instructions on a file).
+pub fn crc32c(data: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("sse4.2") {
+            return x86::append(0, &[], &[], data, shift_table());
+        }
+    }
+    crc32c::crc32c(data)
 }
 
 /// CRC-32C of `head` (8 bytes), then `mid` (4 bytes), then `data`: a page

@@ -174,7 +174,7 @@ pub enum Verdict {
 /// then inserts (60%), deletes and updates of live entries (20% each), a
 /// flush after every `flush_every` data operations. With `versions=key`
 /// in the parameters, the data operations are a map's instead
-/// ([`key_op`]). The counts are the caller's to check
+/// (`key_op`). The counts are the caller's to check
 /// ([`CrashConfig::check`]).
 pub fn workload(c: &CrashConfig) -> Vec<CrashOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
@@ -482,7 +482,7 @@ pub fn uncut_writes(c: &CrashConfig) -> Result<u64, String> {
 
 /// One scenario: power cut after `cut_after` writes, torn or not; and
 /// whether an upsert replaced a flushed key's value before the cut
-/// ([`Cut::replaced`]). With versions of keys, a lookup of every key the
+/// (`Cut::replaced`). With versions of keys, a lookup of every key the
 /// reopened index holds must answer what its scan found, as the lookup
 /// stops at the newest component holding the key where the scan merges
 /// them all.

@@ -155,7 +155,7 @@ pub enum FaultOp {
 
 /// The seeded workload (module doc): deletes name entries the workload or
 /// the preload made live. With `versions=key` in the parameters, a map's
-/// ([`key_op`]). The counts are the caller's to check ([`check_count`]).
+/// (`key_op`). The counts are the caller's to check ([`check_count`]).
 pub fn workload(c: &FaultConfig) -> Vec<FaultOp> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
     let keys = c.keys();

@@ -135,9 +135,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         index_params.set(k, v);
     }
     let name = get(params, "index")?;
-    if let Some(missing) = super::missing_dna_input(get(params, "workload")?) {
-        return Err(missing);
-    }
+    let workload = super::genome::local_workload(get(params, "workload")?)?;
     let (memory, matched) = if params.get("memory").map(String::as_str) == Some(MATCH_FLASHDB) {
         // Roh et al. 2009 §6: B-Tree(LRU) and MB-Tree get the memory FlashDB
         // occupied on the same workload.
@@ -169,7 +167,7 @@ fn index_run(params: &Params, seed: u64) -> Result<(Metrics, serde_json::Value),
         .transpose()
         .map_err(|_| "preload is not a number")?;
     let spec = preset::build(
-        get(params, "workload")?,
+        &workload,
         &prefixed(params, "workload."),
         preload,
         ops,
@@ -446,10 +444,11 @@ mod tests {
                         };
                         create_index(&r.params["index"], storage, memory, p)
                             .unwrap_or_else(|err| panic!("{} {:?}: {err}", e.id, r.params));
-                        let workload = &r.params["workload"];
-                        if super::super::missing_dna_input(workload).is_none() {
+                        if let Ok(workload) =
+                            super::super::genome::local_workload(&r.params["workload"])
+                        {
                             preset::build(
-                                workload,
+                                &workload,
                                 &prefixed(&r.params, "workload."),
                                 Some(0),
                                 Some(1000),

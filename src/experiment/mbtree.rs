@@ -20,8 +20,7 @@
 //! rather than substitute synthetic keys; point `FLASHIX_GENOME` at a
 //! missing file to run as a machine without the genome does.
 
-use std::sync::OnceLock;
-
+use super::genome::genome_workload;
 use super::mbtree_fig16_17::{self, FIG17_PAPER_MEMORY, FIG17_REFERENCE, LEAF_PAGES};
 use super::mbtree_fig7_14;
 use super::run_params::{MATCH_FLASHDB, MBTREE_FLASHDB};
@@ -534,82 +533,4 @@ fn genome_at_20k() -> Vec<(&'static str, &'static str)> {
         ("ops", "200000"),
         ("memory", "20480"),
     ]
-}
-
-/// Where Debian's `kleborate-examples` installs the genome.
-const DEBIAN_GENOME: &str = "/usr/share/doc/kleborate/examples/data/NTUH-K2044.fna.xz";
-
-/// Where the README's `dpkg -x` unpacks the same package without installing
-/// it: `kleborate-examples` below the user's cache folder
-/// (`$XDG_CACHE_HOME`, else `$HOME/.cache`, then `flashix/`), the Debian
-/// path inside it.
-fn cached_genome() -> Option<std::path::PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
-    Some(
-        cache
-            .join("flashix/kleborate-examples")
-            .join(DEBIAN_GENOME.trim_start_matches('/')),
-    )
-}
-
-/// The DNA workload of the MB-Tree experiments, `dna:PATH`: PATH is the
-/// value of `FLASHIX_GENOME` (a FASTA file, plain, .gz or .xz) if it is set
-/// and not empty, else [`DEBIAN_GENOME`] where the package is installed,
-/// else the unpacked copy of [`cached_genome`] if there is one, else
-/// [`DEBIAN_GENOME`] (missing: the experiments say how to get it). Read
-/// once per process, because
-/// the experiment definitions hold `&'static str`s.
-fn genome_workload() -> &'static str {
-    static WORKLOAD: OnceLock<String> = OnceLock::new();
-    WORKLOAD.get_or_init(|| {
-        // Lossy rather than `env::var`, which would fall back to the Debian
-        // path unnoticed: a path that is not UTF-8 then names no file, and
-        // the experiments refuse with that path in the message.
-        let env = std::env::var_os("FLASHIX_GENOME").map(|v| v.to_string_lossy().into_owned());
-        genome_workload_for(env.as_deref())
-    })
-}
-
-/// [`genome_workload`] for a given value of `FLASHIX_GENOME`; an empty one
-/// counts as unset, so `FLASHIX_GENOME=` restores the default.
-fn genome_workload_for(env: Option<&str>) -> String {
-    if let Some(path) = env.filter(|p| !p.is_empty()) {
-        return format!("dna:{path}");
-    }
-    if !std::path::Path::new(DEBIAN_GENOME).exists() {
-        if let Some(cached) = cached_genome().filter(|p| p.exists()) {
-            return format!("dna:{}", cached.display());
-        }
-    }
-    format!("dna:{DEBIAN_GENOME}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flashix_genome_overrides_the_genome_path() {
-        // Unset or empty: the installed package, else the unpacked copy in
-        // the cache folder, else the Debian path (whichever this machine has).
-        let default = genome_workload_for(None);
-        assert!(
-            default.ends_with(DEBIAN_GENOME.trim_start_matches('/')),
-            "{default}"
-        );
-        assert_eq!(genome_workload_for(Some("")), default);
-        let w = genome_workload_for(Some("/data/chr19.fa.gz"));
-        assert!(
-            w.starts_with("dna:") && w.ends_with("/data/chr19.fa.gz"),
-            "{w}"
-        );
-        assert_eq!(
-            super::super::missing_dna_input(&genome_workload_for(Some("/nonexistent")))
-                .map(|m| m.contains("/nonexistent")),
-            Some(true)
-        );
-    }
 }

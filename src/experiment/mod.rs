@@ -23,9 +23,11 @@ mod asbtree_cache;
 mod asbtree_table4;
 mod bftl;
 pub mod defs;
+pub use genome::{genome, missing_dna_input, Genome, NTUH_K2044};
 mod durability;
 mod fdtree;
 mod ftl;
+mod genome;
 #[cfg(feature = "cli")]
 pub mod glyphs;
 mod lat;
@@ -615,23 +617,6 @@ impl Experiment {
             }
         }
     }
-}
-
-/// For a `dna:PATH` workload whose file is missing: what is missing and how
-/// to get it.
-pub fn missing_dna_input(workload: &str) -> Option<String> {
-    let path = workload.strip_prefix("dna:")?;
-    (!std::path::Path::new(path).exists()).then(|| {
-        format!(
-            "the DNA workload reads {path}, which is not on this machine; the experiments use \
-             the complete genome Debian ships in the package kleborate-examples: \
-             `apt-get update && apt-get download kleborate-examples && dpkg -x \
-             kleborate-examples_*.deb ~/.cache/flashix/kleborate-examples` (one 6 MB package, no \
-             root needed for dpkg -x; `apt-get install --no-install-recommends kleborate-examples` \
-             also works), or the FASTA file that the environment variable FLASHIX_GENOME names. \
-             flashix never substitutes synthetic keys for it."
-        )
-    })
 }
 
 /// Whether run parameter `key` shapes the operations a run replays (the

@@ -10,6 +10,12 @@
 //! skipped: a 16-mer spanning one is not a 16-mer of the sequence, so the
 //! window restarts after it, as it does at every record. Anything else is
 //! an error naming its line.
+//!
+//! A genome is named by its content, never by where it lies
+//! ([`DnaKeys::name`]): the accession of its first record and the CRC-32C
+//! of the file's bytes, so the same file at any path (another machine's
+//! cache, a cluster node) gives the same name, and with it the same run
+//! seeds and CSVs (issue #46).
 
 use std::fmt;
 use std::io::Read;
@@ -24,8 +30,10 @@ pub const K: usize = 16;
 /// Keys read from a FASTA file.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DnaKeys {
-    /// The file's name, for reports.
+    /// The file's name, for error messages.
     pub source: String,
+    /// The genome's name by content ([`content_name`]), for reports.
+    pub name: String,
     /// The header line of the first record (without `>`), which names the
     /// sequence ("AP006725.1 Klebsiella pneumoniae ... complete genome").
     pub first_record: String,
@@ -53,9 +61,41 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkloadError + '_ {
     }
 }
 
-/// The file's bytes, decompressed when its magic says gzip or xz.
-fn read_all(path: &Path) -> Result<Vec<u8>, WorkloadError> {
+/// The genome's name by content: the accession (the first word of the
+/// first record's header, `unnamed` if it has none) and the CRC-32C of the
+/// file's bytes as read, compressed or not, e.g. `AP006725.1#0a1b2c3d`.
+pub fn content_name(first_record: &str, file_crc: u32) -> String {
+    let accession = first_record.split_whitespace().next().unwrap_or("unnamed");
+    format!("{accession}#{file_crc:08x}")
+}
+
+/// The name by content ([`content_name`]) of the FASTA file at `path`,
+/// reading only as far as its first record's header.
+pub fn identify(path: &Path) -> Result<String, WorkloadError> {
+    let (crc, text) = read_all(path)?;
+    let header = text
+        .split(|&b| b == b'\n')
+        .find(|l| l.first() == Some(&b'>'))
+        .ok_or_else(|| WorkloadError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "not a FASTA file: no `>` record".into(),
+        })?;
+    Ok(content_name(
+        String::from_utf8_lossy(&header[1..]).trim(),
+        crc,
+    ))
+}
+
+/// The CRC-32C of the file's bytes, and those bytes decompressed when its
+/// magic says gzip or xz.
+fn read_all(path: &Path) -> Result<(u32, Vec<u8>), WorkloadError> {
     let raw = std::fs::read(path).map_err(io(path))?;
+    let crc = crate::device::crc::crc32c(&raw);
+    Ok((crc, decompress(path, raw)?))
+}
+
+fn decompress(path: &Path, raw: Vec<u8>) -> Result<Vec<u8>, WorkloadError> {
     if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&raw[..])
@@ -77,7 +117,7 @@ fn read_all(path: &Path) -> Result<Vec<u8>, WorkloadError> {
 
 /// Reads up to `max` keys from the FASTA file at `path`.
 pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
-    let text = read_all(path)?;
+    let (crc, text) = read_all(path)?;
     let parse = |line: u64, message: String| WorkloadError::Parse {
         path: path.to_path_buf(),
         line,
@@ -149,6 +189,7 @@ pub fn load(path: &Path, max: u64) -> Result<DnaKeys, WorkloadError> {
     );
     Ok(DnaKeys {
         source,
+        name: content_name(&first_record, crc),
         first_record,
         records,
         keys: Arc::new(keys),

@@ -317,8 +317,8 @@ impl WorkloadSpec {
             KeyDist::Stratified(n) => format!("sorted uniform sample of {n}"),
             KeyDist::Scrambled => "distinct, scrambled".to_string(),
             KeyDist::Sequence(d) => format!(
-                "16-mers of the DNA in {} (\"{}\"; {} keys read from {} record{})",
-                d.source,
+                "16-mers of the DNA {} (\"{}\"; {} keys read from {} record{})",
+                d.name,
                 d.first_record,
                 d.keys.len(),
                 d.records,

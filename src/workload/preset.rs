@@ -223,7 +223,7 @@ pub fn build(
                 keys.keys.len()
             )));
         }
-        spec.name = format!("dna:{}", keys.source);
+        spec.name = format!("dna:{}", keys.name);
         spec.key_min = 0;
         spec.key_max = u32::MAX as u64;
         spec.dist = super::generator::KeyDist::Sequence(keys);

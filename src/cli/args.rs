@@ -64,6 +64,21 @@ pub enum Command {
     /// Combine the shards of `reproduce --shard` into each experiment's
     /// CSV, JSON, figure and report, as one machine would have written them.
     Merge(MergeArgs),
+    /// Print the table of measured run times the shard plan estimates
+    /// from (`src/experiment/measured_costs.tsv`), read from the `ID.json`
+    /// files of `reproduce` or `merge` outputs.
+    Costs(CostsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CostsArgs {
+    /// Output folders of `reproduce` or `merge` (each holding ID/ID.json).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// A comment for the table's head: where and when the times were
+    /// measured, with the command.
+    #[arg(long, default_value = "")]
+    pub note: String,
 }
 
 #[derive(Debug, Args)]

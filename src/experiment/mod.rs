@@ -36,6 +36,7 @@ mod lat_memory;
 mod mbtree;
 mod mbtree_fig16_17;
 mod mbtree_fig7_14;
+pub mod measured_costs;
 mod memory_line;
 pub mod output;
 pub mod papers;

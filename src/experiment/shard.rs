@@ -209,6 +209,9 @@ pub fn estimated_costs(kind: RunKind, runs: &[super::sweep::SweepRun]) -> Vec<u6
 
 /// The estimated wall time of a run in µs (the module doc's model).
 pub fn estimated_cost(kind: RunKind, params: &Params) -> u64 {
+    if let Some(us) = super::measured_costs::measured_us(params) {
+        return us.max(1);
+    }
     match kind {
         RunKind::Index => {
             let index = params.get("index").map_or("", String::as_str);

@@ -64,8 +64,9 @@ pub(super) fn reproduce_shard(
             |run| experiment::defs::execute(exp, run),
             |k, r| partial::write_run(&dir, exp, todo[k], of, r),
         )?;
-        // This attempt's time, plus the kept runs' own (partial.rs).
-        let kept: f64 = found.kept.values().sum();
+        // This attempt's time, plus the kept runs' own spread over this
+        // attempt's threads (the manifest's `seconds`, partial.rs).
+        let kept: f64 = found.kept.values().sum::<f64>() / jobs.max(1) as f64;
         manifest
             .seconds
             .insert(exp.id.to_string(), started.elapsed().as_secs_f64() + kept);

@@ -32,9 +32,10 @@
 //! `runs` (per experiment, the sweep positions this shard owns), `skipped`
 //! (per experiment not run here, why: a missing input) and `seconds` (per
 //! experiment: the wall time of the attempt that finished the shard on it,
-//! plus the recorded `seconds` of each run kept from an earlier attempt,
-//! as if those ran one after another; for a shard never stopped, its wall
-//! time on the experiment). Only a summary's "Run time" line reads it.
+//! plus the recorded `seconds` of the runs kept from earlier attempts
+//! divided by `jobs`, their time as if this attempt's threads had run them
+//! side by side; for a shard never stopped, its wall time on the
+//! experiment). Only a summary's "Run time" line reads it.
 //!
 //! Invariants:
 //! 1. The runs a shard owns follow from (experiments, quick, n) alone

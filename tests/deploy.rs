@@ -1,6 +1,7 @@
 //! The deployment files in `deploy/`, tested on this machine: the Slurm
 //! script is linted (`shellcheck`) and run end to end with a stand-in
-//! `sbatch` that runs the array's tasks and then the merge; the Kubernetes
+//! `sbatch` that runs the array's tasks and then the merge, and a task run
+//! again after it stopped part way keeps its finished runs; the Kubernetes
 //! file is checked by `kubectl --dry-run=client` where a cluster answers,
 //! else by `deploy/k8s/check.py` (a schema check, with python3 and
 //! PyYAML); the Dockerfile's stages are checked for what the image needs.
@@ -117,11 +118,45 @@ fn the_slurm_script_runs_shards_then_the_merge() {
     }
     let csv = out.join("merged/bftl-table2/bftl-table2.csv");
     assert!(csv.is_file(), "{stderr}");
+
+    // A task requeued after it stopped part way (no manifest, a run file
+    // missing) runs the same command again: it keeps the runs it has.
+    let script = std::fs::read_to_string(repo("deploy/slurm/reproduce.sbatch")).unwrap();
+    assert!(script.contains("\n#SBATCH --requeue\n"));
+    let shard = out.join("shard-1-of-3");
+    std::fs::remove_file(shard.join("shard.json")).unwrap();
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(shard.join("bftl-table2"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    runs.sort();
+    assert!(runs.len() >= 2, "{runs:?}");
+    let lost = runs.pop().unwrap();
+    std::fs::remove_file(&lost).unwrap();
+    let requeued = Command::new("bash")
+        .arg(repo("deploy/slurm/reproduce.sbatch"))
+        .env("FLASHIX_MODE", "shard")
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SHARDS", "3")
+        .env("SELECTION", "bftl-table2")
+        .env("QUICK", "1")
+        .env("OUT", &out)
+        .env("FLASHIX", env!("CARGO_BIN_EXE_flashix"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&requeued.stdout);
+    assert!(requeued.status.success(), "{stdout}");
+    let kept = format!("{} kept from an earlier attempt", runs.len());
+    assert!(stdout.contains(&kept), "{stdout}");
+    assert!(lost.is_file() && shard.join("shard.json").is_file());
 }
 
 #[test]
 fn the_kubernetes_file_is_valid() {
     let file = repo("deploy/k8s/reproduce.yaml");
+    // A shard's pod that fails is replaced (and resumes from the volume).
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("backoffLimitPerIndex: "));
     // A cluster to validate against: kubectl's client-side dry run needs
     // its schemas.
     let cluster = Command::new("kubectl")

@@ -23,7 +23,13 @@ SCHEMA = {
     "Resources": {"requests": dict, "limits": dict},
     "JobSpec": {"completionMode": str, "completions": int, "parallelism": int, "backoffLimit": int,
                 "backoffLimitPerIndex": int, "maxFailedIndexes": int, "activeDeadlineSeconds": int,
-                "ttlSecondsAfterFinished": int, "template": "PodTemplate"},
+                "ttlSecondsAfterFinished": int, "podReplacementPolicy": str,
+                "podFailurePolicy": "PodFailurePolicy", "template": "PodTemplate"},
+    "PodFailurePolicy": {"rules": ["PodFailurePolicyRule"]},
+    "PodFailurePolicyRule": {"action": str, "onExitCodes": "OnExitCodes",
+                             "onPodConditions": ["OnPodCondition"]},
+    "OnExitCodes": {"containerName": str, "operator": str, "values": [int]},
+    "OnPodCondition": {"type": str, "status": str},
     "PodTemplate": {"metadata": "ObjectMeta", "spec": "PodSpec"},
     "PodSpec": {"restartPolicy": str, "containers": ["Container"], "initContainers": ["Container"],
                 "volumes": ["Volume"], "nodeSelector": dict},
@@ -71,8 +77,18 @@ for d in docs:
     spec, pod = d["spec"], d["spec"]["template"]["spec"]
     if pod.get("restartPolicy") not in ("Never", "OnFailure"):
         errors.append(f"{name}: a Job's pods restart Never or OnFailure")
-    if "backoffLimitPerIndex" in spec and pod.get("restartPolicy") != "Never":
-        errors.append(f"{name}: backoffLimitPerIndex needs restartPolicy Never")
+    for field in ("backoffLimitPerIndex", "podFailurePolicy"):
+        if field in spec and pod.get("restartPolicy") != "Never":
+            errors.append(f"{name}: {field} needs restartPolicy Never")
+    if "podFailurePolicy" in spec and spec.get("podReplacementPolicy", "Failed") != "Failed":
+        errors.append(f"{name}: podFailurePolicy needs podReplacementPolicy Failed")
+    if spec.get("podReplacementPolicy") not in (None, "Failed", "TerminatingOrFailed"):
+        errors.append(f"{name}: podReplacementPolicy is Failed or TerminatingOrFailed")
+    for rule in spec.get("podFailurePolicy", {}).get("rules", []):
+        if rule.get("action") not in ("Ignore", "FailJob", "FailIndex", "Count"):
+            errors.append(f"{name}: podFailurePolicy action {rule.get('action')!r}")
+        if ("onExitCodes" in rule) == ("onPodConditions" in rule):
+            errors.append(f"{name}: a podFailurePolicy rule needs onExitCodes or onPodConditions")
     volumes = {v["name"] for v in pod.get("volumes", [])}
     for v in pod.get("volumes", []):
         if v["persistentVolumeClaim"]["claimName"] not in claims:

@@ -12,8 +12,11 @@ use crate::experiment::{self, output, Experiment};
 use super::args::{MergeArgs, ReproduceArgs};
 use super::CliResult;
 
-/// Runs shard `spec` of the runs of `chosen` and writes them, then the
-/// manifest, into `OUT/shard-I-of-N/`.
+/// Runs shard `spec` of the runs of `chosen` into `OUT/shard-I-of-N/`:
+/// each run's file as soon as the run ends, the manifest last. A run whose
+/// file an earlier attempt left whole is kept, not run again
+/// ([`partial::resume`]); a file not trusted is named on stderr and its run
+/// recomputed.
 pub(super) fn reproduce_shard(
     a: &ReproduceArgs,
     spec: ShardSpec,
@@ -26,9 +29,7 @@ pub(super) fn reproduce_shard(
         return Ok(());
     }
     let dir = partial::shard_dir(&a.out, spec);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    // A manifest left by an earlier attempt would mark this one finished.
-    let _ = std::fs::remove_file(dir.join("shard.json"));
+    partial::start(&dir)?;
     let mut manifest = Manifest::new(spec, &a.id, &chosen, a.quick);
     manifest.jobs = jobs;
     for (exp, owner) in chosen.iter().zip(&plan) {
@@ -40,28 +41,43 @@ pub(super) fn reproduce_shard(
             }
             return Err(format!("{}: {missing}", exp.id).into());
         }
+        let started = std::time::Instant::now();
         let all = exp.runs(a.quick);
         let of = all.len();
-        let (mine, runs): (Vec<usize>, Vec<_>) = all
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| owner[*i] == spec.index)
+        let mine: Vec<usize> = (0..of).filter(|&i| owner[i] == spec.index).collect();
+        let found = partial::resume(&dir, exp, &mine, &all)?;
+        for why in &found.distrusted {
+            eprintln!("not trusted: {why}");
+        }
+        let (todo, runs): (Vec<usize>, Vec<_>) = mine
+            .iter()
+            .filter(|i| !found.kept.contains_key(i))
+            .map(|&i| (i, all[i].clone()))
             .unzip();
-        let started = std::time::Instant::now();
         let costs = experiment::shard::estimated_costs(exp.kind, &runs);
-        let results = experiment::run_sweep(runs, &costs, jobs, a.quiet, exp.id, |run| {
-            experiment::defs::execute(exp, run)
-        })?;
+        experiment::run_sweep_each(
+            runs,
+            &costs,
+            jobs,
+            a.quiet,
+            exp.id,
+            |run| experiment::defs::execute(exp, run),
+            |k, r| partial::write_run(&dir, exp, todo[k], of, r),
+        )?;
+        // This attempt's time, plus the kept runs' own spread over this
+        // attempt's threads (the manifest's `seconds`, partial.rs).
+        let kept: f64 = found.kept.values().sum::<f64>() / jobs.max(1) as f64;
         manifest
             .seconds
-            .insert(exp.id.to_string(), started.elapsed().as_secs_f64());
-        for (&i, r) in mine.iter().zip(&results) {
-            partial::write_run(&dir, exp, i, of, r)?;
-        }
+            .insert(exp.id.to_string(), started.elapsed().as_secs_f64() + kept);
+        let resumed = match found.kept.len() {
+            0 => String::new(),
+            n => format!(", {n} kept from an earlier attempt"),
+        };
         println!(
-            "{}: {} of {of} runs (shard {spec}) -> {}",
+            "{}: {} of {of} runs (shard {spec}{resumed}) -> {}",
             exp.id,
-            results.len(),
+            mine.len(),
             dir.join(exp.id).display()
         );
         manifest.runs.insert(exp.id.to_string(), mine);

@@ -55,7 +55,7 @@ pub mod totals;
 use std::collections::BTreeMap;
 
 pub use defs::{experiments, opt_in_experiments, summary_order};
-pub use sweep::{run_sweep, RunOutcome, SweepRun};
+pub use sweep::{run_sweep, run_sweep_each, RunOutcome, SweepRun};
 
 /// Parameters of one run: `key → value`. Keys an index run understands:
 /// `index`, `device`, `memory`, `workload`, `ops`, `preload`, and prefixed

@@ -5,24 +5,37 @@
 //! `OUT/shard-i-of-n/` (so the shards of a job array may share one `OUT`):
 //!
 //! ```text
-//! OUT/shard-i-of-n/ID/run-NNNN.json   one per run of experiment ID this shard ran
+//! OUT/shard-i-of-n/ID/run-NNNN.json   one per run of experiment ID this shard ran,
+//!                                     written when the run ends
 //! OUT/shard-i-of-n/shard.json         the manifest, written last: the shard finished
+//! OUT/shard-i-of-n/**/NAME.tmp        NAME while it is written (renamed when whole)
 //! ```
 //!
-//! A run file (`"format": "flashix-run/1"`) holds `experiment` (its id),
+//! A run file (`"format": "flashix-run/2"`) holds `experiment` (its id),
 //! `run` (its position in the experiment's sweep, from 0), `of` (the
 //! sweep's length), `series`, `x`, `seed`, `params`, `metrics` (numbers;
 //! a non-finite one as the string `"NaN"`, `"inf"` or `"-inf"`), `report`
 //! (the run's full report, as in `ID.json`), `seconds` (the run's wall
-//! time) and `estimated_cost` (the cost model's estimate of it, µs). That is everything the single-machine writer
-//! ([`super::output::write_all`]) reads of a run.
+//! time), `estimated_cost` (the cost model's estimate of it, µs) and
+//! `crc32c`: the CRC-32C of the compact JSON of every other field (keys
+//! sorted, floats in their shortest round-trip text, so that the record
+//! read back gives the same bytes). That is everything the single-machine
+//! writer ([`super::output::write_all`]) reads of a run. `flashix-run/1`
+//! (the same without `crc32c`, written all at once after the last run) is
+//! not read: a job's shards and merge are one flashix build (invariant 1),
+//! so such a file is another build's; a merge refuses it and a restart
+//! computes its run again.
 //!
 //! The manifest (`"format": "flashix-shard/1"`) holds `shard` and `shards`
 //! (i and n), `selection` (the experiment argument as given: `all` or ids),
 //! `experiments` (the ids it resolved to, in order), `quick`, `jobs`,
-//! `runs` (per experiment, the sweep positions this shard ran), `skipped`
+//! `runs` (per experiment, the sweep positions this shard owns), `skipped`
 //! (per experiment not run here, why: a missing input) and `seconds` (per
-//! experiment, this shard's wall time on it).
+//! experiment: the wall time of the attempt that finished the shard on it,
+//! plus the recorded `seconds` of the runs kept from earlier attempts
+//! divided by `jobs`, their time as if this attempt's threads had run them
+//! side by side; for a shard never stopped, its wall time on the
+//! experiment). Only a summary's "Run time" line reads it.
 //!
 //! Invariants:
 //! 1. The runs a shard owns follow from (experiments, quick, n) alone
@@ -40,9 +53,28 @@
 //!    on a real file (`asbtree-disk`, `ssd-table1`'s file rows), and the
 //!    "Run time" line of a summary (in a merge: the slowest shard's time
 //!    on the experiment, on the threads of every shard that ran part of it).
+//! 3. A file under its final name is whole: every file is written under
+//!    a temporary name, synced, renamed, and its folder synced
+//!    (`write_atomic`). A run's file is written as soon as the run ends
+//!    (by the thread collecting the sweep's results,
+//!    [`super::sweep::run_sweep_each`]), so a shard killed or pre-empted
+//!    loses only the runs that were running; a folder without a manifest
+//!    is a shard not finished.
+//! 4. A restart (the same command, the same `OUT`) keeps a run file, and
+//!    leaves it untouched, when it parses, is `flashix-run/2`, its
+//!    `crc32c` matches, and its `experiment`, `run`, `of`, `series`, `x`,
+//!    `seed` and `params` are those this flashix defines for that position
+//!    ([`resume`], the checks a merge makes). A run's result is a function
+//!    of that definition alone, so a kept run merges to the bytes its
+//!    recomputation would give (invariant 2). Anything else is not trusted
+//!    and computed again: a run file missing, truncated, edited or from
+//!    another build (named on stderr), and temporary files (removed). The
+//!    simulator's code is not in the definition: restart a shard with the
+//!    flashix build that started it. One process at a time a shard folder.
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -50,8 +82,13 @@ use serde_json::{json, Value};
 
 use super::shard::{assign, estimated_cost, ShardSpec};
 use super::{Experiment, Metrics, RunOutcome, SweepRun};
+use crate::device::crc::crc32c;
 
-const RUN_FORMAT: &str = "flashix-run/1";
+const RUN_FORMAT: &str = "flashix-run/2";
+/// The run record's field holding the CRC-32C of the rest ([`checksum`]).
+const CHECKSUM: &str = "crc32c";
+/// Appended to a file's name while it is written (`write_atomic`).
+const TEMPORARY: &str = ".tmp";
 const SHARD_FORMAT: &str = "flashix-shard/1";
 const MANIFEST: &str = "shard.json";
 
@@ -112,13 +149,63 @@ impl Manifest {
         }
     }
 
-    /// Writes the manifest into `dir`: last, so that it marks a shard that
-    /// finished.
+    /// Writes the manifest into `dir`, atomically: last, so that it marks a
+    /// shard that finished.
     pub fn write(&self, dir: &Path) -> Result<(), String> {
-        let path = dir.join(MANIFEST);
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+        write_atomic(&dir.join(MANIFEST), text.as_bytes())
     }
+}
+
+/// Makes shard folder `dir` ready for an attempt at its runs: creates it,
+/// and removes the manifest an earlier attempt left (it would mark this one
+/// finished while it runs). The run files stay for [`resume`] to check.
+pub fn start(dir: &Path) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for stale in [dir.join(MANIFEST), temporary(&dir.join(MANIFEST))] {
+        match fs::remove_file(&stale) {
+            Err(e) if e.kind() != ErrorKind::NotFound => {
+                return Err(format!("{}: {e}", stale.display()))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The temporary name `path` is written under before its rename.
+fn temporary(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(TEMPORARY);
+    path.with_file_name(name)
+}
+
+/// Writes `bytes` to `path` so that `path` holds either its old content or
+/// all of `bytes`, after a kill or a crash alike: into a temporary file
+/// beside it, synced, renamed over `path`, then the folder synced (so the
+/// rename itself is on the disk).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = temporary(path);
+    let written = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+        fs::File::open(folder.unwrap_or(Path::new(".")))?.sync_all()
+    })();
+    written.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        format!("{}: {e}", path.display())
+    })
+}
+
+/// The CRC-32C a run record carries (field [`CHECKSUM`]) of the rest of
+/// it: its compact JSON, keys sorted (serde_json's map), floats in their
+/// shortest round-trip text, so a record read back gives the same bytes.
+fn checksum(rest: &Value) -> Result<u32, String> {
+    let text = serde_json::to_vec(rest).map_err(|e| e.to_string())?;
+    Ok(crc32c(&text))
 }
 
 fn metric_value(v: f64) -> Value {
@@ -143,7 +230,8 @@ fn metric_of(v: &Value) -> Option<f64> {
     }
 }
 
-/// Writes run `index` (of `of`) of experiment `exp` into shard folder `dir`.
+/// Writes run `index` (of `of`) of experiment `exp` into shard folder `dir`,
+/// atomically (`write_atomic`), with its checksum.
 pub fn write_run(
     dir: &Path,
     exp: &Experiment,
@@ -159,7 +247,7 @@ pub fn write_run(
         .iter()
         .map(|(k, v)| (k.clone(), metric_value(*v)))
         .collect();
-    let record = json!({
+    let mut record = json!({
         "format": RUN_FORMAT,
         "experiment": id,
         "run": index,
@@ -173,29 +261,39 @@ pub fn write_run(
         "seconds": r.seconds,
         "estimated_cost": estimated_cost(exp.kind, &r.run.params),
     });
-    let path = run_path(dir, id, index);
+    let crc = checksum(&record)?;
+    record[CHECKSUM] = json!(crc);
     let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
-    fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    write_atomic(&run_path(dir, id, index), text.as_bytes())
 }
 
 fn run_path(dir: &Path, id: &str, index: usize) -> PathBuf {
     dir.join(id).join(format!("run-{index:04}.json"))
 }
 
-/// Reads run `index` of `exp` from shard folder `dir`, checking it is the
-/// run the definitions expect (`expected`).
+/// Reads run `index` of `exp` from shard folder `dir`, checking it is whole
+/// (its checksum) and is the run the definitions expect (`all`: the
+/// experiment's sweep).
 fn read_run(
     dir: &Path,
     exp: &Experiment,
     index: usize,
-    expected: &SweepRun,
+    all: &[SweepRun],
 ) -> Result<RunOutcome, String> {
     let path = run_path(dir, exp.id, index);
     let bad = |why: String| format!("{}: {why}", path.display());
     let text = fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     if v["format"] != RUN_FORMAT {
-        return Err(bad(format!("not a {RUN_FORMAT} run file")));
+        return Err(bad(format!(
+            "not a {RUN_FORMAT} run file (shards and merge must be the same flashix version)"
+        )));
+    }
+    let recorded = v.as_object_mut().and_then(|o| o.remove(CHECKSUM));
+    if recorded.as_ref().and_then(Value::as_u64) != Some(u64::from(checksum(&v)?)) {
+        return Err(bad(format!(
+            "its {CHECKSUM} does not match its content: the file was changed after it was written"
+        )));
     }
     let run = SweepRun {
         series: v["series"].as_str().unwrap_or_default().to_string(),
@@ -203,11 +301,17 @@ fn read_run(
         params: serde_json::from_value(v["params"].clone()).map_err(|e| bad(e.to_string()))?,
         seed: v["seed"].as_u64().unwrap_or_default(),
     };
-    if v["experiment"] != exp.id || v["run"].as_u64() != Some(index as u64) || run != *expected {
+    let expected = all.get(index);
+    if v["experiment"] != exp.id
+        || v["run"].as_u64() != Some(index as u64)
+        || v["of"].as_u64() != Some(all.len() as u64)
+        || Some(&run) != expected
+    {
+        let (series, x) = expected.map_or(("-", "-"), |r| (r.series.as_str(), r.x.as_str()));
         return Err(bad(format!(
-            "is not run {index} of {} as this flashix defines it (series {}, x {}): \
+            "is not run {index} of {} as this flashix defines it (series {series}, x {x}): \
              shards and merge must be the same flashix version",
-            exp.id, expected.series, expected.x
+            exp.id
         )));
     }
     let mut metrics = Metrics::new();
@@ -221,6 +325,61 @@ fn read_run(
         report: v["report"].clone(),
         seconds: v["seconds"].as_f64().unwrap_or_default(),
     })
+}
+
+/// What a restarted shard found of one experiment's runs ([`resume`]).
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The runs to keep, by position in the sweep: whole, and the runs this
+    /// flashix defines there; with each one's recorded seconds.
+    pub kept: BTreeMap<usize, f64>,
+    /// Each file not trusted and why, by name: a run file damaged or not
+    /// this flashix's run (left to be recomputed and replaced), or a
+    /// temporary file a kill left mid-write (removed).
+    pub distrusted: Vec<String>,
+}
+
+/// Checks what an earlier attempt of shard folder `dir` left of
+/// experiment `exp`'s runs `mine` (positions in its sweep `all`): which
+/// run files to keep, which to recompute. Removes temporary files.
+pub fn resume(
+    dir: &Path,
+    exp: &Experiment,
+    mine: &[usize],
+    all: &[SweepRun],
+) -> Result<Found, String> {
+    let folder = dir.join(exp.id);
+    let mut found = Found::default();
+    let entries = match fs::read_dir(&folder) {
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(found),
+        entries => entries.map_err(|e| format!("{}: {e}", folder.display()))?,
+    };
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("{}: {e}", folder.display()))?
+            .path();
+        if path.to_string_lossy().ends_with(TEMPORARY) {
+            fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            found.distrusted.push(format!(
+                "{}: a file left mid-write by an attempt stopped: removed",
+                path.display()
+            ));
+        }
+    }
+    for &i in mine {
+        if !run_path(dir, exp.id, i).exists() {
+            continue;
+        }
+        match read_run(dir, exp, i, all) {
+            Ok(run) => {
+                found.kept.insert(i, run.seconds);
+            }
+            Err(why) => found
+                .distrusted
+                .push(format!("{why}; the run is computed again")),
+        }
+    }
+    Ok(found)
 }
 
 /// One experiment of a merge: its results in sweep order, or why it was not
@@ -412,10 +571,8 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merge, String> {
         let jobs = ran_it.iter().map(|m| m.jobs).sum();
         let results = match skipped {
             Some(why) => Err(why),
-            None => Ok(runs
-                .iter()
-                .enumerate()
-                .map(|(i, r)| read_run(&shards[owner[i]].0, &exp, i, r))
+            None => Ok((0..runs.len())
+                .map(|i| read_run(&shards[owner[i]].0, &exp, i, &runs))
                 .collect::<Result<Vec<_>, _>>()?),
         };
         merged.push(Merged {

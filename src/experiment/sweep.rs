@@ -2,8 +2,10 @@
 //!
 //! Each run gets a seed from a stable hash (FNV-1a, written out so it never
 //! changes with the standard library) of the experiment id and its sorted
-//! parameters. Threads take runs from a shared counter; results are stored
-//! by run index, so the output order is the sweep order.
+//! parameters. Threads take runs from a shared counter and send each result
+//! to the calling thread, which stores it by run index, so the output order
+//! is the sweep order; it can also keep each result the moment it arrives
+//! ([`run_sweep_each`]: a shard's run files, `super::partial`).
 //!
 //! Runs start costliest first (by the cost model's estimate,
 //! `shard::estimated_cost`), longest processing time first: in sweep order
@@ -12,8 +14,8 @@
 //! computes, only when it finishes.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 #[cfg(feature = "cli")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -45,9 +47,6 @@ pub struct RunOutcome {
 
 /// What executing one run gives: its metrics and its full report.
 pub type Executed = Result<(Metrics, serde_json::Value), String>;
-
-/// A run's result and its wall time in seconds.
-type Timed = (Executed, f64);
 
 /// FNV-1a over the id and the sorted `key=value` pairs.
 pub fn stable_seed(id: &str, params: &Params) -> u64 {
@@ -88,6 +87,30 @@ where
     R: Send,
     F: Fn(&T) -> R + Sync,
 {
+    parallel_map_each(items, costs, jobs, quiet, title, f, |_, _| true)
+}
+
+/// [`parallel_map`], handing each result to `done` (with its item's index)
+/// as soon as it exists, in the order the threads finish: `done` runs on
+/// the calling thread, which collects the results, so it may write files
+/// without a lock. Once `done` returns false the threads start no further
+/// item (the ones already started finish and are collected); items never
+/// started are `None`.
+pub fn parallel_map_each<T, R, F, D>(
+    items: &[T],
+    costs: &[u64],
+    jobs: usize,
+    quiet: bool,
+    title: &str,
+    f: F,
+    mut done: D,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+    D: FnMut(usize, &R) -> bool,
+{
     let n = items.len();
     let mut order: Vec<usize> = (0..n).collect();
     if costs.len() == n {
@@ -95,7 +118,8 @@ where
         order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
     }
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let stop = AtomicBool::new(false);
+    let mut slots: Vec<Option<R>> = (0..n).map(|_| None).collect();
     let bar = if quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -110,25 +134,38 @@ where
     };
     let jobs = jobs.clamp(1, n.max(1));
     std::thread::scope(|scope| {
+        let (sender, finished) = mpsc::channel::<(usize, R)>();
         for _ in 0..jobs {
-            scope.spawn(|| loop {
+            let sender = sender.clone();
+            let (next, stop, order, f) = (&next, &stop, &order, &f);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 if k >= n {
                     break;
                 }
                 let i = order[k];
-                let result = f(&items[i]);
-                // A poisoned slot only means another item panicked; keep ours.
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-                bar.inc(1);
+                // The receiver outlives every sender: it is this scope's.
+                if sender.send((i, f(&items[i]))).is_err() {
+                    break;
+                }
             });
+        }
+        // The workers hold the only senders left: the loop ends when the
+        // last one has finished (or panicked).
+        drop(sender);
+        for (i, result) in finished {
+            if !done(i, &result) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            slots[i] = Some(result);
+            bar.inc(1);
         }
     });
     bar.finish_and_clear();
     slots
-        .into_iter()
-        .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
 }
 
 /// Runs every run with `execute` on up to `jobs` threads, costliest first
@@ -145,21 +182,62 @@ pub fn run_sweep<F>(
 where
     F: Fn(&SweepRun) -> Executed + Sync,
 {
-    let results = parallel_map(&runs, costs, jobs, quiet, title, |run| {
-        let started = std::time::Instant::now();
-        let result: Timed = (execute(run), started.elapsed().as_secs_f64());
-        result
-    });
-    let mut out = Vec::with_capacity(runs.len());
-    for (run, result) in runs.into_iter().zip(results) {
-        match result {
-            Some((Ok((metrics, report)), seconds)) => out.push(RunOutcome {
-                run,
+    run_sweep_each(runs, costs, jobs, quiet, title, execute, |_, _| Ok(()))
+}
+
+/// [`run_sweep`], handing each run that succeeded to `finished` (with its
+/// position in `runs`) as soon as it ends, on the calling thread, in the
+/// order the runs finish: a shard writes each run's file there, so a kill
+/// loses only the runs still running. The other runs go on after a run
+/// failed (each that succeeds still reaches `finished`); the first error
+/// of `finished` stops the sweep (runs already started end, no other
+/// starts, none reaches `finished` any more) and is returned.
+pub fn run_sweep_each<F, D>(
+    runs: Vec<SweepRun>,
+    costs: &[u64],
+    jobs: usize,
+    quiet: bool,
+    title: &str,
+    execute: F,
+    mut finished: D,
+) -> Result<Vec<RunOutcome>, String>
+where
+    F: Fn(&SweepRun) -> Executed + Sync,
+    D: FnMut(usize, &RunOutcome) -> Result<(), String>,
+{
+    let mut failed_to_keep: Option<String> = None;
+    let results = parallel_map_each(
+        &runs,
+        costs,
+        jobs,
+        quiet,
+        title,
+        |run| {
+            let started = std::time::Instant::now();
+            let executed = execute(run);
+            let seconds = started.elapsed().as_secs_f64();
+            executed.map(|(metrics, report)| RunOutcome {
+                run: run.clone(),
                 metrics,
                 report,
                 seconds,
-            }),
-            Some((Err(e), _)) => {
+            })
+        },
+        |i, result| {
+            if let (Ok(outcome), None) = (result, &failed_to_keep) {
+                failed_to_keep = finished(i, outcome).err();
+            }
+            failed_to_keep.is_none()
+        },
+    );
+    if let Some(e) = failed_to_keep {
+        return Err(e);
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for (run, result) in runs.into_iter().zip(results) {
+        match result {
+            Some(Ok(outcome)) => out.push(outcome),
+            Some(Err(e)) => {
                 let params: Vec<String> =
                     run.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 return Err(format!(
@@ -183,6 +261,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     fn run(x: &str) -> SweepRun {
         let mut params = Params::new();
@@ -240,5 +319,55 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.contains("x=2") && e.contains("boom"), "{e}");
+    }
+
+    #[test]
+    fn each_run_is_handed_over_as_it_finishes_and_a_refusal_stops_the_sweep() {
+        // Run 0 waits until runs 1 and 2 were handed over (the other
+        // thread runs them), so they must arrive before it.
+        let runs: Vec<SweepRun> = (0..3).map(|i| run(&i.to_string())).collect();
+        let handed = AtomicUsize::new(0);
+        let execute = |r: &SweepRun| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while r.x == "0" && handed.load(Ordering::SeqCst) < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "runs 1 and 2 never arrived"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok((Metrics::new(), serde_json::Value::Null))
+        };
+        let mut seen = Vec::new();
+        let out = run_sweep_each(runs.clone(), &[], 2, true, "t", execute, |i, o| {
+            assert_eq!(o.run, runs[i]);
+            seen.push(i);
+            handed.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out.len(), 3);
+        assert_eq!(seen, vec![1, 2, 0]);
+        // One thread: refusing run 0 stops the sweep long before its
+        // thousand 1-ms runs ran (the thread learns of it in microseconds),
+        // and the refusal is the sweep's error.
+        let many: Vec<SweepRun> = (0..1000).map(|i| run(&i.to_string())).collect();
+        let started = AtomicUsize::new(0);
+        let e = run_sweep_each(
+            many,
+            &[],
+            1,
+            true,
+            "t",
+            |_| {
+                started.fetch_add(1, Ordering::Relaxed);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                Ok((Metrics::new(), serde_json::Value::Null))
+            },
+            |_, _| Err("disk full".into()),
+        )
+        .unwrap_err();
+        assert_eq!(e, "disk full");
+        assert!(started.into_inner() < 1000);
     }
 }

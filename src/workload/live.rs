@@ -249,9 +249,11 @@ mod tests {
                         assert_eq!(packed.swap_remove_back(i), pairs.swap_remove_back(i));
                     }
                     4 if len > 0 => {
-                        let old = (r & 8 == 0)
-                            .then(|| pairs.pop_front())
-                            .unwrap_or_else(|| pairs.pop_back());
+                        let old = if r & 8 == 0 {
+                            pairs.pop_front()
+                        } else {
+                            pairs.pop_back()
+                        };
                         assert_eq!(packed.pop_end(r & 8 == 0), old);
                     }
                     5 if len > 0 => {

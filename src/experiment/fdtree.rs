@@ -5,12 +5,13 @@
 //! * `fdtree-fig3b`: insert time against index size.
 //! * `fdtree-fig3c`: the W-Search and W-Update mixes, swept over index
 //!   size (the scaling panel: how the ratios move as the index grows).
-//! * `fdtree-fig3c-15e7` and `fdtree-fig3c-1e9` (opt-in: not in `all`):
-//!   fig3c's eight Samsung series from 10^6 up to 1.5·10^8 entries (what
-//!   this project's machine runs in a session, [`SCALE_LOCAL`]) and up to
-//!   the paper's 10^9 (about 52 GB a BFTL run: a job array's,
-//!   `docs/CLUSTER.md`). Their runs up to 10^8 share fig3c's seeds, so
-//!   those cells equal fig3c's.
+//! * `fdtree-fig3c-15e7`, `fdtree-fig3c-3e8` and `fdtree-fig3c-1e9`
+//!   (opt-in: not in `all`): fig3c's eight Samsung series from 10^6 up to
+//!   1.5·10^8 entries ([`SCALE_LOCAL`]), 3·10^8 (what this project's 23 GB
+//!   machine runs, one run at a time, [`SCALE_3E8`], with the FD-tree's
+//!   head as a sensitivity series) and the paper's 10^9 (about 44 GB a
+//!   BFTL run: a job array's, `docs/CLUSTER.md`). Their runs up to 10^8
+//!   share fig3c's seeds, so those cells equal fig3c's.
 //!
 //! Every run: 4 + 4-byte entries, keys uniform in [0, 2³² − 1], 2 KB pages
 //! (the Samsung disk's page, §III), an 8 MB LRU buffer per index (§III),
@@ -754,17 +755,59 @@ pub(super) fn fdtree_fig3c() -> Experiment {
     }
 }
 
-/// A scale run of fig3c ([`fdtree_fig3c_scale`]): its id and largest size.
-type Scale = (&'static str, &'static str);
+/// A scale run of fig3c ([`fdtree_fig3c_scale`]): its id, largest size,
+/// title and notes, and whether it adds the head-size sensitivity series
+/// ([`HEAD_AT_SCALE`]).
+pub(super) struct Scale {
+    id: &'static str,
+    largest: &'static str,
+    title: &'static str,
+    notes: &'static str,
+    head_sensitivity: bool,
+}
 
-/// Up to 1.5·10^8 entries: what this project's 2-core, 23 GB machine runs
-/// in a session. Its memory would hold 3·10^8 (a BFTL run: about 16 GB),
-/// but from 1.82·10^8 entries on the LSM-tree (ratio 112) has a third disk
-/// component, and its steady state is the two above it at capacity: 1.84·10^8
-/// random inserts before the first measured request (docs/CLUSTER.md).
-pub(super) const SCALE_LOCAL: Scale = ("fdtree-fig3c-15e7", "150000000");
-/// Up to the paper's 10^9 entries: a job array's (about 55 GB a BFTL run).
-pub(super) const SCALE_1E9: Scale = ("fdtree-fig3c-1e9", "1000000000");
+const SCALE_15E7_NOTES: &str = "fdtree-fig3c's eight Samsung series beyond its 10^8 entries, with its parameters and seeds (the cells at 10^6 to 10^8 are fig3c's own); 5 M requests at 10^8 and above. Its rows are variants: the six claims are fdtree-fig3c's rows (read at 10^8, the largest size `reproduce all` runs), and counting them again at another size would count each claim twice; at 10^9 (`fdtree-fig3c-1e9`) they are read at the paper's own size. At 1.5*10^8 (2026-12-06, `--jobs 1`: 35 min 5 s, 2,041 s of CPU, peak RSS 7.7 GB) the FD-tree has a fourth level (level 2 holds at most 1.25*10^8 entries at k = 112 over the 9,936-entry head), so a W-Search request reads 2.39 pages (1.67 at 10^8) and the LSM-tree, still with two disk components, is 0.93x the FD-tree's time on W-Search and 0.90x on W-Update: the two LSM-tree directions the paper reports at 10^9 do not hold there, where they hold at 10^7 and 10^8. The B+-tree and BFTL ratios fall with the size (W-Search 20.1 to 12.9 and 20.7 to 13.7, W-Update 79.0 to 64.4 and 72.2 to 59.0 from 10^8 to 1.5*10^8), towards the paper's 15.8, 5.2, 61.4 and 4.9. The trend from 10^6, the time and memory by size, and the 10^9 recipe: docs/CLUSTER.md.";
+
+/// Up to 1.5·10^8 entries: the first size with the FD-tree's fourth level
+/// (level 2 holds at most 1.25·10^8 entries), before the LSM-tree's third
+/// disk component (from 1.82·10^8, docs/CLUSTER.md).
+pub(super) const SCALE_LOCAL: Scale = Scale {
+    id: "fdtree-fig3c-15e7",
+    largest: "150000000",
+    title: "W-Search and W-Update on a flash disk, by index size, to 1.5·10^8 entries",
+    notes: SCALE_15E7_NOTES,
+    head_sensitivity: false,
+};
+/// Up to 3·10^8 entries: what this project's 2-core, 23 GB machine runs
+/// in a session, one run at a time (a BFTL run holds about 14 GB there,
+/// docs/CLUSTER.md). Both the FD-tree's fourth level and the LSM-tree's
+/// third disk component are there; the LSM-tree's preload lays out C2
+/// (`layout_above`, `index::lsm`), so its steady state is not 1.84·10^8
+/// random inserts.
+pub(super) const SCALE_3E8: Scale = Scale {
+    id: "fdtree-fig3c-3e8",
+    largest: "300000000",
+    title: "W-Search and W-Update on a flash disk, by index size, to 3·10^8 entries",
+    notes: "fdtree-fig3c's eight Samsung series at 10^6, 10^7, 10^8 and 3*10^8 entries, with its parameters and seeds (the cells at 10^6 to 10^8 are fig3c's own); 5 M requests at 10^8 and above. Its rows are variants, as fdtree-fig3c-15e7's: the six claims are fdtree-fig3c's rows. At 3*10^8 the FD-tree has four levels (level 2 holds at most 1.25*10^8 entries over the 9,936-entry head at k = 112) and the LSM-tree three disk components (C2 holds 1.83*10^8 at ratio 112); the LSM-tree's preload lays C2 out at capacity instead of reaching it by 1.84*10^8 random inserts (docs/DEVIATIONS.md). The sensitivity series 'FD-tree, 256 KiB head' (at 10^8 and 3*10^8) give the FD-tree a head large enough that three levels hold 3*10^8 entries (level 2 then holds about 3.7*10^8), the run that moves the LSM-tree / FD-tree ratios at this size. Figures, time and memory by size: docs/CLUSTER.md.",
+    head_sensitivity: true,
+};
+/// Up to the paper's 10^9 entries: a job array's (about 44 GB a BFTL run).
+pub(super) const SCALE_1E9: Scale = Scale {
+    id: "fdtree-fig3c-1e9",
+    largest: "1000000000",
+    title: "W-Search and W-Update on a flash disk, by index size, to the paper's 10^9 entries",
+    notes: SCALE_15E7_NOTES,
+    head_sensitivity: false,
+};
+
+/// The FD-tree with a 256 KiB head under each mix, at 10^8 and 3·10^8
+/// (`fdtree-fig3c-3e8`'s sensitivity series): level 2 then holds about
+/// 3.7·10^8 entries, so the FD-tree keeps three levels where the default
+/// head's has four; fig3a's largest head ([`HEADS`]).
+const HEAD_AT_SCALE: [(&str, &str); 2] = [
+    ("FD-tree, 256 KiB head, W-Search", "w-search"),
+    ("FD-tree, 256 KiB head, W-Update", "w-update"),
+];
 
 /// fig3c beyond its 10^8 (issue #31, point 4): the eight Samsung series of
 /// [`fdtree_fig3c`] at 10^6, 10^7, 10^8 and `largest`, with the same
@@ -772,22 +815,79 @@ pub(super) const SCALE_1E9: Scale = ("fdtree-fig3c-1e9", "1000000000");
 /// to 10^8 is fig3c's own; its headline rows read the paper's six ratios at
 /// `largest`. Opt-in (`reproduce ID`, not `all`): at 10^9 a run needs up
 /// to about 52 GB.
-pub(super) fn fdtree_fig3c_scale((id, largest): Scale) -> Experiment {
+pub(super) fn fdtree_fig3c_scale(scale: Scale) -> Experiment {
     const SRC: &str = "Li et al. 2009 §III, Fig. 3(c)";
-    let series: Vec<Series> = mixes()
+    let largest = scale.largest;
+    let mut series: Vec<Series> = mixes()
         .into_iter()
         .filter(|s| !s.name.ends_with("Intel"))
         .collect();
     // Variants: fig3c's rows are these claims (one claim, one row); here
     // they are read at another size.
     let at = |name, a, b, value| ratio_at(name, a, b, value, SRC, largest).variant();
+    let mut published = vec![
+        at(
+            "W-Search: B+-tree / FD-tree time",
+            "B+-tree, W-Search",
+            "FD-tree, W-Search",
+            15.8,
+        ),
+        at(
+            "W-Search: LSM-tree / FD-tree time",
+            "LSM-tree, W-Search",
+            "FD-tree, W-Search",
+            2.3,
+        ),
+        at(
+            "W-Search: BFTL / FD-tree time",
+            "BFTL, W-Search",
+            "FD-tree, W-Search",
+            5.2,
+        ),
+        at(
+            "W-Update: B+-tree / FD-tree time",
+            "B+-tree, W-Update",
+            "FD-tree, W-Update",
+            61.4,
+        ),
+        at(
+            "W-Update: LSM-tree / FD-tree time",
+            "LSM-tree, W-Update",
+            "FD-tree, W-Update",
+            1.7,
+        ),
+        at(
+            "W-Update: BFTL / FD-tree time",
+            "BFTL, W-Update",
+            "FD-tree, W-Update",
+            4.9,
+        ),
+    ];
+    let mut axis_for = Vec::new();
+    if scale.head_sensitivity {
+        for (name, workload) in HEAD_AT_SCALE {
+            series.push(Series {
+                name,
+                params: vec![
+                    ("device", "samsung-ssd32"),
+                    ("index", "fdtree"),
+                    ("set.head_bytes", HEADS[2].1),
+                    ("workload", workload),
+                ],
+            });
+            axis_for.push((name, vec![LARGEST, largest], vec!["100000"]));
+        }
+        // Read at `largest`, then at 10^8 (the row's number is the first's).
+        const XS: [&str; 2] = [SCALE_3E8.largest, LARGEST];
+        let xs: &'static [&'static str] = &XS;
+        published.extend([
+            each(ratio_at("with a 256 KiB head, at 3*10^8 and 10^8 entries: W-Search LSM-tree / FD-tree time", "LSM-tree, W-Search", HEAD_AT_SCALE[0].0, 2.3, SRC, largest), xs).variant(),
+            each(ratio_at("with a 256 KiB head, at 3*10^8 and 10^8 entries: W-Update LSM-tree / FD-tree time", "LSM-tree, W-Update", HEAD_AT_SCALE[1].0, 1.7, SRC, largest), xs).variant(),
+        ]);
+    }
     Experiment {
-        id,
-        title: if largest == SCALE_1E9.1 {
-            "W-Search and W-Update on a flash disk, by index size, to the paper's 10^9 entries"
-        } else {
-            "W-Search and W-Update on a flash disk, by index size, to 1.5·10^8 entries"
-        },
+        id: scale.id,
+        title: scale.title,
         source: SRC,
         paper_ran: "The four indexes holding 10^9 entries (about 8 GB) on the Samsung flash disk; W-Search (80% search, 10% insert, 5% delete, 5% update) and W-Update (20/40/20/20); average elapsed time per request. Published: the FD-tree is 15.8x, 2.3x and 5.2x faster than the B+-tree, the LSM-tree and BFTL on W-Search, and 61.4x, 1.7x and 4.9x on W-Update.",
         we_ran: setup(),
@@ -800,16 +900,9 @@ pub(super) fn fdtree_fig3c_scale((id, largest): Scale) -> Experiment {
         quick: vec![],
         panels: request_panels(),
         chart: Chart::Lines,
-        published: vec![
-            at("W-Search: B+-tree / FD-tree time", "B+-tree, W-Search", "FD-tree, W-Search", 15.8),
-            at("W-Search: LSM-tree / FD-tree time", "LSM-tree, W-Search", "FD-tree, W-Search", 2.3),
-            at("W-Search: BFTL / FD-tree time", "BFTL, W-Search", "FD-tree, W-Search", 5.2),
-            at("W-Update: B+-tree / FD-tree time", "B+-tree, W-Update", "FD-tree, W-Update", 61.4),
-            at("W-Update: LSM-tree / FD-tree time", "LSM-tree, W-Update", "FD-tree, W-Update", 1.7),
-            at("W-Update: BFTL / FD-tree time", "BFTL, W-Update", "FD-tree, W-Update", 4.9),
-        ],
-        notes: "fdtree-fig3c's eight Samsung series beyond its 10^8 entries, with its parameters and seeds (the cells at 10^6 to 10^8 are fig3c's own); 5 M requests at 10^8 and above. Its rows are variants: the six claims are fdtree-fig3c's rows (read at 10^8, the largest size `reproduce all` runs), and counting them again at another size would count each claim twice; at 10^9 (`fdtree-fig3c-1e9`) they are read at the paper's own size. At 1.5*10^8 (2026-12-06, `--jobs 1`: 35 min 5 s, 2,041 s of CPU, peak RSS 7.7 GB) the FD-tree has a fourth level (level 2 holds at most 1.25*10^8 entries at k = 112 over the 9,936-entry head), so a W-Search request reads 2.39 pages (1.67 at 10^8) and the LSM-tree, still with two disk components, is 0.93x the FD-tree's time on W-Search and 0.90x on W-Update: the two LSM-tree directions the paper reports at 10^9 do not hold there, where they hold at 10^7 and 10^8. The B+-tree and BFTL ratios fall with the size (W-Search 20.1 to 12.9 and 20.7 to 13.7, W-Update 79.0 to 64.4 and 72.2 to 59.0 from 10^8 to 1.5*10^8), towards the paper's 15.8, 5.2, 61.4 and 4.9. The trend from 10^6, the time and memory by size, and the 10^9 recipe: docs/CLUSTER.md.",
+        published,
+        notes: scale.notes,
         kind: RunKind::Index,
-        axis_for: vec![],
+        axis_for,
     }
 }

@@ -638,7 +638,7 @@ pub fn seed_scope(id: &'static str) -> &'static str {
         // Table 2's energies are Figs. 10's and 11's runs.
         "bftl-table2" | "bftl-fig10" => "bftl-fig11",
         // Beyond fig3c's sizes, the same runs.
-        "fdtree-fig3c-15e7" | "fdtree-fig3c-1e9" => "fdtree-fig3c",
+        "fdtree-fig3c-15e7" | "fdtree-fig3c-3e8" | "fdtree-fig3c-1e9" => "fdtree-fig3c",
         other => other,
     }
 }

@@ -51,8 +51,9 @@
 //! operations").
 //!
 //! Memory: the live entries are kept only when the mix reads them (deletes,
-//! updates, or searches and ranges of live keys); otherwise only their
-//! number is. `search_after` keeps no list of inserted keys: a *shadow*
+//! updates, or searches and ranges of live keys), packed 8 bytes an entry
+//! where the key range and the values fit one word (`workload::live`);
+//! otherwise only their number is. `search_after` keeps no list of inserted keys: a *shadow*
 //! generator, a copy taken where the measured phase starts that tracks
 //! only the number of live entries, replays the measured phase after it
 //! and turns its inserts into searches. A generator's choices depend on the
@@ -60,12 +61,11 @@
 //! originals, key for key. A 10^7-insert `flashix bench` held 240 MB of
 //! vectors for these before.
 
-use std::collections::VecDeque;
-
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::live::LiveEntries;
 use super::{Op, WorkloadError};
 
 /// A key distribution.
@@ -401,14 +401,14 @@ impl WorkloadSpec {
 
 /// Room for `more` live entries beside those `v` holds, taken at once;
 /// a count this process cannot hold is an error naming it, not an abort.
-fn reserve_live(v: &mut VecDeque<(u64, u64)>, more: u64) -> Result<(), WorkloadError> {
+fn reserve_live(v: &mut LiveEntries, more: u64) -> Result<(), WorkloadError> {
     let room = usize::try_from(more)
         .ok()
-        .filter(|&n| v.try_reserve_exact(n).is_ok());
+        .filter(|&n| v.try_reserve_exact(n));
     if room.is_some() {
         return Ok(());
     }
-    let bytes = u128::from(more) * std::mem::size_of::<(u64, u64)>() as u128;
+    let bytes = u128::from(more) * v.entry_bytes() as u128;
     Err(WorkloadError::Config(format!(
         "this workload keeps its live entries in memory: room for {more} more ({bytes} bytes) \
          is more than this process can allocate; lower the preload or the operations"
@@ -420,7 +420,7 @@ fn reserve_live(v: &mut VecDeque<(u64, u64)>, more: u64) -> Result<(), WorkloadE
 enum Live {
     /// In insertion order until a uniform removal moves the last entry
     /// into the gap; a deque, so the oldest leaves in O(1).
-    Entries(VecDeque<(u64, u64)>),
+    Entries(LiveEntries),
     Count(usize),
 }
 
@@ -455,15 +455,8 @@ impl Live {
     /// Gives entry `i < len` the value `new`; its old value.
     fn replace_value(&mut self, i: usize, new: u64) -> (u64, u64) {
         match self {
-            Live::Entries(v) => match v.get_mut(i) {
-                Some(e) => {
-                    let old = *e;
-                    e.1 = new;
-                    old
-                }
-                // Invariant: callers pass i < len.
-                None => (0, 0),
-            },
+            // Invariant: callers pass i < len.
+            Live::Entries(v) => v.replace_value(i, new).unwrap_or((0, 0)),
             Live::Count(_) => (0, 0),
         }
     }
@@ -484,7 +477,7 @@ impl Live {
     /// not empty).
     fn pop_end(&mut self, oldest: bool) -> (u64, u64) {
         match self {
-            Live::Entries(v) => if oldest { v.pop_front() } else { v.pop_back() }.unwrap_or((0, 0)),
+            Live::Entries(v) => v.pop_end(oldest).unwrap_or((0, 0)),
             Live::Count(n) => {
                 *n -= 1;
                 (0, 0)
@@ -562,7 +555,7 @@ impl Generator {
             next_value: 0,
             max_value: u32::MAX as u64,
             live: if spec.reads_live() {
-                Live::Entries(VecDeque::new())
+                Live::Entries(LiveEntries::new(spec.key_min, spec.key_max))
             } else {
                 Live::Count(0)
             },

@@ -17,6 +17,7 @@
 
 pub mod dna;
 pub mod generator;
+mod live;
 pub mod phases;
 pub mod preset;
 pub mod trace;

@@ -63,6 +63,10 @@
 //! so that a pass is a chain of trees each freed as soon as the next pass
 //! has swept it, and the file stays near the data's size instead of
 //! holding a whole old and a whole new component),
+//! `layout_above` (default 10^8 entries: a bulk load of more lays out the
+//! components between C1 and the bottom at capacity instead of leaving
+//! them to the steady state's random inserts, `lsm::bulk`; not recorded on
+//! flash, it only shapes a bulk load),
 //! `key_bytes`, `value_bytes`, and `tables` (accepted for every index,
 //! `node::budget`; the LSM-tree keeps no data-bound table, so it changes
 //! nothing).
@@ -158,6 +162,9 @@ pub struct LsmTree {
     by_key: bool,
     /// `extent_bytes` in run pages: the most a pass's tree reserves.
     extent_pages: Option<u64>,
+    /// `layout_above`: a bulk load of more entries lays out C2 … C(b−1)
+    /// at capacity (`lsm::bulk`).
+    layout_above: u64,
     /// C0 as the last flush wrote it.
     c0_tree: Option<u32>,
     /// Whether anything changed since the last flush.
@@ -193,6 +200,7 @@ struct Options {
     c0_bytes: Option<usize>,
     page_bytes: Option<usize>,
     extent_bytes: Option<usize>,
+    layout_above: u64,
     versions_by_key: bool,
 }
 
@@ -202,6 +210,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
     let c0_bytes = params.get_opt("c0_bytes")?;
     let page_bytes = params.get_opt("page_bytes")?;
     let extent_bytes = params.get_opt("extent_bytes")?;
+    let layout_above = params.get("layout_above", bulk::LAYOUT_ABOVE)?;
     let versions_by_key = params.versions_by_key()?;
     let budget = params.budget(memory)?;
     params.finish(NAME)?;
@@ -212,6 +221,7 @@ fn options(params: &mut Params, memory: usize) -> Result<Options> {
         c0_bytes,
         page_bytes,
         extent_bytes,
+        layout_above,
         versions_by_key,
     })
 }
@@ -245,6 +255,7 @@ impl LsmTree {
             c0_bytes,
             page_bytes,
             extent_bytes,
+            layout_above,
             versions_by_key,
         } = o;
         let g = Geometry::of(
@@ -278,6 +289,7 @@ impl LsmTree {
             c0: BTreeMap::new(),
             by_key: versions_by_key,
             extent_pages: extent_bytes.map(|b| (b / page_size).max(2) as u64),
+            layout_above,
             c0_tree: None,
             dirty: true,
             c0_dirty: true,
@@ -670,8 +682,13 @@ impl Index for LsmTree {
 
     /// The capacity of every component above the bottom one, C0 included:
     /// rolling merges run whenever a component passes its capacity, so in
-    /// steady state each stays at it.
+    /// steady state each stays at it. Where the bulk load lays out C2 …
+    /// C(b−1) at capacity (`layout_above`, `lsm::bulk`), C0 and C1 only.
     fn steady_state_inserts(&self, entries: u64) -> u64 {
+        let rolling = self.rolling_capacity(entries);
+        if self.lays_out(entries - rolling) {
+            return rolling;
+        }
         capacity_above_bottom(self.c0_capacity, self.ratio, entries, 1)
     }
 

@@ -902,10 +902,13 @@ fn dna_workload_from_a_fasta_file_and_a_clear_error_for_other_files() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
+    // Named by its content (first record's accession, the file's
+    // CRC-32C), not by its file name or path.
     assert!(
-        text.contains("tiny.fa"),
+        text.contains("dna:tiny#") && text.contains("\"tiny test genome\""),
         "the report names the sequence: {text}"
     );
+    assert!(!text.contains("tiny.fa"), "{text}");
     assert!(text.contains("every answer verified"), "{text}");
     // More keys than the file holds: an error, not a wrap-around.
     let out = flashix(&[

@@ -71,8 +71,8 @@ impl BTree {
     ) -> Result<ByImage> {
         // `fetch` counts a miss before it reads, whether the read succeeds
         // or not.
-        let page = match self.store.read_image_into(id, image) {
-            Ok(Some(page)) => page,
+        let (page, sealed) = match self.store.read_image_into(id, image) {
+            Ok(Some(read)) => read,
             Ok(None) => return Ok(ByImage::Unavailable),
             Err(e) => {
                 self.cache.count_miss();
@@ -81,10 +81,11 @@ impl BTree {
         };
         self.cache.count_miss();
         let layout = self.layout;
+        // A sealed image is one this tree encoded, so in order.
         let header = layout
-            .image_header(image, page)
+            .image_header(image, page, sealed)
             .ok()
-            .filter(|&(l, count)| l == level && layout.image_sorted(image, l, count));
+            .filter(|&(l, count)| l == level && (sealed || layout.image_sorted(image, l, count)));
         let Some((_, count)) = header else {
             return self.decode_image(image, page, false).map(ByImage::Decoded);
         };

@@ -673,9 +673,9 @@ impl BTree {
                 continue;
             }
             if self.search_reads_image(id) {
-                if let Some((image, page)) = self.store.read_image(id)? {
+                if let Some((image, page, sealed)) = self.store.read_image_sealed(id)? {
                     self.cache.count_miss();
-                    id = self.layout.image_child(image, page, target)?.1;
+                    id = self.layout.image_child(image, page, sealed, target)?.1;
                     continue;
                 }
             }
@@ -705,9 +705,11 @@ impl BTree {
                 continue;
             }
             if self.search_reads_image(id) {
-                if let Some((image, page)) = self.store.read_image(id)? {
+                if let Some((image, page, sealed)) = self.store.read_image_sealed(id)? {
                     self.cache.count_miss();
-                    let (done, next) = self.layout.image_scan(image, page, target, hi, &mut f)?;
+                    let (done, next) = self
+                        .layout
+                        .image_scan(image, page, sealed, target, hi, &mut f)?;
                     if done {
                         break;
                     }

@@ -645,6 +645,40 @@ mod tests {
         Nand::new("test", g, cost).unwrap()
     }
 
+    /// A page vouches for its bytes only while they are those a sealed
+    /// program gave it, and reads the same bytes and charges the same
+    /// either way.
+    #[test]
+    fn only_a_sealed_page_unchanged_since_reads_sealed() {
+        let mut n = chip();
+        let data = vec![7u8; 512];
+        let mut buf = vec![0u8; 512];
+        n.program_sealed(0, &data).unwrap();
+        assert!(n.read_sealed(0, &mut buf).unwrap());
+        assert_eq!(buf, data);
+        let before = n.stats();
+        n.read(0, 0, &mut buf).unwrap();
+        let plain = n.stats();
+        assert!(n.read_sealed(0, &mut buf).unwrap());
+        assert_eq!(plain.delta(&before), n.stats().delta(&plain));
+        // A plain program, a partial one, an erased page, a released one.
+        n.program(1, 0, &data).unwrap();
+        assert!(!n.read_sealed(1, &mut buf).unwrap());
+        n.program(2, 0, &data[..100]).unwrap();
+        n.program(2, 100, &data[..100]).unwrap();
+        assert!(!n.read_sealed(2, &mut buf).unwrap());
+        assert!(!n.read_sealed(3, &mut buf).unwrap());
+        assert_eq!(buf, vec![0xFF; 512]);
+        n.release(0);
+        assert!(!n.read_sealed(0, &mut buf).unwrap());
+        // The released slot, programmed again plain, is not vouched for.
+        n.program(4, 0, &data).unwrap();
+        assert!(!n.read_sealed(4, &mut buf).unwrap());
+        n.program_sealed(5, &data).unwrap();
+        n.erase(1).unwrap();
+        assert!(!n.read_sealed(5, &mut buf).unwrap());
+    }
+
     #[test]
     fn erase_before_write_and_nop_are_enforced() {
         let mut n = chip();

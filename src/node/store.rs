@@ -186,6 +186,11 @@ impl TreeMeta {
     }
 }
 
+/// A node's encoded image as [`NodeStore::read_image_sealed`] lends it:
+/// the bytes, the page they came from, and whether the device vouches they
+/// are the frame the store sealed.
+pub type SealedImage<'a> = (&'a [u8], u64, bool);
+
 /// Storage of a tree's logical nodes.
 pub trait NodeStore: Send {
     /// The node layout this store reads and writes.
@@ -202,7 +207,7 @@ pub trait NodeStore: Send {
     /// this store sealed, unchanged since on the device
     /// ([`BlockDevice::read_sealed`]): its checksum and its entry order
     /// then hold without being checked again. `false` by default.
-    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<(&[u8], u64, bool)>, NodeError> {
+    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<SealedImage<'_>>, NodeError> {
         Ok(self
             .read_image(id)?
             .map(|(image, page)| (image, page, false)))
@@ -557,7 +562,7 @@ impl NodeStore for PageNodeStore {
             .map(|(image, page, _)| (image, page)))
     }
 
-    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<(&[u8], u64, bool)>, NodeError> {
+    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<SealedImage<'_>>, NodeError> {
         if self.hot.get(id).is_some() {
             // Kept decoded: the tree reads it through `read_node`.
             return Ok(None);

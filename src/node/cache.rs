@@ -484,8 +484,18 @@ impl NodeCache {
     /// counted), but the node stays where it is. `None` (a miss counted)
     /// when it is not cached.
     pub fn pin(&mut self, id: NodeId) -> Option<Pin> {
-        match self.resident(id) {
-            Some(i) if self.decoded(i) => {
+        self.pin_cached(id).unwrap_or_else(|| {
+            self.misses += 1;
+            None
+        })
+    }
+
+    /// [`Self::contains`] then [`Self::pin`] in one look-up: `None` (no
+    /// miss counted) when `id` is not cached.
+    pub fn pin_cached(&mut self, id: NodeId) -> Option<Option<Pin>> {
+        let i = self.resident(id)?;
+        Some(match i {
+            i if self.decoded(i) => {
                 self.hits += 1;
                 // `vacate` but for the record, which stays in the id index
                 // (a decoded slot holds no image to release).
@@ -505,7 +515,7 @@ impl NodeCache {
                 self.misses += 1;
                 None
             }
-        }
+        })
     }
 
     /// The pinned node.

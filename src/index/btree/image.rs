@@ -36,7 +36,8 @@ pub(super) enum ByImage {
 
 impl BTree {
     /// Inserts `entry` below node `id` at `level` through its image when
-    /// the cache does not hold it and its policy allows.
+    /// its cache policy allows; the caller has found that the cache does
+    /// not hold it.
     pub(super) fn insert_by_image(
         &mut self,
         id: NodeId,
@@ -46,10 +47,8 @@ impl BTree {
         // A node read and left unchanged must not be admitted (`lru` and
         // `wt-lru` admit reads), and an updated one must be written at once
         // (`lru` keeps it dirty instead).
-        if self.cache.admits_reads()
-            || !self.cache.writes_through_on_miss()
-            || self.cache.contains(id)
-        {
+        debug_assert!(!self.cache.contains(id));
+        if self.cache.admits_reads() || !self.cache.writes_through_on_miss() {
             return Ok(ByImage::Unavailable);
         }
         let l = level as usize;

@@ -311,10 +311,10 @@ impl BTree {
     // ---- insert ----------------------------------------------------------
 
     fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
-        if self.cache.contains(id) {
+        if let Some(pinned) = self.cache.pin_cached(id) {
             // What `fetch` does with a cached node, with the node left in
             // the cache's arena while the descent below it runs.
-            return match self.cache.pin(id) {
+            return match pinned {
                 Some(pin) if level > 0 => self.insert_pinned(pin, level, entry),
                 Some(pin) => {
                     let (node, dirty) = self.cache.unpin_take(pin);

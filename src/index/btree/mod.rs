@@ -647,10 +647,12 @@ impl BTree {
 
     // ---- search ----------------------------------------------------------
 
-    /// Whether a search can read node `id` as an undecoded image: it is not
-    /// cached and the cache would not keep it.
+    /// Whether a search can read node `id` as an undecoded image: the cache
+    /// would not keep it. The caller's `touch` has just missed, so `id` is
+    /// not cached (a slot that failed to decode was dropped).
     fn search_reads_image(&self, id: NodeId) -> bool {
-        !self.cache.admits_reads() && !self.cache.contains(id)
+        debug_assert!(!self.cache.contains(id));
+        !self.cache.admits_reads()
     }
 
     /// Calls `f` for every entry with key in `lo..=hi`, in order. Nodes the

@@ -60,8 +60,8 @@ proptest! {
         for layout in layouts() {
             let image = page_of(layout.node_bytes, &bytes, sealed, PageKind::TreeNode);
             let _ = layout.decode(&image, 7, &mut node);
-            let _ = layout.image_child(&image, 7, target);
-            let _ = layout.image_scan(&image, 7, target, hi, &mut |_, _| {});
+            let _ = layout.image_child(&image, 7, false, target);
+            let _ = layout.image_scan(&image, 7, false, target, hi, &mut |_, _| {});
         }
     }
 

@@ -126,7 +126,7 @@ fn a_node_of_fanout_f_takes_6f_plus_4_bytes_and_round_trips() {
                 let mut back = Node::default();
                 l.decode(&image, 3, &mut back).unwrap();
                 assert_eq!(back, node);
-                let (level, count) = l.image_header(&image, 3).unwrap();
+                let (level, count) = l.image_header(&image, 3, false).unwrap();
                 assert_eq!(level, node.level);
                 assert!(l.image_sorted(&image, level, count));
             }

@@ -531,14 +531,20 @@ impl<F: Flash> Ftl<F> {
 
     fn program_copy(&mut self, lba: u64, data: &[u8]) -> Result<()> {
         let ppa = self.next_page(true)?;
-        self.program_at(ppa, lba, data)
+        self.program_at(ppa, lba, data, false)
     }
 
-    fn program_at(&mut self, ppa: u64, lba: u64, data: &[u8]) -> Result<()> {
+    /// Programs `data` (a whole page) at `ppa` for `lba`; `sealed` as
+    /// [`Flash::program_sealed`] says.
+    fn program_at(&mut self, ppa: u64, lba: u64, data: &[u8], sealed: bool) -> Result<()> {
         let mut spare = [0u8; SPARE_BYTES];
         spare[0..8].copy_from_slice(&lba.to_le_bytes());
         spare[8..16].copy_from_slice(&self.seq.to_le_bytes());
-        self.flash.program(ppa, 0, data)?;
+        if sealed {
+            self.flash.program_sealed(ppa, data)?;
+        } else {
+            self.flash.program(ppa, 0, data)?;
+        }
         self.flash.program_spare(ppa, &spare)?;
         let block = ppa / self.ppb;
         self.meta[block as usize].last_seq = self.seq;
@@ -613,6 +619,29 @@ impl<F: Flash> BlockDevice for Ftl<F> {
         self.flash.read(ppa, offset, buf)
     }
 
+    fn read_sealed(&mut self, lba: u64, buf: &mut [u8]) -> Result<bool> {
+        self.check(lba, 0, buf.len())?;
+        self.stats.logical_reads += 1;
+        self.stats.bytes_read += buf.len() as u64;
+        let ppa = self.l2p_get(lba);
+        if ppa == UNMAPPED {
+            buf.fill(0);
+            return Ok(false);
+        }
+        self.flash.read_sealed(ppa, buf)
+    }
+
+    fn write_sealed(&mut self, lba: u64, data: &[u8]) -> Result<()> {
+        if data.len() != self.page_size {
+            return self.write(lba, 0, data);
+        }
+        self.check(lba, 0, data.len())?;
+        self.stats.logical_writes += 1;
+        self.stats.bytes_written += data.len() as u64;
+        let ppa = self.next_page(false)?;
+        self.program_at(ppa, lba, data, true)
+    }
+
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.check(lba, offset, data.len())?;
         self.stats.logical_writes += 1;
@@ -620,7 +649,7 @@ impl<F: Flash> BlockDevice for Ftl<F> {
         if offset == 0 && data.len() == self.page_size {
             // A whole page goes to the chip as it is, not through `page_buf`.
             let ppa = self.next_page(false)?;
-            return self.program_at(ppa, lba, data);
+            return self.program_at(ppa, lba, data, false);
         }
         let mut page = std::mem::take(&mut self.page_buf);
         let result = (|| {
@@ -634,7 +663,7 @@ impl<F: Flash> BlockDevice for Ftl<F> {
             }
             page[offset..offset + data.len()].copy_from_slice(data);
             let ppa = self.next_page(false)?;
-            self.program_at(ppa, lba, &page)
+            self.program_at(ppa, lba, &page, false)
         })();
         self.page_buf = page;
         result

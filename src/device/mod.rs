@@ -204,6 +204,21 @@ pub trait Flash: Send + 'static {
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()>;
     /// Programs `data` at `offset` inside `page` (rules 1-2 in the module doc).
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()>;
+    /// [`Flash::program`] of a whole page holding a frame its writer
+    /// sealed (`node::page`): the same checks, counts and time. A chip held
+    /// in RAM remembers it, until the page is programmed again, released or
+    /// erased, for [`Flash::read_sealed`].
+    fn program_sealed(&mut self, page: u64, data: &[u8]) -> Result<()> {
+        self.program(page, 0, data)
+    }
+    /// [`Flash::read`] from the start of `page` (the same checks, counts
+    /// and time); `true` when the bytes are exactly those a
+    /// [`Flash::program_sealed`] gave the page, unchanged since. `false`
+    /// by default: a chip that cannot vouch for its bytes (or a wrapper
+    /// that injects faults) never does.
+    fn read_sealed(&mut self, page: u64, buf: &mut [u8]) -> Result<bool> {
+        self.read(page, 0, buf).map(|()| false)
+    }
     /// Reads the spare (out-of-band) area of `page`; charged as a read of the
     /// spare bytes (an FTL does this only when it scans the chip at mount).
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()>;
@@ -278,6 +293,22 @@ pub trait BlockDevice: Send + 'static {
     /// Writes `data` at `offset` inside logical page `lba`; bytes of the page
     /// outside that range keep their contents.
     fn write(&mut self, lba: u64, offset: usize, data: &[u8]) -> Result<()>;
+    /// [`BlockDevice::write`] of a whole page holding a frame the caller
+    /// sealed (`node::page`), with the same checks, counts and time: a
+    /// simulated device remembers it for [`BlockDevice::read_sealed`].
+    fn write_sealed(&mut self, lba: u64, data: &[u8]) -> Result<()> {
+        self.write(lba, 0, data)
+    }
+    /// [`BlockDevice::read`] of `buf.len()` bytes from the start of page
+    /// `lba`, with the same checks, counts and time; `true` when they are
+    /// exactly what a [`BlockDevice::write_sealed`] wrote there, unchanged
+    /// since (a simulated chip in RAM knows), so the frame's checksum and
+    /// the order its writer kept hold without being checked again. `false`
+    /// by default, and from every wrapper that does not pass it on (fault
+    /// injection, tracing): the reader then checks everything.
+    fn read_sealed(&mut self, lba: u64, buf: &mut [u8]) -> Result<bool> {
+        self.read(lba, 0, buf).map(|()| false)
+    }
     /// Reads `buf` from consecutive logical pages from `lba` on, a page's
     /// bytes per chunk (the last may be shorter): what one read call of
     /// the layer above asks for, such as a node spanning pages. Counted

@@ -160,6 +160,10 @@ struct Slab {
     chunks: Vec<Chunk>,
     len: u32,
     free: Vec<u32>,
+    /// One bit a slot: programmed whole by [`Flash::program_sealed`]
+    /// (cleared by any other program of the slot; a freed slot's bit is
+    /// stale until the program that reuses it).
+    sealed: Vec<u64>,
 }
 
 impl Slab {
@@ -195,6 +199,30 @@ impl Slab {
         }
         self.len += 1;
         i
+    }
+
+    /// Whether slot `slot` holds a page programmed whole and sealed.
+    fn is_sealed(&self, slot: u32) -> bool {
+        self.sealed
+            .get(slot as usize / 64)
+            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
+    }
+
+    /// Marks slot `slot` (just programmed) sealed or not.
+    fn set_sealed(&mut self, slot: u32, sealed: bool) {
+        let w = slot as usize / 64;
+        if self.sealed.len() <= w {
+            if !sealed {
+                return;
+            }
+            self.sealed.resize(w + 1, 0);
+        }
+        let bit = 1u64 << (slot % 64);
+        if sealed {
+            self.sealed[w] |= bit;
+        } else {
+            self.sealed[w] &= !bit;
+        }
     }
 
     fn resident(&self) -> usize {
@@ -277,6 +305,7 @@ impl Nand {
                 chunks: Vec::new(),
                 len: 0,
                 free: Vec::new(),
+                sealed: Vec::new(),
             },
             spare_base: (u64::MAX, None),
             slots: SlotTables::new(g.pages_per_block as usize),
@@ -315,6 +344,85 @@ impl Nand {
     fn locate(&self, page: u64) -> (u64, usize) {
         let ppb = self.geometry.pages_per_block as u64;
         (page / ppb, (page % ppb) as usize)
+    }
+
+    /// [`Flash::read`]; whether the bytes are those a sealed program gave
+    /// the page (its slot's mark; a page programmed since, released or
+    /// erased has no such mark).
+    fn read_at(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<bool> {
+        self.check_page(page, offset, buf.len())?;
+        let (block, i) = self.locate(page);
+        // A page with a slot has been programmed, so the block's record
+        // (another cache miss) is looked at only for a page without one.
+        let sealed = match self.slots.get(block, i) {
+            NO_SLOT if self.block(block).is_some_and(|b| b.programs(i) > 0) => {
+                // A released page: its owner broke its promise. Zero bytes
+                // make any checksum above fail rather than invent data.
+                buf.fill(0);
+                false
+            }
+            NO_SLOT => {
+                buf.fill(0xFF);
+                false
+            }
+            slot => {
+                buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()]);
+                self.slab.is_sealed(slot)
+            }
+        };
+        self.charge_read(buf.len());
+        Ok(sealed)
+    }
+
+    /// [`Flash::program`]; `sealed` marks the page's slot as holding a
+    /// sealed frame (only a whole-page program can).
+    fn program_at(&mut self, page: u64, offset: usize, data: &[u8], sealed: bool) -> Result<()> {
+        self.check_page(page, offset, data.len())?;
+        let (block, i) = self.locate(page);
+        if self.is_bad(block) {
+            return Err(DeviceError::BadBlock { block });
+        }
+        let (start, end) = (offset as u32, (offset + data.len()) as u32);
+        let whole = offset == 0 && data.len() == self.geometry.page_size as usize;
+        let nop = self.geometry.nop;
+        let mut slot = NO_SLOT;
+        if let Some(b) = self.block(block) {
+            let programs = b.programs(i);
+            if programs >= nop {
+                return Err(DeviceError::NopExceeded { page, nop });
+            }
+            if programs > 0 {
+                // Only a programmed page can hold a slot (invariant 5).
+                slot = self.slots.get(block, i);
+                let overlaps = match self.partial.get(&page) {
+                    // Programmed whole: every byte is taken.
+                    None => true,
+                    Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
+                };
+                if overlaps || slot == NO_SLOT {
+                    return Err(DeviceError::NotErased { page });
+                }
+            }
+        }
+        if slot == NO_SLOT {
+            slot = self.slab.fresh(whole);
+        }
+        self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
+        self.slab.set_sealed(slot, sealed && whole);
+        if !whole {
+            self.partial.entry(page).or_default().push((start, end));
+        }
+        self.slots.set(block, i, slot);
+        let b = self.block_mut(block);
+        b.spares.head_mut()[i] += 1;
+        b.has_partial |= !whole;
+        let c = self.cost.write(data.len());
+        self.stats.physical_writes += 1;
+        self.stats.physical_bytes_written += data.len() as u64;
+        self.stats.time_us += c.us;
+        self.stats.write_time_us += c.us;
+        self.stats.energy_uj += c.uj;
+        Ok(())
     }
 
     fn charge_read(&mut self, bytes: usize) {
@@ -359,69 +467,19 @@ impl Flash for Nand {
     }
 
     fn read(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.check_page(page, offset, buf.len())?;
-        let (block, i) = self.locate(page);
-        // A page with a slot has been programmed, so the block's record
-        // (another cache miss) is looked at only for a page without one.
-        match self.slots.get(block, i) {
-            NO_SLOT if self.block(block).is_some_and(|b| b.programs(i) > 0) => {
-                // A released page: its owner broke its promise. Zero bytes
-                // make any checksum above fail rather than invent data.
-                buf.fill(0)
-            }
-            NO_SLOT => buf.fill(0xFF),
-            slot => buf.copy_from_slice(&self.slab.page(slot)[offset..offset + buf.len()]),
-        }
-        self.charge_read(buf.len());
-        Ok(())
+        self.read_at(page, offset, buf).map(|_| ())
+    }
+
+    fn read_sealed(&mut self, page: u64, buf: &mut [u8]) -> Result<bool> {
+        self.read_at(page, 0, buf)
     }
 
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
-        self.check_page(page, offset, data.len())?;
-        let (block, i) = self.locate(page);
-        if self.is_bad(block) {
-            return Err(DeviceError::BadBlock { block });
-        }
-        let (start, end) = (offset as u32, (offset + data.len()) as u32);
-        let whole = offset == 0 && data.len() == self.geometry.page_size as usize;
-        let nop = self.geometry.nop;
-        let mut slot = NO_SLOT;
-        if let Some(b) = self.block(block) {
-            let programs = b.programs(i);
-            if programs >= nop {
-                return Err(DeviceError::NopExceeded { page, nop });
-            }
-            if programs > 0 {
-                // Only a programmed page can hold a slot (invariant 5).
-                slot = self.slots.get(block, i);
-                let overlaps = match self.partial.get(&page) {
-                    // Programmed whole: every byte is taken.
-                    None => true,
-                    Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
-                };
-                if overlaps || slot == NO_SLOT {
-                    return Err(DeviceError::NotErased { page });
-                }
-            }
-        }
-        if slot == NO_SLOT {
-            slot = self.slab.fresh(whole);
-        }
-        self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
-        if !whole {
-            self.partial.entry(page).or_default().push((start, end));
-        }
-        self.slots.set(block, i, slot);
-        let b = self.block_mut(block);
-        b.spares.head_mut()[i] += 1;
-        b.has_partial |= !whole;
-        let c = self.cost.write(data.len());
-        self.stats.physical_writes += 1;
-        self.stats.physical_bytes_written += data.len() as u64;
-        self.stats.time_us += c.us;
-        self.stats.write_time_us += c.us;
-        self.stats.energy_uj += c.uj;
-        Ok(())
+        self.program_at(page, offset, data, false)
+    }
+
+    fn program_sealed(&mut self, page: u64, data: &[u8]) -> Result<()> {
+        self.program_at(page, 0, data, true)
     }
 
     fn read_spare(&mut self, page: u64, buf: &mut [u8]) -> Result<()> {
@@ -585,6 +643,40 @@ mod tests {
         cost.erase_us = 1881.0;
         cost.write_uj = 237.6;
         Nand::new("test", g, cost).unwrap()
+    }
+
+    /// A page vouches for its bytes only while they are those a sealed
+    /// program gave it, and reads the same bytes and charges the same
+    /// either way.
+    #[test]
+    fn only_a_sealed_page_unchanged_since_reads_sealed() {
+        let mut n = chip();
+        let data = vec![7u8; 512];
+        let mut buf = vec![0u8; 512];
+        n.program_sealed(0, &data).unwrap();
+        assert!(n.read_sealed(0, &mut buf).unwrap());
+        assert_eq!(buf, data);
+        let before = n.stats();
+        n.read(0, 0, &mut buf).unwrap();
+        let plain = n.stats();
+        assert!(n.read_sealed(0, &mut buf).unwrap());
+        assert_eq!(plain.delta(&before), n.stats().delta(&plain));
+        // A plain program, a partial one, an erased page, a released one.
+        n.program(1, 0, &data).unwrap();
+        assert!(!n.read_sealed(1, &mut buf).unwrap());
+        n.program(2, 0, &data[..100]).unwrap();
+        n.program(2, 100, &data[..100]).unwrap();
+        assert!(!n.read_sealed(2, &mut buf).unwrap());
+        assert!(!n.read_sealed(3, &mut buf).unwrap());
+        assert_eq!(buf, vec![0xFF; 512]);
+        n.release(0);
+        assert!(!n.read_sealed(0, &mut buf).unwrap());
+        // The released slot, programmed again plain, is not vouched for.
+        n.program(4, 0, &data).unwrap();
+        assert!(!n.read_sealed(4, &mut buf).unwrap());
+        n.program_sealed(5, &data).unwrap();
+        n.erase(1).unwrap();
+        assert!(!n.read_sealed(5, &mut buf).unwrap());
     }
 
     #[test]

@@ -30,11 +30,21 @@
 //! [`NodeCache::take`] and [`NodeCache::after_read`] while the node stays
 //! in its arena place, so nothing of the node is moved.
 //!
+//! A slot's number is a label apart from its place in the slab (its
+//! record): labels are handed out and freed exactly as slot numbers were
+//! (a freed one first, last freed first), and only the order of
+//! [`NodeCache::dirty_nodes`] reads them. So a pin frees the label and
+//! takes the slot off its list, but the record stays in the id index
+//! (marked pinned, so it reads as absent), and an unpin takes a label and
+//! links the record again: no id index update on an insert's descent
+//! through the cached levels (issue #46; they were most of its cost).
+//!
 //! Invariants:
 //! 1. `len() ≤ capacity()` after every call.
 //! 2. Every resident node is in `index` and on exactly one recency list
-//!    (its level's for `mlru`, list 0 for `lru`); freed slab slots are on
-//!    no list.
+//!    (its level's for `mlru`, list 0 for `lru`); freed and pinned records
+//!    are on no list. A pinned record the id index names is counted in
+//!    `pinned`, and `len()` is the index's length less it.
 //! 3. An arena place is held by exactly one resident slot or one [`Pin`],
 //!    or is on `free_nodes` (and then holds an empty node).
 
@@ -81,7 +91,7 @@ impl CachePolicy {
 
 const NIL: u32 = u32::MAX;
 /// Node id → slot: an open-addressing table (linear probing, deletion by
-/// backward shift) of `(id, slot)` pairs, at most half full, so it is as
+/// backward shift) of `(id, slot)` pairs, at most a quarter full, so it is as
 /// large as the cache, not the id space: ids are dense from 0 in every
 /// tree, and an array indexed by id holds 4 bytes for every node of the
 /// tree whatever the cache holds (16 KiB for the first 4,096 ids, beside a
@@ -123,15 +133,21 @@ impl IdIndex {
         }
     }
 
-    fn insert(&mut self, id: NodeId, slot: u32) {
-        if (self.len + 1) * 2 > self.table.len() {
+    /// Maps `id` to `slot`; the slot it was mapped to before, if any.
+    fn insert(&mut self, id: NodeId, slot: u32) -> Option<u32> {
+        // At most a quarter full: most lookups are of nodes the cache does
+        // not hold (every leaf an operation reaches), and a miss probes to
+        // the end of its run, which at half full took several steps.
+        if (self.len + 1) * 4 > self.table.len() {
             self.grow();
         }
         let (p, found) = self.find(id);
+        let before = found.then_some(self.table[p].1);
         if !found {
             self.len += 1;
         }
         self.table[p] = (id, slot);
+        before
     }
 
     /// Doubles the table (8 positions at first) and rehashes.
@@ -145,11 +161,16 @@ impl IdIndex {
     }
 
     fn remove(&mut self, id: NodeId) {
+        self.remove_unless(id, |_| false);
+    }
+
+    /// Removes `id` unless `keep` holds for its slot.
+    fn remove_unless(&mut self, id: NodeId, keep: impl Fn(u32) -> bool) {
         if self.table.is_empty() {
             return;
         }
         let (mut hole, found) = self.find(id);
-        if !found {
+        if !found || keep(self.table[hole].1) {
             return;
         }
         self.len -= 1;
@@ -171,14 +192,18 @@ impl IdIndex {
     fn len(&self) -> usize {
         self.len
     }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 struct Slot {
     id: NodeId,
+    /// The slot number of the module doc: fixes the order
+    /// [`NodeCache::dirty_nodes`] writes in.
+    label: u32,
+    /// Out for an operation ([`NodeCache::pin`]): off every list, its label
+    /// freed, read as absent.
+    pinned: bool,
+    /// Pinned, and a `place` of its id since took the id index's entry.
+    lost: bool,
     /// The node's place in the arena (`NodeCache::nodes`).
     node: u32,
     /// The node's sealed image, when it was admitted as one and not
@@ -204,6 +229,8 @@ pub struct Pin {
     id: NodeId,
     node: u32,
     dirty: bool,
+    /// The pinned slot's record.
+    record: u32,
 }
 
 impl Pin {
@@ -227,8 +254,14 @@ pub struct Evicted {
 pub struct NodeCache {
     policy: CachePolicy,
     capacity: usize,
+    /// The slots, by record.
     slab: Vec<Slot>,
-    free_slots: Vec<u32>,
+    free_records: Vec<u32>,
+    /// Freed labels, the last freed on top; `labels` were ever handed out.
+    free_labels: Vec<u32>,
+    labels: u32,
+    /// Pinned records the id index names (invariant 2).
+    pinned: usize,
     /// The nodes, by arena place (invariant 3).
     nodes: Vec<Node>,
     free_nodes: Vec<u32>,
@@ -256,7 +289,10 @@ impl NodeCache {
             policy,
             capacity,
             slab: Vec::new(),
-            free_slots: Vec::new(),
+            free_records: Vec::new(),
+            free_labels: Vec::new(),
+            labels: 0,
+            pinned: 0,
             nodes: Vec::new(),
             free_nodes: Vec::new(),
             index: IdIndex::default(),
@@ -286,10 +322,26 @@ impl NodeCache {
         self.capacity
     }
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.index.len() - self.pinned
     }
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.len() == 0
+    }
+
+    /// The record of resident node `id` (not a pinned one).
+    #[inline]
+    fn resident(&self, id: NodeId) -> Option<u32> {
+        self.index
+            .get(id)
+            .filter(|&i| !self.slab[i as usize].pinned)
+    }
+
+    /// A free label, the last freed first (as slot numbers were reused).
+    fn take_label(&mut self) -> u32 {
+        self.free_labels.pop().unwrap_or_else(|| {
+            self.labels += 1;
+            self.labels - 1
+        })
     }
 
     fn unlink(&mut self, i: u32) {
@@ -311,9 +363,15 @@ impl NodeCache {
     /// (id, arena place, dirty).
     fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
         self.unlink(i);
-        self.free_slots.push(i);
+        self.free_records.push(i);
+        let (id, label) = (self.slab[i as usize].id, self.slab[i as usize].label);
+        self.free_labels.push(label);
+        // Not a pinned record's id: unpinned, that node was out of the
+        // index (only a slot that lost its id to a later `place` can name
+        // it here).
+        let slab = &self.slab;
+        self.index.remove_unless(id, |j| slab[j as usize].pinned);
         let s = &mut self.slab[i as usize];
-        self.index.remove(s.id);
         s.encoded = false;
         let out = (s.id, s.node, s.dirty);
         self.release_image(i);
@@ -361,11 +419,17 @@ impl NodeCache {
     /// Decodes slot `i` in place if it holds an image; false when that
     /// fails (never for an image this cache was given sealed by the layout;
     /// the slot is then dropped, as if it had not been cached).
+    #[inline]
     fn decoded(&mut self, i: u32) -> bool {
+        // Inlined for the common case, a slot already decoded: searches
+        // and inserts ask once per cached level.
+        !self.slab[i as usize].encoded || self.decode_slot(i)
+    }
+
+    /// [`Self::decoded`] of a slot holding an image.
+    #[cold]
+    fn decode_slot(&mut self, i: u32) -> bool {
         let s = &mut self.slab[i as usize];
-        if !s.encoded {
-            return true;
-        }
         let node = &mut self.nodes[s.node as usize];
         let ok = match &self.layout {
             Some(layout) => layout.decode_checked(&s.image, s.id as u64, node).is_ok(),
@@ -383,7 +447,7 @@ impl NodeCache {
     /// Takes a node out for use; give it back with `after_read` or
     /// `after_update_hit`. Counts a hit or miss.
     pub fn take(&mut self, id: NodeId) -> Option<(Node, bool)> {
-        match self.index.get(id) {
+        match self.resident(id) {
             Some(i) if self.decoded(i) => {
                 self.hits += 1;
                 let (_, node, dirty) = self.remove_slot(i);
@@ -401,7 +465,7 @@ impl NodeCache {
     /// a cached node, without moving the node out and back (searches call
     /// this once per level, so it is on the hot path).
     pub fn touch(&mut self, id: NodeId) -> Option<&Node> {
-        let i = self.index.get(id)?;
+        let i = self.resident(id)?;
         if !self.decoded(i) {
             return None;
         }
@@ -420,17 +484,38 @@ impl NodeCache {
     /// counted), but the node stays where it is. `None` (a miss counted)
     /// when it is not cached.
     pub fn pin(&mut self, id: NodeId) -> Option<Pin> {
-        match self.index.get(id) {
-            Some(i) if self.decoded(i) => {
+        self.pin_cached(id).unwrap_or_else(|| {
+            self.misses += 1;
+            None
+        })
+    }
+
+    /// [`Self::contains`] then [`Self::pin`] in one look-up: `None` (no
+    /// miss counted) when `id` is not cached.
+    pub fn pin_cached(&mut self, id: NodeId) -> Option<Option<Pin>> {
+        let i = self.resident(id)?;
+        Some(match i {
+            i if self.decoded(i) => {
                 self.hits += 1;
-                let (id, node, dirty) = self.vacate(i);
-                Some(Pin { id, node, dirty })
+                // `vacate` but for the record, which stays in the id index
+                // (a decoded slot holds no image to release).
+                self.unlink(i);
+                self.pinned += 1;
+                let s = &mut self.slab[i as usize];
+                s.pinned = true;
+                self.free_labels.push(s.label);
+                Some(Pin {
+                    id,
+                    node: s.node,
+                    dirty: s.dirty,
+                    record: i,
+                })
             }
             _ => {
                 self.misses += 1;
                 None
             }
-        }
+        })
     }
 
     /// The pinned node.
@@ -443,14 +528,60 @@ impl NodeCache {
     pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
         self.evict_to(1, evicted);
         let level = self.nodes[pin.node as usize].level;
-        let i = self.place(pin.id, level, pin.dirty);
-        self.slab[i as usize].node = pin.node;
+        if self.unpin_record(&pin) {
+            // Only `place` while it was out took the id over (a tree whose
+            // nodes name each other): place it again, as `after_read` would.
+            let i = self.place(pin.id, level, pin.dirty);
+            self.slab[i as usize].node = pin.node;
+            return;
+        }
+        let label = self.take_label();
+        let list = self.list_of(level);
+        let i = pin.record;
+        let s = &mut self.slab[i as usize];
+        s.label = label;
+        s.dirty = pin.dirty;
+        s.list = list;
+        self.link_newest(i);
+    }
+
+    /// Ends the pin of `pin`'s record: true when the id index no longer
+    /// names it (the record is then freed), false when it is resident
+    /// again (unlinked, its label still to take).
+    fn unpin_record(&mut self, pin: &Pin) -> bool {
+        let i = pin.record;
+        let s = &mut self.slab[i as usize];
+        s.pinned = false;
+        if std::mem::take(&mut s.lost) {
+            self.free_records.push(i);
+            true
+        } else {
+            self.pinned -= 1;
+            false
+        }
     }
 
     /// Takes a pinned node out for good, as [`Self::take`] would have:
     /// (node, dirty).
     pub fn unpin_take(&mut self, pin: Pin) -> (Node, bool) {
+        if !self.unpin_record(&pin) {
+            self.index.remove(pin.id);
+            self.free_records.push(pin.record);
+        }
         (self.take_node(pin.node), pin.dirty)
+    }
+
+    /// The recency list of a node of `level`: its level for `mlru`, 0
+    /// for the others.
+    fn list_of(&mut self, level: u8) -> u8 {
+        let list = match self.policy {
+            CachePolicy::ModifiedLru => level,
+            _ => 0,
+        };
+        if self.lists.len() <= list as usize {
+            self.lists.resize(list as usize + 1, (NIL, NIL));
+        }
+        list
     }
 
     /// Links slot `i` (on no list) at the newest end of its list.
@@ -496,18 +627,16 @@ impl NodeCache {
     /// order is the order `dirty_nodes` writes in), linked newest; its
     /// arena place and image are the caller's to fill.
     fn place(&mut self, id: NodeId, level: u8, dirty: bool) -> u32 {
-        let list = match self.policy {
-            CachePolicy::ModifiedLru => level,
-            _ => 0,
-        };
-        if self.lists.len() <= list as usize {
-            self.lists.resize(list as usize + 1, (NIL, NIL));
-        }
-        let i = match self.free_slots.pop() {
+        let list = self.list_of(level);
+        let label = self.take_label();
+        let i = match self.free_records.pop() {
             Some(i) => i,
             None => {
                 self.slab.push(Slot {
                     id,
+                    label,
+                    pinned: false,
+                    lost: false,
                     node: NIL,
                     image: Vec::new(),
                     encoded: false,
@@ -521,12 +650,20 @@ impl NodeCache {
         };
         let s = &mut self.slab[i as usize];
         s.id = id;
+        s.label = label;
         s.node = NIL;
         s.encoded = false;
         s.dirty = dirty;
         s.list = list;
         self.link_newest(i);
-        self.index.insert(id, i);
+        if let Some(old) = self.index.insert(id, i) {
+            let o = &mut self.slab[old as usize];
+            if o.pinned && old != i {
+                // The pinned record loses the id (see `unpin`).
+                o.lost = true;
+                self.pinned -= 1;
+            }
+        }
         i
     }
 
@@ -540,7 +677,7 @@ impl NodeCache {
     }
 
     fn evict_to(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
-        while !self.index.is_empty() && self.index.len() + room_for > self.capacity {
+        while !self.is_empty() && self.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
             let encoded = self.slab[i as usize].encoded;
             let (id, node, dirty) = self.remove_slot(i);
@@ -631,7 +768,7 @@ impl NodeCache {
                 None
             }
             CachePolicy::ModifiedLru => {
-                if self.index.len() >= self.capacity {
+                if self.len() >= self.capacity {
                     if let Some((victim_level, _)) = self.victim() {
                         // The new node is the most recent; it loses only on
                         // level (§4.7: "if the inserted node has the lower
@@ -658,7 +795,7 @@ impl NodeCache {
             CachePolicy::None => false,
             CachePolicy::Lru | CachePolicy::WriteThroughLru => true,
             CachePolicy::ModifiedLru => {
-                self.index.len() < self.capacity
+                self.len() < self.capacity
                     || self
                         .victim()
                         .is_none_or(|(victim_level, _)| level >= victim_level)
@@ -696,27 +833,34 @@ impl NodeCache {
 
     /// Drops a node (freed by a merge) without writing it.
     pub fn discard(&mut self, id: NodeId) -> Option<Node> {
-        let i = self.index.get(id)?;
+        let i = self.resident(id)?;
         Some(self.remove_slot(i).1)
     }
 
     /// Every dirty node, marked clean, for the caller to write (flush).
     pub fn dirty_nodes(&mut self) -> impl Iterator<Item = (NodeId, &Node)> {
-        let index = &self.index;
-        let nodes = &self.nodes;
-        self.slab
-            .iter_mut()
-            .enumerate()
-            .filter(move |(i, s)| s.dirty && index.get(s.id) == Some(*i as u32))
-            .map(move |(_, s)| {
-                s.dirty = false;
-                (s.id, &nodes[s.node as usize])
+        let mut dirty: Vec<(u32, u32)> = (0..self.slab.len() as u32)
+            .filter(|&i| {
+                let s = &self.slab[i as usize];
+                s.dirty && !s.pinned && self.index.get(s.id) == Some(i)
             })
+            .map(|i| (self.slab[i as usize].label, i))
+            .collect();
+        // By label: the order of slot numbers.
+        dirty.sort_unstable();
+        for &(_, i) in &dirty {
+            self.slab[i as usize].dirty = false;
+        }
+        let (slab, nodes) = (&self.slab, &self.nodes);
+        dirty.into_iter().map(move |(_, i)| {
+            let s = &slab[i as usize];
+            (s.id, &nodes[s.node as usize])
+        })
     }
 
     /// Whether node `id` is cached.
     pub fn contains(&self, id: NodeId) -> bool {
-        self.index.get(id).is_some()
+        self.resident(id).is_some()
     }
 }
 
@@ -726,8 +870,8 @@ mod tests {
 
     /// The id index agrees with a map over a mix of inserts, overwrites
     /// and removals of clustered ids (long probe runs, so the backward
-    /// shift of `remove` is exercised), and stays at most twice its
-    /// largest size.
+    /// shift of `remove` is exercised), and stays at most eight times its
+    /// largest size (a quarter full, rounded up to a power of two).
     #[test]
     fn id_index_agrees_with_a_map() {
         let mut index = IdIndex::default();
@@ -748,7 +892,7 @@ mod tests {
         for id in 0..97 * 64 {
             assert_eq!(index.get(id), model.get(&id).copied(), "id {id}");
         }
-        assert!(index.table.len() <= 4 * 97);
+        assert!(index.table.len() <= 8 * 97);
     }
 
     fn node(level: u8) -> Node {
@@ -854,6 +998,89 @@ mod tests {
             runs.push((log, dirty, c.hits, c.misses, c.len()));
         }
         assert_eq!(runs[0], runs[1]);
+    }
+
+    /// Pins against takes over random descents (with splits taking a
+    /// pinned node for good, leaves placed and dirtied below, flushes):
+    /// the same victims, the same order of dirty nodes (the slot numbers),
+    /// the same counts, for both caching policies that keep updates.
+    #[test]
+    fn pins_act_as_takes_over_random_descents() {
+        for policy in [CachePolicy::ModifiedLru, CachePolicy::Lru] {
+            let mut runs = Vec::new();
+            for by_pin in [true, false] {
+                let mut ev = Vec::new();
+                let mut c = NodeCache::new(policy, 7);
+                let mut log = Vec::new();
+                let mut x: u64 = 5;
+                let mut next = |m: u64| {
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 33) % m
+                };
+                for (id, level) in [(1, 3), (2, 2), (3, 2), (4, 1), (5, 1), (6, 1)] {
+                    c.after_update_hit(id, node(level), &mut ev);
+                }
+                for _ in 0..3_000 {
+                    // A descent through up to three cached upper nodes.
+                    let path = [1, 2 + next(2) as NodeId, 4 + next(3) as NodeId];
+                    let depth = 1 + next(3) as usize;
+                    let mut out = Vec::new();
+                    for &id in &path[..depth] {
+                        if by_pin {
+                            match c.pin(id) {
+                                Some(p) => out.push((id, Some(p), None)),
+                                None => break,
+                            }
+                        } else {
+                            match c.take(id) {
+                                Some(t) => out.push((id, None, Some(t))),
+                                None => break,
+                            }
+                        }
+                    }
+                    // Now and then an id on the path (a tree whose nodes
+                    // name each other): the pinned record loses its id.
+                    let leaf = match next(60) {
+                        0 => path[0],
+                        1 => path[2],
+                        _ => 100 + next(40) as NodeId,
+                    };
+                    match next(3) {
+                        0 => drop(c.after_update_miss(leaf, node(0), &mut ev)),
+                        1 => c.after_update_hit(leaf, node(0), &mut ev),
+                        _ => drop(c.discard(leaf)),
+                    }
+                    let split = next(5) == 0;
+                    while let Some((id, p, t)) = out.pop() {
+                        let (n, dirty, taken) = match (p, t) {
+                            (Some(p), _) if split => {
+                                let (n, d) = c.unpin_take(p);
+                                (n, d, true)
+                            }
+                            (Some(p), _) => {
+                                c.unpin(p, &mut ev);
+                                continue;
+                            }
+                            (_, Some((n, d))) => (n, d, split),
+                            _ => unreachable!(),
+                        };
+                        if taken {
+                            c.after_update_hit(id, n, &mut ev);
+                        } else {
+                            assert!(c.after_read(id, n, true, dirty, &mut ev).is_none());
+                        }
+                    }
+                    log.push(ids(&mut ev));
+                    if next(50) == 0 {
+                        log.push(c.dirty_nodes().map(|(id, _)| id).collect());
+                    }
+                }
+                runs.push((log, c.hits, c.misses, c.len()));
+            }
+            assert_eq!(runs[0], runs[1], "{policy:?}");
+        }
     }
 
     #[test]

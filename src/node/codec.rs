@@ -340,9 +340,10 @@ impl NodeLayout {
         &self,
         image: &'a [u8],
         page: u64,
+        sealed: bool,
     ) -> Result<(Payload<'a>, u8, usize), NodeError> {
         let corrupt = |detail: String| NodeError::Corrupt { page, detail };
-        let framed = page::open(image, PageKind::TreeNode, page)?
+        let framed = page::open_read(image, PageKind::TreeNode, page, sealed)?
             .ok_or_else(|| corrupt("a node pointer names an empty page".into()))?;
         let payload = self.resolve(framed, page)?;
         if payload.len() < NODE_HEADER {
@@ -366,9 +367,16 @@ impl NodeLayout {
     }
 
     /// Checks the frame and header of an image read from `page` (as a
-    /// decode would, short of the entry order): its level and count.
-    pub fn image_header(&self, image: &[u8], page: u64) -> Result<(u8, usize), NodeError> {
-        self.image_payload(image, page)
+    /// decode would, short of the entry order): its level and count. A
+    /// `sealed` image (one its device vouches is the frame its store sealed,
+    /// `NodeStore::read_image_sealed`) skips the checksum, which cannot fail.
+    pub fn image_header(
+        &self,
+        image: &[u8],
+        page: u64,
+        sealed: bool,
+    ) -> Result<(u8, usize), NodeError> {
+        self.image_payload(image, page, sealed)
             .map(|(_, level, count)| (level, count))
     }
 
@@ -540,14 +548,16 @@ impl NodeLayout {
 
     /// Without decoding the node: the child of the internal node `image`
     /// whose range holds `target` (binary search over the encoded
-    /// separators), and the node's level.
+    /// separators), and the node's level; `sealed` as
+    /// [`Self::image_header`] takes it.
     pub fn image_child(
         &self,
         image: &[u8],
         page: u64,
+        sealed: bool,
         target: (u64, u64),
     ) -> Result<(u8, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page)?;
+        let (payload, level, count) = self.image_payload(image, page, sealed)?;
         if level == 0 {
             return Err(NodeError::Corrupt {
                 page,
@@ -565,16 +575,18 @@ impl NodeLayout {
 
     /// Without decoding the leaf `image`: calls `f` for its entries from the
     /// first one ≥ `target` while their key is ≤ `hi`; returns whether the
-    /// scan ended inside this leaf, and the next leaf.
+    /// scan ended inside this leaf, and the next leaf; `sealed` as
+    /// [`Self::image_header`] takes it.
     pub fn image_scan(
         &self,
         image: &[u8],
         page: u64,
+        sealed: bool,
         target: (u64, u64),
         hi: u64,
         f: &mut impl FnMut(u64, u64),
     ) -> Result<(bool, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page)?;
+        let (payload, level, count) = self.image_payload(image, page, sealed)?;
         if level != 0 {
             return Err(NodeError::Corrupt {
                 page,

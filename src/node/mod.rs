@@ -31,5 +31,5 @@ pub use error::NodeError;
 pub use log_store::LogNodeStore;
 pub use paper::NodeFormat;
 pub use stats::IndexStats;
-pub use store::{NodeChange, NodeStore, PageNodeStore, TreeMeta};
+pub use store::{NodeChange, NodeStore, PageNodeStore, SealedImage, TreeMeta};
 pub use write_buffer::WriteBuffer;

@@ -186,6 +186,11 @@ impl TreeMeta {
     }
 }
 
+/// A node's encoded image as [`NodeStore::read_image_sealed`] lends it:
+/// the bytes, the page they came from, and whether the device vouches they
+/// are the frame the store sealed.
+pub type SealedImage<'a> = (&'a [u8], u64, bool);
+
 /// Storage of a tree's logical nodes.
 pub trait NodeStore: Send {
     /// The node layout this store reads and writes.
@@ -198,16 +203,26 @@ pub trait NodeStore: Send {
     fn read_image(&mut self, _id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
         Ok(None)
     }
+    /// [`read_image`](Self::read_image), and whether the image is a frame
+    /// this store sealed, unchanged since on the device
+    /// ([`BlockDevice::read_sealed`]): its checksum and its entry order
+    /// then hold without being checked again. `false` by default.
+    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<SealedImage<'_>>, NodeError> {
+        Ok(self
+            .read_image(id)?
+            .map(|(image, page)| (image, page, false)))
+    }
     /// Reads node `id`'s encoded image into `buf` (resized to the node's
-    /// bytes), checked by nothing yet, and returns the page it came from;
-    /// `None` when the store keeps nodes in another form or holds this one
+    /// bytes), checked by nothing yet, and returns the page it came from
+    /// and whether it is sealed as [`Self::read_image_sealed`] says; `None`
+    /// when the store keeps nodes in another form or holds this one
     /// decoded. A descent that may need a node again after its children
     /// (an insert whose child splits) keeps one image per level this way.
     fn read_image_into(
         &mut self,
         _id: NodeId,
         _buf: &mut Vec<u8>,
-    ) -> Result<Option<u64>, NodeError> {
+    ) -> Result<Option<(u64, bool)>, NodeError> {
         Ok(None)
     }
     /// Writes node `id`; `change` says what changed since its last write.
@@ -467,8 +482,9 @@ impl PageNodeStore {
         1 + id as u64 * self.node_pages
     }
 
-    /// Reads node `id`'s image into `self.image`; returns its first LBA.
-    fn load_image(&mut self, id: NodeId) -> Result<u64, NodeError> {
+    /// Reads node `id`'s image into `self.image`; returns its first LBA
+    /// and whether the device vouches it is the sealed frame written there.
+    fn load_image(&mut self, id: NodeId) -> Result<(u64, bool), NodeError> {
         let mut image = std::mem::take(&mut self.image);
         let result = self.load_into(id, &mut image);
         self.image = image;
@@ -476,8 +492,10 @@ impl PageNodeStore {
     }
 
     /// Reads node `id`'s image into `image` (at least `node_pages` pages
-    /// long when a node spans pages); returns its first LBA.
-    fn load_into(&mut self, id: NodeId, image: &mut [u8]) -> Result<u64, NodeError> {
+    /// long when a node spans pages); returns its first LBA and whether the
+    /// device vouches it is the sealed frame this store wrote there (a node
+    /// of one page: every image this store writes is sealed).
+    fn load_into(&mut self, id: NodeId, image: &mut [u8]) -> Result<(u64, bool), NodeError> {
         if id >= self.ids.next_id {
             return Err(NodeError::Corrupt {
                 page: self.lba(id),
@@ -490,14 +508,14 @@ impl PageNodeStore {
         let lba = self.lba(id);
         let (ps, nb) = (self.page_size, self.layout.node_bytes);
         if nb <= ps {
-            self.dev().read(lba, 0, &mut image[..nb])?;
-        } else {
-            // One read of the node's pages (one request where the device
-            // serves a span as one).
-            let len = self.node_pages as usize * ps;
-            self.dev().read_span(lba, &mut image[..len])?;
+            let sealed = self.dev().read_sealed(lba, &mut image[..nb])?;
+            return Ok((lba, sealed));
         }
-        Ok(lba)
+        // One read of the node's pages (one request where the device
+        // serves a span as one).
+        let len = self.node_pages as usize * ps;
+        self.dev().read_span(lba, &mut image[..len])?;
+        Ok((lba, false))
     }
 
     /// Writes `self.image` (node `id`'s image, zero-padded to whole pages).
@@ -506,7 +524,12 @@ impl PageNodeStore {
         let ps = self.page_size;
         let image = std::mem::take(&mut self.image);
         let len = self.node_pages as usize * ps;
-        let result = self.dev().write_span(lba, &image[..len]);
+        let result = if self.node_pages == 1 {
+            // A node's sealed frame, zero-padded to the page.
+            self.dev().write_sealed(lba, &image[..len])
+        } else {
+            self.dev().write_span(lba, &image[..len])
+        };
         self.image = image;
         Ok(result?)
     }
@@ -522,23 +545,37 @@ impl NodeStore for PageNodeStore {
             node.clone_from(n);
             return Ok(());
         }
-        let lba = self.load_image(id)?;
+        let (lba, sealed) = self.load_image(id)?;
         let nb = self.layout.node_bytes;
-        self.layout.decode(&self.image[..nb], lba, node)?;
+        if sealed {
+            self.layout.decode_checked(&self.image[..nb], lba, node)?;
+        } else {
+            self.layout.decode(&self.image[..nb], lba, node)?;
+        }
         self.hot.remember(id, node);
         Ok(())
     }
 
     fn read_image(&mut self, id: NodeId) -> Result<Option<(&[u8], u64)>, NodeError> {
+        Ok(self
+            .read_image_sealed(id)?
+            .map(|(image, page, _)| (image, page)))
+    }
+
+    fn read_image_sealed(&mut self, id: NodeId) -> Result<Option<SealedImage<'_>>, NodeError> {
         if self.hot.get(id).is_some() {
             // Kept decoded: the tree reads it through `read_node`.
             return Ok(None);
         }
-        let lba = self.load_image(id)?;
-        Ok(Some((&self.image[..self.layout.node_bytes], lba)))
+        let (lba, sealed) = self.load_image(id)?;
+        Ok(Some((&self.image[..self.layout.node_bytes], lba, sealed)))
     }
 
-    fn read_image_into(&mut self, id: NodeId, buf: &mut Vec<u8>) -> Result<Option<u64>, NodeError> {
+    fn read_image_into(
+        &mut self,
+        id: NodeId,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<(u64, bool)>, NodeError> {
         if self.hot.levels() > 0 || self.node_pages > 1 {
             // `read_node` keeps the top levels decoded as it reads them;
             // nodes spanning pages are read page by page there.
@@ -577,7 +614,7 @@ impl NodeStore for PageNodeStore {
             // One whole page: straight to the device, as `store_image`
             // would send it.
             let lba = self.lba(id);
-            self.dev().write(lba, 0, image)?;
+            self.dev().write_sealed(lba, image)?;
             return Ok(true);
         }
         self.image[..nb].copy_from_slice(image);

@@ -205,11 +205,15 @@ impl NodeStore for WriteBuffer {
         Ok(image)
     }
 
-    fn read_image_into(&mut self, id: NodeId, buf: &mut Vec<u8>) -> Result<Option<u64>, NodeError> {
+    fn read_image_into(
+        &mut self,
+        id: NodeId,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<(u64, bool)>, NodeError> {
         if let Some(image) = self.buffered(id) {
             buf.clear();
             buf.extend_from_slice(image);
-            return Ok(Some(0));
+            return Ok(Some((0, false)));
         }
         let lba = self.inner.read_image_into(id, buf)?;
         self.reads += u64::from(lba.is_some());

@@ -36,7 +36,8 @@ pub(super) enum ByImage {
 
 impl BTree {
     /// Inserts `entry` below node `id` at `level` through its image when
-    /// the cache does not hold it and its policy allows.
+    /// its cache policy allows; the caller has found that the cache does
+    /// not hold it.
     pub(super) fn insert_by_image(
         &mut self,
         id: NodeId,
@@ -46,10 +47,8 @@ impl BTree {
         // A node read and left unchanged must not be admitted (`lru` and
         // `wt-lru` admit reads), and an updated one must be written at once
         // (`lru` keeps it dirty instead).
-        if self.cache.admits_reads()
-            || !self.cache.writes_through_on_miss()
-            || self.cache.contains(id)
-        {
+        debug_assert!(!self.cache.contains(id));
+        if self.cache.admits_reads() || !self.cache.writes_through_on_miss() {
             return Ok(ByImage::Unavailable);
         }
         let l = level as usize;
@@ -71,8 +70,8 @@ impl BTree {
     ) -> Result<ByImage> {
         // `fetch` counts a miss before it reads, whether the read succeeds
         // or not.
-        let page = match self.store.read_image_into(id, image) {
-            Ok(Some(page)) => page,
+        let (page, sealed) = match self.store.read_image_into(id, image) {
+            Ok(Some(read)) => read,
             Ok(None) => return Ok(ByImage::Unavailable),
             Err(e) => {
                 self.cache.count_miss();
@@ -81,10 +80,11 @@ impl BTree {
         };
         self.cache.count_miss();
         let layout = self.layout;
+        // A sealed image is one this tree encoded, so in order.
         let header = layout
-            .image_header(image, page)
+            .image_header(image, page, sealed)
             .ok()
-            .filter(|&(l, count)| l == level && layout.image_sorted(image, l, count));
+            .filter(|&(l, count)| l == level && (sealed || layout.image_sorted(image, l, count)));
         let Some((_, count)) = header else {
             return self.decode_image(image, page, false).map(ByImage::Decoded);
         };

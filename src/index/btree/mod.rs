@@ -311,10 +311,10 @@ impl BTree {
     // ---- insert ----------------------------------------------------------
 
     fn insert_into(&mut self, id: NodeId, level: u8, entry: (u64, u64)) -> Result<Ins> {
-        if self.cache.contains(id) {
+        if let Some(pinned) = self.cache.pin_cached(id) {
             // What `fetch` does with a cached node, with the node left in
             // the cache's arena while the descent below it runs.
-            return match self.cache.pin(id) {
+            return match pinned {
                 Some(pin) if level > 0 => self.insert_pinned(pin, level, entry),
                 Some(pin) => {
                     let (node, dirty) = self.cache.unpin_take(pin);
@@ -647,10 +647,12 @@ impl BTree {
 
     // ---- search ----------------------------------------------------------
 
-    /// Whether a search can read node `id` as an undecoded image: it is not
-    /// cached and the cache would not keep it.
+    /// Whether a search can read node `id` as an undecoded image: the cache
+    /// would not keep it. The caller's `touch` has just missed, so `id` is
+    /// not cached (a slot that failed to decode was dropped).
     fn search_reads_image(&self, id: NodeId) -> bool {
-        !self.cache.admits_reads() && !self.cache.contains(id)
+        debug_assert!(!self.cache.contains(id));
+        !self.cache.admits_reads()
     }
 
     /// Calls `f` for every entry with key in `lo..=hi`, in order. Nodes the
@@ -673,9 +675,9 @@ impl BTree {
                 continue;
             }
             if self.search_reads_image(id) {
-                if let Some((image, page)) = self.store.read_image(id)? {
+                if let Some((image, page, sealed)) = self.store.read_image_sealed(id)? {
                     self.cache.count_miss();
-                    id = self.layout.image_child(image, page, target)?.1;
+                    id = self.layout.image_child(image, page, sealed, target)?.1;
                     continue;
                 }
             }
@@ -705,9 +707,11 @@ impl BTree {
                 continue;
             }
             if self.search_reads_image(id) {
-                if let Some((image, page)) = self.store.read_image(id)? {
+                if let Some((image, page, sealed)) = self.store.read_image_sealed(id)? {
                     self.cache.count_miss();
-                    let (done, next) = self.layout.image_scan(image, page, target, hi, &mut f)?;
+                    let (done, next) = self
+                        .layout
+                        .image_scan(image, page, sealed, target, hi, &mut f)?;
                     if done {
                         break;
                     }

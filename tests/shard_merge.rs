@@ -5,6 +5,8 @@
 //! `ops_per_wall_second` in `ID.json`, and the summary's "Run time" line.
 //! A shard missing or found twice is an error naming it and its runs.
 
+mod common;
+use common::files::files_under;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -64,20 +66,6 @@ fn comparable(path: &Path) -> Vec<u8> {
         out.push_str(wall.map_or(line, |k| k));
     }
     out.into_bytes()
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// `reproduce EXPERIMENTS --quick` into `out`, with `more` arguments.

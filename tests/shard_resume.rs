@@ -7,6 +7,8 @@
 //! mtime), computes the damaged ones again and names them, and the shards
 //! merge to the CSVs of a one-machine `--shard 0/1`.
 
+mod common;
+use common::files::files_under;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,21 +52,6 @@ fn ok(args: &[&str]) -> (String, String) {
     );
     assert!(out.status.success(), "flashix {}: {stderr}", args.join(" "));
     (stdout, stderr)
-}
-
-/// Every file under `dir`, by path, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The run files under shard folder `dir`.

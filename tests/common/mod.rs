@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod budget;
+pub mod files;
 
 use std::collections::BTreeSet;
 

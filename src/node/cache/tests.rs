@@ -1,0 +1,258 @@
+//! The node cache's tests: the id index, pins, eviction orders, the dirty order.
+
+use super::*;
+
+/// The id index agrees with a map over a mix of inserts, overwrites
+/// and removals of clustered ids (long probe runs, so the backward
+/// shift of `remove` is exercised), and stays at most eight times its
+/// largest size (a quarter full, rounded up to a power of two).
+#[test]
+fn id_index_agrees_with_a_map() {
+    let mut index = IdIndex::default();
+    let mut model = std::collections::HashMap::new();
+    let mut x: u64 = 43;
+    for step in 0..20_000u32 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let id = ((x >> 33) % 97) as NodeId * 64;
+        if (x >> 20).is_multiple_of(3) {
+            index.remove(id);
+            model.remove(&id);
+        } else {
+            index.insert(id, step);
+            model.insert(id, step);
+        }
+        assert_eq!(index.len(), model.len());
+    }
+    for id in 0..97 * 64 {
+        assert_eq!(index.get(id), model.get(&id).copied(), "id {id}");
+    }
+    assert!(index.table.len() <= 8 * 97);
+}
+
+fn node(level: u8) -> Node {
+    Node {
+        level,
+        ..Node::default()
+    }
+}
+
+fn ids(ev: &mut Vec<Evicted>) -> Vec<NodeId> {
+    ev.drain(..).map(|e| e.id).collect()
+}
+
+#[test]
+fn mlru_evicts_lowest_level_then_oldest_and_searches_do_not_insert() {
+    let mut ev = Vec::new();
+    let mut c = NodeCache::new(CachePolicy::ModifiedLru, 3);
+    assert!(c.after_update_miss(1, node(2), &mut ev).is_none());
+    assert!(c.after_update_miss(2, node(0), &mut ev).is_none());
+    assert!(c.after_update_miss(3, node(0), &mut ev).is_none());
+    assert!(ev.is_empty());
+    // A search miss never inserts.
+    assert!(c.after_read(9, node(0), false, false, &mut ev).is_some());
+    assert!(!c.contains(9));
+    // A search hit refreshes node 2, so node 3 is now the oldest leaf.
+    let (n, d) = c.take(2).unwrap();
+    assert!(c.after_read(2, n, true, d, &mut ev).is_none());
+    assert!(c.after_update_miss(4, node(1), &mut ev).is_none());
+    assert_eq!(ids(&mut ev), vec![3]);
+    // Levels {2, 0, 1}: a new leaf beats the old leaf (newer).
+    assert!(c.after_update_miss(5, node(0), &mut ev).is_none());
+    assert_eq!(ids(&mut ev), vec![2]);
+    // Evict leaf 5 for a level-1 node; then only internal nodes remain
+    // and a leaf is refused.
+    assert!(c.after_update_miss(6, node(1), &mut ev).is_none());
+    assert_eq!(ids(&mut ev), vec![5]);
+    assert!(c.after_update_miss(7, node(0), &mut ev).is_some());
+    assert!(ev.is_empty());
+    assert_eq!(c.len(), 3);
+}
+
+#[test]
+fn touch_refreshes_like_take_and_after_read() {
+    // The same sequence twice, refreshing node 1 by touch in one cache
+    // and by take + after_read in the other: same victims, same
+    // dirtiness, same hit counts.
+    for by_touch in [true, false] {
+        let mut ev = Vec::new();
+        let mut c = NodeCache::new(CachePolicy::Lru, 2);
+        c.after_update_hit(1, node(0), &mut ev);
+        assert!(c.after_read(2, node(0), false, false, &mut ev).is_none());
+        if by_touch {
+            assert_eq!(c.touch(1).map(|n| n.level), Some(0));
+            assert!(c.touch(9).is_none());
+        } else {
+            let (n, dirty) = c.take(1).unwrap();
+            assert!(c.after_read(1, n, true, dirty, &mut ev).is_none());
+        }
+        assert!(c.after_read(3, node(0), false, false, &mut ev).is_none());
+        assert_eq!(ids(&mut ev), vec![2], "touch={by_touch}");
+        assert_eq!(
+            c.dirty_nodes().map(|(id, _)| id).collect::<Vec<_>>(),
+            vec![1]
+        );
+        assert_eq!(c.hits, 1);
+    }
+}
+
+#[test]
+fn pin_and_unpin_keep_the_slots_of_take_and_after_read() {
+    // Root, an internal node and a leaf out at once, a new leaf placed
+    // while they are out (an insert's descent): the same victims, the
+    // same slots (the order dirty nodes are written in) and the same
+    // counts whether the upper two are pinned or taken.
+    let mut runs = Vec::new();
+    for by_pin in [true, false] {
+        let mut ev = Vec::new();
+        let mut c = NodeCache::new(CachePolicy::ModifiedLru, 4);
+        for (id, level) in [(1, 2), (2, 1), (3, 0), (4, 0)] {
+            c.after_update_hit(id, node(level), &mut ev);
+        }
+        let mut log = Vec::new();
+        for round in 0..6u32 {
+            let leaf = 10 + round;
+            if by_pin {
+                let p1 = c.pin(1).unwrap();
+                let p2 = c.pin(2).unwrap();
+                assert_eq!(c.pinned(&p2).level, 1);
+                assert!(c.after_update_miss(leaf, node(0), &mut ev).is_none());
+                c.unpin(p2, &mut ev);
+                c.unpin(p1, &mut ev);
+            } else {
+                let (n1, d1) = c.take(1).unwrap();
+                let (n2, d2) = c.take(2).unwrap();
+                assert!(c.after_update_miss(leaf, node(0), &mut ev).is_none());
+                assert!(c.after_read(2, n2, true, d2, &mut ev).is_none());
+                assert!(c.after_read(1, n1, true, d1, &mut ev).is_none());
+            }
+            log.push(ids(&mut ev));
+        }
+        assert!(c.pin(99).is_none());
+        let dirty: Vec<NodeId> = c.dirty_nodes().map(|(id, _)| id).collect();
+        runs.push((log, dirty, c.hits, c.misses, c.len()));
+    }
+    assert_eq!(runs[0], runs[1]);
+}
+
+/// Pins against takes over random descents (with splits taking a
+/// pinned node for good, leaves placed and dirtied below, flushes):
+/// the same victims, the same order of dirty nodes (the slot numbers),
+/// the same counts, for both caching policies that keep updates.
+#[test]
+fn pins_act_as_takes_over_random_descents() {
+    for policy in [CachePolicy::ModifiedLru, CachePolicy::Lru] {
+        let mut runs = Vec::new();
+        for by_pin in [true, false] {
+            let mut ev = Vec::new();
+            let mut c = NodeCache::new(policy, 7);
+            let mut log = Vec::new();
+            let mut x: u64 = 5;
+            let mut next = |m: u64| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % m
+            };
+            for (id, level) in [(1, 3), (2, 2), (3, 2), (4, 1), (5, 1), (6, 1)] {
+                c.after_update_hit(id, node(level), &mut ev);
+            }
+            for _ in 0..3_000 {
+                // A descent through up to three cached upper nodes.
+                let path = [1, 2 + next(2) as NodeId, 4 + next(3) as NodeId];
+                let depth = 1 + next(3) as usize;
+                let mut out = Vec::new();
+                for &id in &path[..depth] {
+                    if by_pin {
+                        match c.pin(id) {
+                            Some(p) => out.push((id, Some(p), None)),
+                            None => break,
+                        }
+                    } else {
+                        match c.take(id) {
+                            Some(t) => out.push((id, None, Some(t))),
+                            None => break,
+                        }
+                    }
+                }
+                // Now and then an id on the path (a tree whose nodes
+                // name each other): the pinned record loses its id.
+                let leaf = match next(60) {
+                    0 => path[0],
+                    1 => path[2],
+                    _ => 100 + next(40) as NodeId,
+                };
+                match next(3) {
+                    0 => drop(c.after_update_miss(leaf, node(0), &mut ev)),
+                    1 => c.after_update_hit(leaf, node(0), &mut ev),
+                    _ => drop(c.discard(leaf)),
+                }
+                let split = next(5) == 0;
+                while let Some((id, p, t)) = out.pop() {
+                    let (n, dirty, taken) = match (p, t) {
+                        (Some(p), _) if split => {
+                            let (n, d) = c.unpin_take(p);
+                            (n, d, true)
+                        }
+                        (Some(p), _) => {
+                            c.unpin(p, &mut ev);
+                            continue;
+                        }
+                        (_, Some((n, d))) => (n, d, split),
+                        _ => unreachable!(),
+                    };
+                    if taken {
+                        c.after_update_hit(id, n, &mut ev);
+                    } else {
+                        assert!(c.after_read(id, n, true, dirty, &mut ev).is_none());
+                    }
+                }
+                log.push(ids(&mut ev));
+                if next(50) == 0 {
+                    log.push(c.dirty_nodes().map(|(id, _)| id).collect());
+                }
+            }
+            runs.push((log, c.hits, c.misses, c.len()));
+        }
+        assert_eq!(runs[0], runs[1], "{policy:?}");
+    }
+}
+
+#[test]
+fn wt_lru_keeps_every_copy_clean_and_admits_reads() {
+    let mut ev = Vec::new();
+    let mut c = NodeCache::new(CachePolicy::WriteThroughLru, 2);
+    assert!(c.writes_through_on_miss() && c.writes_through_on_hit());
+    assert!(c.after_update_miss(1, node(0), &mut ev).is_none());
+    assert!(c.after_read(2, node(0), false, false, &mut ev).is_none());
+    let (n, dirty) = c.take(1).unwrap();
+    assert!(!dirty);
+    c.after_update_hit(1, n, &mut ev);
+    assert_eq!(c.dirty_nodes().count(), 0);
+    // Node 2 is the oldest; evicted clean, nothing to write.
+    assert!(c.after_update_miss(3, node(0), &mut ev).is_none());
+    assert_eq!(ev.len(), 1);
+    assert!(ev.iter().all(|e| e.id == 2 && !e.dirty));
+}
+
+#[test]
+fn lru_is_write_back_and_admits_reads() {
+    let mut ev = Vec::new();
+    let mut c = NodeCache::new(CachePolicy::Lru, 2);
+    assert!(!c.writes_through_on_miss());
+    assert!(c.after_update_miss(1, node(0), &mut ev).is_none());
+    assert!(c.after_read(2, node(0), false, false, &mut ev).is_none());
+    assert!(c.after_read(3, node(0), false, false, &mut ev).is_none());
+    assert_eq!(ev.len(), 1);
+    assert_eq!(ev[0].id, 1);
+    assert!(ev[0].dirty, "a dirty victim must be written");
+    assert_eq!(c.dirty_nodes().count(), 0);
+}
+
+#[test]
+fn none_keeps_nothing() {
+    let mut ev = Vec::new();
+    let mut c = NodeCache::new(CachePolicy::None, 100);
+    assert_eq!(c.capacity(), 0);
+    assert!(c.after_update_miss(1, node(0), &mut ev).is_some());
+    assert!(c.after_read(1, node(0), false, false, &mut ev).is_some());
+}

@@ -92,47 +92,44 @@ impl LiveEntries {
         }
     }
 
-    pub(super) fn push_back(&mut self, (key, value): (u64, u64)) {
-        if let LiveEntries::Packed {
-            words,
+    /// `(key, value)` as a word while the set is packed and the pair fits;
+    /// else `None`, the set widened first if it was packed.
+    fn pack_or_widen(&mut self, key: u64, value: u64) -> Option<u64> {
+        let LiveEntries::Packed {
             key_min,
             key_span,
             value_bits,
+            ..
         } = self
-        {
-            match pack(key, value, *key_min, *key_span, *value_bits) {
-                Some(w) => {
-                    words.push_back(w);
-                    return;
-                }
-                None => self.widen(),
-            }
+        else {
+            return None;
+        };
+        let word = pack(key, value, *key_min, *key_span, *value_bits);
+        if word.is_none() {
+            self.widen();
         }
-        if let LiveEntries::Wide(v) = self {
-            v.push_back((key, value));
+        word
+    }
+
+    pub(super) fn push_back(&mut self, (key, value): (u64, u64)) {
+        let word = self.pack_or_widen(key, value);
+        match (self, word) {
+            (LiveEntries::Packed { words, .. }, Some(w)) => words.push_back(w),
+            (LiveEntries::Wide(v), _) => v.push_back((key, value)),
+            // Invariant: `pack_or_widen` leaves the set wide when it gives
+            // no word.
+            (LiveEntries::Packed { .. }, None) => {}
         }
     }
 
     /// Gives entry `i < len` the value `new`; the entry as it was.
     pub(super) fn replace_value(&mut self, i: usize, new: u64) -> Option<(u64, u64)> {
         let (key, old) = self.get(i)?;
-        if let LiveEntries::Packed {
-            words,
-            key_min,
-            key_span,
-            value_bits,
-        } = self
-        {
-            match pack(key, new, *key_min, *key_span, *value_bits) {
-                Some(w) => {
-                    words[i] = w;
-                    return Some((key, old));
-                }
-                None => self.widen(),
-            }
-        }
-        if let LiveEntries::Wide(v) = self {
-            v[i].1 = new;
+        let word = self.pack_or_widen(key, new);
+        match (self, word) {
+            (LiveEntries::Packed { words, .. }, Some(w)) => words[i] = w,
+            (LiveEntries::Wide(v), _) => v[i].1 = new,
+            (LiveEntries::Packed { .. }, None) => {}
         }
         Some((key, old))
     }

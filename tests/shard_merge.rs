@@ -136,7 +136,53 @@ fn three_shards_merge_byte_identical_to_one_machine() {
             y.display()
         );
     }
+    costs_from_shards_and_reports(&shards, &single);
     eprintln!("shard merge test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+/// `flashix costs` writes a line per run: from shard folders, each run
+/// file's own `seconds` (every run, FTL and device runs too); from a
+/// one-machine output, each report's `wall_seconds`.
+fn costs_from_shards_and_reports(shards: &Path, single: &Path) {
+    let table = ok(&["costs", s(shards), "--note", "measured here\ntwice"]);
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some("# measured here"));
+    assert_eq!(lines.next(), Some("# twice"));
+    let mut from_table: Vec<(String, u64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 5, "{l}");
+            assert_eq!(f[0].len(), 16, "{l}");
+            (f[2].to_string(), f[1].parse().expect("microseconds"))
+        })
+        .collect();
+    let mut from_files: Vec<(String, u64)> = files_under(shards)
+        .iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("run-"))
+        })
+        .map(|p| {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            let us = (v["seconds"].as_f64().expect("seconds") * 1e6).round() as u64;
+            (v["experiment"].as_str().unwrap().to_string(), us)
+        })
+        .collect();
+    from_table.sort();
+    from_files.sort();
+    assert_eq!(
+        from_table, from_files,
+        "a line a run file, with its seconds"
+    );
+    let reports = ok(&["costs", s(single)]);
+    let timed = reports.lines().count();
+    assert!(
+        timed > 0 && timed <= from_files.len(),
+        "{timed} runs with wall_seconds of {}",
+        from_files.len()
+    );
 }
 
 #[test]

@@ -65,14 +65,16 @@ pub enum Command {
     /// CSV, JSON, figure and report, as one machine would have written them.
     Merge(MergeArgs),
     /// Print the table of measured run times the shard plan estimates
-    /// from (`src/experiment/measured_costs.tsv`), read from the `ID.json`
-    /// files of `reproduce` or `merge` outputs.
+    /// from (`src/experiment/measured_costs.tsv`): from the run files of
+    /// `reproduce --shard` outputs, or the `ID.json` files of `reproduce` or
+    /// `merge` outputs.
     Costs(CostsArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct CostsArgs {
-    /// Output folders of `reproduce` or `merge` (each holding ID/ID.json).
+    /// Output folders of `reproduce --shard` (its shards: every run's own
+    /// time) or of `reproduce` and `merge` (each holding ID/ID.json).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// A comment for the table's head: where and when the times were

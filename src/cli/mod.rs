@@ -61,13 +61,7 @@ pub fn main() -> CliResult<()> {
         Command::Damagetest(a) => crashtest::damagetest(a),
         Command::Faulttest(a) => faulttest::faulttest(a),
         Command::Merge(a) => shard::merge(a),
-        Command::Costs(a) => {
-            print!(
-                "{}",
-                experiment::measured_costs::table_from(&a.dirs, &a.note)?
-            );
-            Ok(())
-        }
+        Command::Costs(a) => shard::costs(a),
     }
 }
 

@@ -2,14 +2,13 @@
 //! ([`super::shard::estimated_cost`]).
 //!
 //! A formula from a run's parameters ranks runs well but misses single
-//! runs by large factors (`docs/CLUSTER.md`: 193 of 1,081 full-scale runs
-//! within 1.5× of their time; `fdtree-fig3a`'s 64 KiB-head FD-tree at 10⁸,
-//! 72 s estimated and 769 s measured). A sweep's runs are the same from one
-//! release to the next, so the best estimate of a run's time is its time
-//! the last time it ran: this table holds, for each run of the committed
-//! sweeps, its wall time in microseconds as measured, keyed by a hash of
-//! its parameters. Runs the table does not hold (a new or changed run,
-//! `--quick` scale) fall back to the formula.
+//! runs by large factors (`fdtree-fig3a`'s 64 KiB-head FD-tree at 10⁸, 72 s
+//! estimated and 769 s measured; `docs/CLUSTER.md` has the counts). A
+//! sweep's runs are the same from one release to the next, so the best
+//! estimate of a run's time is its time the last time it ran: this table
+//! holds, for each run of the committed sweeps, its time in microseconds as
+//! measured, keyed by a hash of its parameters. Runs the table does not
+//! hold (a new or changed run, `--quick` scale) fall back to the formula.
 //!
 //! The table (`measured_costs.tsv`, compiled in) has one line a run:
 //!
@@ -20,7 +19,12 @@
 //! `KEY` is [`key`] of the run's parameters in 16 hex digits; the last
 //! three fields only say which run it was, for a reader. `#` lines are
 //! comments (where and when it was measured). `flashix costs DIR...`
-//! writes it from the `ID.json` files of a `reproduce` or `merge` output.
+//! writes it from the run files of a `reproduce --shard` output (each
+//! run's `seconds`: all its thread's time on it, the workload's reading,
+//! preload and report included), or from the `ID.json` files of a
+//! `reproduce` or `merge` output (each report's `wall_seconds`: its
+//! measured pass only, up to 5× less for a run whose workload is costly to
+//! read, such as `mbtree-fig7-14`'s genome runs).
 //!
 //! Invariants:
 //! 1. A lookup depends on the run's parameters only (not on the experiment
@@ -69,45 +73,67 @@ pub fn measured_us(params: &Params) -> Option<u64> {
     table().get(&key(params)).copied()
 }
 
+/// The table's head: `note` as comment lines.
+pub fn head(note: &str) -> String {
+    note.lines().map(|line| format!("# {line}\n")).collect()
+}
+
+/// One line of the table: a run of experiment `id` with `params` took
+/// `seconds`.
+pub fn line(params: &Params, seconds: f64, id: &str, series: &str, x: &str) -> String {
+    let field = |s: &str| s.replace(['\t', '\n'], " ");
+    format!(
+        "{:016x}\t{}\t{id}\t{}\t{}\n",
+        key(params),
+        (seconds * 1e6).round() as u64,
+        field(series),
+        field(x)
+    )
+}
+
 /// The table from the `ID.json` files under `dirs` (each a `reproduce` or
 /// `merge` output folder): every run whose report has `wall_seconds`, in
 /// the folders' order, experiments by name. `note` opens it as a comment.
+///
+/// A report's `wall_seconds` is the run's measured pass only; a shard's
+/// run files record the whole time its thread spent on the run (the
+/// workload read, the preload, the report), which is what a shard plan
+/// balances: `flashix costs` reads those where it is given shard folders
+/// (`src/cli/shard.rs`), and these reports only where it is not.
 pub fn table_from(dirs: &[impl AsRef<Path>], note: &str) -> Result<String, String> {
-    let mut out = String::new();
-    for line in note.lines() {
-        out.push_str(&format!("# {line}\n"));
-    }
+    let mut out = head(note);
     for dir in dirs {
-        let dir = dir.as_ref();
-        let mut ids: Vec<String> = std::fs::read_dir(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .collect();
-        ids.sort();
-        for id in ids {
-            let path = dir.join(&id).join(format!("{id}.json"));
-            let Ok(text) = std::fs::read_to_string(&path) else {
+        out.push_str(&lines_from_reports(dir.as_ref())?);
+    }
+    Ok(out)
+}
+
+/// The table's lines from one `reproduce` or `merge` output folder's
+/// `ID.json` files ([`table_from`]).
+pub fn lines_from_reports(dir: &Path) -> Result<String, String> {
+    let mut out = String::new();
+    let mut ids: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    ids.sort();
+    for id in ids {
+        let path = dir.join(&id).join(format!("{id}.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let runs: Vec<serde_json::Value> =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        for run in runs {
+            let Some(seconds) = run["report"]["wall_seconds"].as_f64() else {
                 continue;
             };
-            let runs: Vec<serde_json::Value> =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            for run in runs {
-                let Some(seconds) = run["report"]["wall_seconds"].as_f64() else {
-                    continue;
-                };
-                let params: Params = serde_json::from_value(run["params"].clone())
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                let field = |k: &str| run[k].as_str().unwrap_or_default().replace('\t', " ");
-                out.push_str(&format!(
-                    "{:016x}\t{}\t{id}\t{}\t{}\n",
-                    key(&params),
-                    (seconds * 1e6).round() as u64,
-                    field("series"),
-                    field("x")
-                ));
-            }
+            let params: Params = serde_json::from_value(run["params"].clone())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let field = |k: &str| run[k].as_str().unwrap_or_default().to_string();
+            out.push_str(&line(&params, seconds, &id, &field("series"), &field("x")));
         }
     }
     Ok(out)

@@ -31,11 +31,12 @@
 //! `experiments` (the ids it resolved to, in order), `quick`, `jobs`,
 //! `runs` (per experiment, the sweep positions this shard owns), `skipped`
 //! (per experiment not run here, why: a missing input) and `seconds` (per
-//! experiment: the wall time of the attempt that finished the shard on it,
-//! plus the recorded `seconds` of the runs kept from earlier attempts
-//! divided by `jobs`, their time as if this attempt's threads had run them
-//! side by side; for a shard never stopped, its wall time on the
-//! experiment). Only a summary's "Run time" line reads it.
+//! experiment: the recorded `seconds` of its runs, those computed by the
+//! attempt that finished the shard and those kept from earlier ones,
+//! divided by `jobs`: their time as if the shard's threads had run them
+//! side by side; a shard runs all its runs through one pool, so no wall
+//! time is one experiment's own). Only a summary's "Run time" line reads
+//! it.
 //!
 //! Invariants:
 //! 1. The runs a shard owns follow from (experiments, quick, n) alone
@@ -397,6 +398,17 @@ pub struct Merge {
     pub selection: String,
     pub quick: bool,
     pub experiments: Vec<Merged>,
+}
+
+/// Whether `dir` is a shard folder or holds one (a `shard-*` folder), as
+/// `--shard` writes them: what [`merge`] reads.
+pub fn holds_shards(dir: &Path) -> bool {
+    dir.join(MANIFEST).is_file()
+        || fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .any(|e| e.path().is_dir() && e.file_name().to_string_lossy().starts_with("shard-"))
+        })
 }
 
 /// The shard folders under each of `dirs`: the folder itself if it holds a

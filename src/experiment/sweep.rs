@@ -182,11 +182,20 @@ pub fn run_sweep<F>(
 where
     F: Fn(&SweepRun) -> Executed + Sync,
 {
-    run_sweep_each(runs, costs, jobs, quiet, title, execute, |_, _| Ok(()))
+    run_sweep_each(
+        runs,
+        costs,
+        jobs,
+        quiet,
+        title,
+        |_, run| execute(run),
+        |_, _| Ok(()),
+    )
 }
 
-/// [`run_sweep`], handing each run that succeeded to `finished` (with its
-/// position in `runs`) as soon as it ends, on the calling thread, in the
+/// [`run_sweep`], with `execute` told each run's position in `runs` (a
+/// shard's runs come from several experiments), handing each run that
+/// succeeded to `finished` (with its position) as soon as it ends, on the calling thread, in the
 /// order the runs finish: a shard writes each run's file there, so a kill
 /// loses only the runs still running. The other runs go on after a run
 /// failed (each that succeeds still reaches `finished`); the first error
@@ -202,19 +211,20 @@ pub fn run_sweep_each<F, D>(
     mut finished: D,
 ) -> Result<Vec<RunOutcome>, String>
 where
-    F: Fn(&SweepRun) -> Executed + Sync,
+    F: Fn(usize, &SweepRun) -> Executed + Sync,
     D: FnMut(usize, &RunOutcome) -> Result<(), String>,
 {
     let mut failed_to_keep: Option<String> = None;
+    let positioned: Vec<(usize, &SweepRun)> = runs.iter().enumerate().collect();
     let results = parallel_map_each(
-        &runs,
+        &positioned,
         costs,
         jobs,
         quiet,
         title,
-        |run| {
+        |&(k, run)| {
             let started = std::time::Instant::now();
-            let executed = execute(run);
+            let executed = execute(k, run);
             let seconds = started.elapsed().as_secs_f64();
             executed.map(|(metrics, report)| RunOutcome {
                 run: run.clone(),
@@ -327,7 +337,8 @@ mod tests {
         // thread runs them), so they must arrive before it.
         let runs: Vec<SweepRun> = (0..3).map(|i| run(&i.to_string())).collect();
         let handed = AtomicUsize::new(0);
-        let execute = |r: &SweepRun| {
+        let execute = |k: usize, r: &SweepRun| {
+            assert_eq!(r.x, k.to_string(), "execute is told the run's position");
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
             while r.x == "0" && handed.load(Ordering::SeqCst) < 2 {
                 assert!(
@@ -359,7 +370,7 @@ mod tests {
             1,
             true,
             "t",
-            |_| {
+            |_, _| {
                 started.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(std::time::Duration::from_millis(1));
                 Ok((Metrics::new(), serde_json::Value::Null))

@@ -469,12 +469,16 @@ impl NodeLayout {
                 // Every entry is at most the largest pair.
                 return n;
             };
-            let below = |i: usize| {
-                let b = &payload[at + i * 8..at + i * 8 + 8];
-                let w = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                w.rotate_left(32) < t
+            // The entries as 8-byte arrays, sliced once: a step of the
+            // search is then one load and one compare.
+            let Some(body) = payload.get(at..at + n * 8) else {
+                // Only an image the callers' length checks rule out.
+                return 0;
             };
-            return select_search(n, below);
+            let words = body.as_chunks::<8>().0;
+            return select_search(words.len(), |i| {
+                u64::from_le_bytes(words[i]).rotate_left(32) < t
+            });
         }
         let below = |i: usize| {
             let x = self.entry_at(payload, at + i * e);

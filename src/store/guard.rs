@@ -89,20 +89,29 @@ impl Guarded {
 
     /// Passes `r` on, poisoning the index if it is an error that may have
     /// left state half-changed.
+    #[inline(always)]
     fn watch<T>(&mut self, r: Result<T>) -> Result<T> {
         if let Err(e) = &r {
-            let harmless = matches!(
-                e,
-                IndexError::KeyOutOfRange { .. }
-                    | IndexError::ValueOutOfRange { .. }
-                    | IndexError::Config(_)
-                    | IndexError::BulkLoad(_)
-            );
-            if !harmless && self.poisoned.is_none() {
-                self.poisoned = Some(e.to_string());
-            }
+            self.poison_on(e);
         }
         r
+    }
+
+    /// Poisons the index on an error that may have left it half-changed
+    /// (out of line: it runs on errors only, `watch` on every call).
+    #[cold]
+    #[inline(never)]
+    fn poison_on(&mut self, e: &IndexError) {
+        let harmless = matches!(
+            e,
+            IndexError::KeyOutOfRange { .. }
+                | IndexError::ValueOutOfRange { .. }
+                | IndexError::Config(_)
+                | IndexError::BulkLoad(_)
+        );
+        if !harmless && self.poisoned.is_none() {
+            self.poisoned = Some(e.to_string());
+        }
     }
 }
 

@@ -33,18 +33,27 @@
 //! A slot's number is a label apart from its place in the slab (its
 //! record): labels are handed out and freed exactly as slot numbers were
 //! (a freed one first, last freed first), and only the order of
-//! [`NodeCache::dirty_nodes`] reads them. So a pin frees the label and
-//! takes the slot off its list, but the record stays in the id index
-//! (marked pinned, so it reads as absent), and an unpin takes a label and
-//! links the record again: no id index update on an insert's descent
+//! [`NodeCache::dirty_nodes`] reads them. So a pin frees the label, but
+//! the record stays in the id index (marked pinned, so it reads as absent),
+//! and an unpin takes a label: no id index update on an insert's descent
 //! through the cached levels (issue #46; they were most of its cost).
+//!
+//! A pinned record also stays where it is on its recency list, where the
+//! victim search passes over it, so the lists less the pinned records are
+//! those a take would leave. An unpin moves it to the newest end, where
+//! `after_read` would have linked it: the same lists, and nothing to do
+//! for a node that is the newest of its list still (a root, and under
+//! `mlru`, where a descent below places no node of its level, often an
+//! upper node too).
 //!
 //! Invariants:
 //! 1. `len() ≤ capacity()` after every call.
 //! 2. Every resident node is in `index` and on exactly one recency list
-//!    (its level's for `mlru`, list 0 for `lru`); freed and pinned records
-//!    are on no list. A pinned record the id index names is counted in
-//!    `pinned`, and `len()` is the index's length less it.
+//!    (its level's for `mlru`, list 0 for `lru`); so is every pinned
+//!    record (on the list it was on when pinned, also when it lost its id
+//!    to a `place`); freed records are on no list. A pinned record the id
+//!    index names is counted in `pinned`, and `len()` is the index's
+//!    length less it. The victim is never a pinned record.
 //! 3. An arena place is held by exactly one resident slot or one [`Pin`],
 //!    or is on `free_nodes` (and then holds an empty node).
 
@@ -96,21 +105,37 @@ const NIL: u32 = u32::MAX;
 /// tree, and an array indexed by id holds 4 bytes for every node of the
 /// tree whatever the cache holds (16 KiB for the first 4,096 ids, beside a
 /// 16 KiB cache; issue #43).
-#[derive(Default)]
 struct IdIndex {
-    /// `(id, slot)`, `(NIL, _)` when empty; a power of two long.
+    /// `(id, slot)`, `(NIL, _)` when empty; a power of two long, never
+    /// empty (so a look-up needs no check first).
     table: Vec<(u32, u32)>,
+    /// 64 less the table length's bits: the hash's shift.
+    shift: u32,
     len: usize,
+}
+
+impl Default for IdIndex {
+    fn default() -> Self {
+        let mut index = IdIndex {
+            table: Vec::new(),
+            shift: 64,
+            len: 0,
+        };
+        index.grow();
+        index
+    }
 }
 
 impl IdIndex {
     /// The first position to probe for `id` (Fibonacci hashing).
+    #[inline]
     fn home(&self, id: u32) -> usize {
-        let bits = self.table.len().trailing_zeros();
-        ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+        ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
-    /// Where `id` is, or the empty position that ends its probe.
+    /// Where `id` is, or the empty position that ends its probe (`NIL`
+    /// itself, never stored, ends at its home: absent).
+    #[inline]
     fn find(&self, id: u32) -> (usize, bool) {
         let mask = self.table.len() - 1;
         let mut p = self.home(id);
@@ -123,10 +148,8 @@ impl IdIndex {
         }
     }
 
+    #[inline]
     fn get(&self, id: NodeId) -> Option<u32> {
-        if self.table.is_empty() || id == NIL {
-            return None;
-        }
         match self.find(id) {
             (p, true) => Some(self.table[p].1),
             _ => None,
@@ -154,6 +177,7 @@ impl IdIndex {
     fn grow(&mut self) {
         let size = (self.table.len() * 2).max(8);
         let old = std::mem::replace(&mut self.table, vec![(NIL, 0); size]);
+        self.shift = 64 - size.trailing_zeros();
         for (id, slot) in old.into_iter().filter(|e| e.0 != NIL) {
             let (p, _) = self.find(id);
             self.table[p] = (id, slot);
@@ -166,9 +190,6 @@ impl IdIndex {
 
     /// Removes `id` unless `keep` holds for its slot.
     fn remove_unless(&mut self, id: NodeId, keep: impl Fn(u32) -> bool) {
-        if self.table.is_empty() {
-            return;
-        }
         let (mut hole, found) = self.find(id);
         if !found || keep(self.table[hole].1) {
             return;
@@ -321,9 +342,11 @@ impl NodeCache {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
+    #[inline]
     pub fn len(&self) -> usize {
         self.index.len() - self.pinned
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -337,6 +360,7 @@ impl NodeCache {
     }
 
     /// A free label, the last freed first (as slot numbers were reused).
+    #[inline]
     fn take_label(&mut self) -> u32 {
         self.free_labels.pop().unwrap_or_else(|| {
             self.labels += 1;
@@ -344,6 +368,7 @@ impl NodeCache {
         })
     }
 
+    #[inline(always)]
     fn unlink(&mut self, i: u32) {
         let (list, newer, older) = {
             let s = &self.slab[i as usize];
@@ -356,6 +381,16 @@ impl NodeCache {
         match older {
             NIL => self.lists[list].1 = newer,
             o => self.slab[o as usize].newer = newer,
+        }
+    }
+
+    /// Moves slot `i` (on its list) to the newest end of it: `unlink` then
+    /// `link_newest`, or nothing when it is the newest already.
+    #[inline]
+    fn move_to_newest(&mut self, i: u32) {
+        if self.slab[i as usize].newer != NIL {
+            self.unlink(i);
+            self.link_newest(i);
         }
     }
 
@@ -396,6 +431,7 @@ impl NodeCache {
     }
 
     /// An arena place holding `node`.
+    #[inline]
     fn put_node(&mut self, node: Node) -> u32 {
         match self.free_nodes.pop() {
             Some(n) => {
@@ -464,6 +500,7 @@ impl NodeCache {
     /// the newest of its list, exactly what `take` then `after_read` do for
     /// a cached node, without moving the node out and back (searches call
     /// this once per level, so it is on the hot path).
+    #[inline]
     pub fn touch(&mut self, id: NodeId) -> Option<&Node> {
         let i = self.resident(id)?;
         if !self.decoded(i) {
@@ -472,10 +509,7 @@ impl NodeCache {
         self.hits += 1;
         // The newest of its list already (a root always is): moving it to
         // the newest end would change nothing.
-        if self.lists[self.slab[i as usize].list as usize].0 != i {
-            self.unlink(i);
-            self.link_newest(i);
-        }
+        self.move_to_newest(i);
         Some(&self.nodes[self.slab[i as usize].node as usize])
     }
 
@@ -498,8 +532,8 @@ impl NodeCache {
             i if self.decoded(i) => {
                 self.hits += 1;
                 // `vacate` but for the record, which stays in the id index
-                // (a decoded slot holds no image to release).
-                self.unlink(i);
+                // and on its list, where `victim` passes over it (a
+                // decoded slot holds no image to release).
                 self.pinned += 1;
                 let s = &mut self.slab[i as usize];
                 s.pinned = true;
@@ -525,34 +559,41 @@ impl NodeCache {
 
     /// Gives a pinned node back unchanged: exactly [`Self::after_read`] of
     /// a node that was cached.
+    ///
+    /// The record is still on its list, where it was when pinned; `after_read`
+    /// would link it at the newest end, and the lists' order of the other
+    /// records is the same with it or without it, so moving it there gives
+    /// the same lists. Its list is that of its level still: the node did not
+    /// change, and while pinned no other call gets at it.
     pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
         self.evict_to(1, evicted);
-        let level = self.nodes[pin.node as usize].level;
         if self.unpin_record(&pin) {
             // Only `place` while it was out took the id over (a tree whose
             // nodes name each other): place it again, as `after_read` would.
+            let level = self.nodes[pin.node as usize].level;
             let i = self.place(pin.id, level, pin.dirty);
             self.slab[i as usize].node = pin.node;
             return;
         }
         let label = self.take_label();
-        let list = self.list_of(level);
         let i = pin.record;
         let s = &mut self.slab[i as usize];
         s.label = label;
-        s.dirty = pin.dirty;
-        s.list = list;
-        self.link_newest(i);
+        debug_assert_eq!(s.dirty, pin.dirty);
+        self.move_to_newest(i);
     }
 
-    /// Ends the pin of `pin`'s record: true when the id index no longer
-    /// names it (the record is then freed), false when it is resident
-    /// again (unlinked, its label still to take).
+    /// Ends the pin of `pin`'s record and takes it off its list: true when
+    /// the id index no longer names it (the record is then freed), false
+    /// when it is resident again (its label still to take, and to be
+    /// linked again unless taken for good).
+    #[inline]
     fn unpin_record(&mut self, pin: &Pin) -> bool {
         let i = pin.record;
         let s = &mut self.slab[i as usize];
         s.pinned = false;
         if std::mem::take(&mut s.lost) {
+            self.unlink(i);
             self.free_records.push(i);
             true
         } else {
@@ -565,6 +606,7 @@ impl NodeCache {
     /// (node, dirty).
     pub fn unpin_take(&mut self, pin: Pin) -> (Node, bool) {
         if !self.unpin_record(&pin) {
+            self.unlink(pin.record);
             self.index.remove(pin.id);
             self.free_records.push(pin.record);
         }
@@ -585,6 +627,7 @@ impl NodeCache {
     }
 
     /// Links slot `i` (on no list) at the newest end of its list.
+    #[inline(always)]
     fn link_newest(&mut self, i: u32) {
         let list = self.slab[i as usize].list as usize;
         let head = self.lists[list].0;
@@ -613,7 +656,11 @@ impl NodeCache {
     /// `image` comes back holding the slot's old buffer.
     fn insert_image(&mut self, id: NodeId, level: u8, image: &mut Vec<u8>) {
         let i = self.place(id, level, false);
-        let n = self.put_node(Node::default());
+        // A free place holds an empty node already (invariant 3).
+        let n = match self.free_nodes.pop() {
+            Some(n) => n,
+            None => self.put_node(Node::default()),
+        };
         let s = &mut self.slab[i as usize];
         s.node = n;
         std::mem::swap(&mut s.image, image);
@@ -667,24 +714,47 @@ impl NodeCache {
         i
     }
 
-    /// The eviction victim: the oldest node of the lowest non-empty list.
+    /// The eviction victim: the oldest node of the lowest non-empty list,
+    /// pinned records passed over (they are out of the cache; a list of
+    /// pinned records only is empty).
     fn victim(&self) -> Option<(u8, u32)> {
-        self.lists
-            .iter()
-            .enumerate()
-            .find(|(_, l)| l.1 != NIL)
-            .map(|(level, l)| (level as u8, l.1))
+        for (level, l) in self.lists.iter().enumerate() {
+            let mut i = l.1;
+            while i != NIL {
+                let s = &self.slab[i as usize];
+                if !s.pinned {
+                    return Some((level as u8, i));
+                }
+                i = s.newer;
+            }
+        }
+        None
     }
 
+    /// Evicts until `room_for` more nodes fit.
+    #[inline]
     fn evict_to(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
+        // Inlined for the common case, room already there (an insert's
+        // descent gives back the nodes it pinned, most with nothing to
+        // evict).
+        if self.len() + room_for > self.capacity {
+            self.evict_some(room_for, out);
+        }
+    }
+
+    #[cold]
+    fn evict_some(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
         while !self.is_empty() && self.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
-            let encoded = self.slab[i as usize].encoded;
-            let (id, node, dirty) = self.remove_slot(i);
-            if !encoded {
-                // An encoded victim is clean: nothing to write or recycle.
-                out.push(Evicted { id, node, dirty });
+            if self.slab[i as usize].encoded {
+                // An encoded victim is clean, and its arena place holds an
+                // empty node: nothing to write or recycle.
+                let (_, n, _) = self.vacate(i);
+                self.free_nodes.push(n);
+                continue;
             }
+            let (id, node, dirty) = self.remove_slot(i);
+            out.push(Evicted { id, node, dirty });
         }
     }
 
@@ -821,7 +891,8 @@ impl NodeCache {
             CachePolicy::None => true,
             CachePolicy::ModifiedLru => {
                 if self.keeps_update_miss(level) {
-                    self.layout = Some(*layout);
+                    // One layout a tree: the first one stays.
+                    self.layout.get_or_insert(*layout);
                     self.evict_to(1, evicted);
                     self.insert_image(id, level, image);
                 }

@@ -217,9 +217,7 @@ impl BTree {
     /// Puts back a pinned node that was only traversed: `release` of a
     /// cached node.
     fn unpin(&mut self, pin: Pin) -> Result<()> {
-        let mut evicted = std::mem::take(&mut self.evicted);
-        self.cache.unpin(pin, &mut evicted);
-        self.evicted = evicted;
+        self.cache.unpin(pin, &mut self.evicted);
         self.write_evicted()
     }
 
@@ -267,10 +265,16 @@ impl BTree {
         self.write_evicted()
     }
 
+    #[inline]
     fn write_evicted(&mut self) -> Result<()> {
+        // Inlined for the common case, nothing evicted.
         if self.evicted.is_empty() {
             return Ok(());
         }
+        self.write_each_evicted()
+    }
+
+    fn write_each_evicted(&mut self) -> Result<()> {
         let mut result = Ok(());
         while let Some(e) = self.evicted.pop() {
             if e.dirty && result.is_ok() {

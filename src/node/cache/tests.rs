@@ -134,6 +134,37 @@ fn pin_and_unpin_keep_the_slots_of_take_and_after_read() {
     assert_eq!(runs[0], runs[1]);
 }
 
+#[test]
+fn a_pinned_node_stays_on_its_list_but_is_never_the_victim() {
+    // LRU, node 1 the oldest when pinned: the victims pass over it, and
+    // unpinned it is the newest, as after a take and an `after_read`.
+    let mut ev = Vec::new();
+    let mut c = NodeCache::new(CachePolicy::Lru, 2);
+    c.after_update_hit(1, node(1), &mut ev);
+    c.after_update_hit(2, node(0), &mut ev);
+    let p = c.pin(1).unwrap();
+    assert!(!c.contains(1));
+    assert!(c.after_update_miss(3, node(0), &mut ev).is_none());
+    assert!(c.after_update_miss(4, node(0), &mut ev).is_none());
+    assert_eq!(ids(&mut ev), vec![2]);
+    c.unpin(p, &mut ev);
+    assert_eq!(ids(&mut ev), vec![3]);
+    assert!(c.after_update_miss(5, node(0), &mut ev).is_none());
+    assert_eq!(ids(&mut ev), vec![4]);
+    assert!(c.contains(1) && c.contains(5));
+    // `mlru`, a list of pinned nodes only is empty: the victim comes
+    // from the next list up.
+    let mut c = NodeCache::new(CachePolicy::ModifiedLru, 2);
+    c.after_update_hit(1, node(1), &mut ev);
+    c.after_update_hit(2, node(2), &mut ev);
+    let p = c.pin(1).unwrap();
+    c.after_update_hit(3, node(3), &mut ev);
+    assert!(ev.is_empty());
+    c.unpin(p, &mut ev);
+    assert_eq!(ids(&mut ev), vec![2]);
+    assert!(c.contains(1) && c.contains(3));
+}
+
 /// Pins against takes over random descents (with splits taking a
 /// pinned node for good, leaves placed and dirtied below, flushes):
 /// the same victims, the same order of dirty nodes (the slot numbers),

@@ -21,6 +21,14 @@
 //!   of them also missed the TLB (the copy out of the slab, a quarter of
 //!   the bench's time, took 15% fewer samples on huge pages, 2026-11-25).
 //!
+//! The FTL's page program goes through [`Flash::program_page_and_spare`]:
+//! data and spare in one pass, the page located and its block's record
+//! fetched once (they were located three times and fetched three times, a
+//! fifth of a page write). Page and slot numbers are split by a shift
+//! where the divisor is a power of two (`device::divisor`), and a whole
+//! page's charges are worked out once (`page_read`, `page_write`, the
+//! same arithmetic as [`CostModel`] gives, so the same values).
+//!
 //! Invariants:
 //! 1. A byte of a page is programmed at most once between two erases of its
 //!    block; a program overlapping a programmed range is `NotErased`.
@@ -372,8 +380,9 @@ impl Nand {
     /// [`Flash::read`]; whether the bytes are those a sealed program gave
     /// the page (its slot's mark; a page programmed since, released or
     /// erased has no such mark).
-    /// Inlined into the FTL's page read, the simulator's commonest call.
-    #[inline]
+    /// Inlined into the FTL's page read, the simulator's commonest call
+    /// (a call and its saved registers were a tenth of a page read).
+    #[inline(always)]
     fn read_at(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<bool> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);

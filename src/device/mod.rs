@@ -39,6 +39,7 @@ pub mod ram;
 mod sealed;
 pub mod shadow;
 pub mod size;
+mod slab;
 mod slot_table;
 mod spare;
 pub mod ssd;

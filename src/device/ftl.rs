@@ -51,6 +51,7 @@
 
 use std::collections::VecDeque;
 
+use super::divisor::Divisor;
 use super::sealed::SealedBlocks;
 use super::{BlockDevice, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
@@ -128,6 +129,8 @@ pub struct Ftl<F: Flash> {
     config: FtlConfig,
     page_size: usize,
     ppb: u64,
+    /// Splits a physical page number into block and page.
+    block_of: Divisor,
     blocks: u64,
     capacity: u64,
     l2p: Vec<u64>,
@@ -184,6 +187,7 @@ impl<F: Flash> Ftl<F> {
         Ok(Ftl {
             page_size: g.page_size as usize,
             ppb: g.pages_per_block as u64,
+            block_of: Divisor::new(g.pages_per_block as u64),
             blocks: g.blocks,
             capacity,
             flash,
@@ -363,7 +367,7 @@ impl<F: Flash> Ftl<F> {
             self.mapped += 1;
         }
         self.l2p[idx] = ppa;
-        let block = ppa / self.ppb;
+        let block = self.block_of.split(ppa).0;
         let m = &mut self.meta[block as usize];
         m.valid += 1;
         if self.gc_tables {
@@ -376,13 +380,13 @@ impl<F: Flash> Ftl<F> {
 
     fn p2l_set(&mut self, ppa: u64, lba: u64) {
         let ppb = self.ppb as usize;
-        self.p2l[(ppa / self.ppb) as usize]
-            .get_or_insert_with(|| vec![UNMAPPED; ppb].into_boxed_slice())
-            [(ppa % self.ppb) as usize] = lba;
+        let (block, i) = self.block_of.split(ppa);
+        self.p2l[block as usize].get_or_insert_with(|| vec![UNMAPPED; ppb].into_boxed_slice())[i] =
+            lba;
     }
 
     fn invalidate(&mut self, ppa: u64) {
-        let block = ppa / self.ppb;
+        let (block, i) = self.block_of.split(ppa);
         let m = &mut self.meta[block as usize];
         m.valid -= 1;
         if self.gc_tables {
@@ -392,7 +396,7 @@ impl<F: Flash> Ftl<F> {
             if m.valid == 0 {
                 self.p2l[block as usize] = None;
             } else if let Some(table) = self.p2l[block as usize].as_mut() {
-                table[(ppa % self.ppb) as usize] = UNMAPPED;
+                table[i] = UNMAPPED;
             }
         }
         self.flash.release(ppa);
@@ -420,15 +424,31 @@ impl<F: Flash> Ftl<F> {
 
     /// The LBA whose valid copy `ppa` holds, or `UNMAPPED`.
     fn p2l_get(&self, ppa: u64) -> u64 {
+        let (block, i) = self.block_of.split(ppa);
         self.p2l
-            .get((ppa / self.ppb) as usize)
+            .get(block as usize)
             .and_then(|t| t.as_ref())
-            .map_or(UNMAPPED, |t| t[(ppa % self.ppb) as usize])
+            .map_or(UNMAPPED, |t| t[i])
     }
 
     /// The next physical page to program. Host writes keep the reserve
     /// (invariant 3) by collecting garbage first; GC copies may use it.
+    #[inline]
     fn next_page(&mut self, for_gc: bool) -> Result<u64> {
+        // The common case, a page left in the active block, without the
+        // call: 31 of 32 writes of `flashix bench`.
+        if let Some((block, next)) = self.active {
+            if next < self.ppb {
+                self.active = Some((block, next + 1));
+                return Ok(block * self.ppb + next);
+            }
+        }
+        self.next_page_new_block(for_gc)
+    }
+
+    /// [`Self::next_page`] when the active block is full or there is none.
+    #[inline(never)]
+    fn next_page_new_block(&mut self, for_gc: bool) -> Result<u64> {
         loop {
             if let Some((block, next)) = self.active {
                 if next < self.ppb {
@@ -540,13 +560,9 @@ impl<F: Flash> Ftl<F> {
         let mut spare = [0u8; SPARE_BYTES];
         spare[0..8].copy_from_slice(&lba.to_le_bytes());
         spare[8..16].copy_from_slice(&self.seq.to_le_bytes());
-        if sealed {
-            self.flash.program_sealed(ppa, data)?;
-        } else {
-            self.flash.program(ppa, 0, data)?;
-        }
-        self.flash.program_spare(ppa, &spare)?;
-        let block = ppa / self.ppb;
+        self.flash
+            .program_page_and_spare(ppa, data, &spare, sealed)?;
+        let block = self.block_of.split(ppa).0;
         self.meta[block as usize].last_seq = self.seq;
         self.seq += 1;
         self.map(lba, ppa);
@@ -578,6 +594,7 @@ impl<F: Flash> BlockDevice for Ftl<F> {
             config: self.config,
             page_size: self.page_size,
             ppb: self.ppb,
+            block_of: self.block_of,
             blocks: self.blocks,
             capacity: self.capacity,
             l2p: self.l2p.clone(),

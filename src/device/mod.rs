@@ -26,6 +26,7 @@
 
 pub mod cost;
 pub(crate) mod crc;
+mod divisor;
 mod error;
 pub mod fault;
 pub mod file;
@@ -38,6 +39,7 @@ pub mod ram;
 mod sealed;
 pub mod shadow;
 pub mod size;
+mod slab;
 mod slot_table;
 mod spare;
 pub mod ssd;
@@ -210,6 +212,27 @@ pub trait Flash: Send + 'static {
     /// erased, for [`Flash::read_sealed`].
     fn program_sealed(&mut self, page: u64, data: &[u8]) -> Result<()> {
         self.program(page, 0, data)
+    }
+    /// [`Flash::program_sealed`] (when `sealed`, else [`Flash::program`]
+    /// from offset 0) of a whole page, then [`Flash::program_spare`] of
+    /// `spare`: the same checks in the same order, counts, time and
+    /// bytes (a data program that succeeded stays when the spare program
+    /// then fails). What an FTL does for every page it writes; a chip in
+    /// RAM may do both in one pass (the page located and its block's
+    /// record fetched once).
+    fn program_page_and_spare(
+        &mut self,
+        page: u64,
+        data: &[u8],
+        spare: &[u8],
+        sealed: bool,
+    ) -> Result<()> {
+        if sealed {
+            self.program_sealed(page, data)?;
+        } else {
+            self.program(page, 0, data)?;
+        }
+        self.program_spare(page, spare)
     }
     /// [`Flash::read`] from the start of `page` (the same checks, counts
     /// and time); `true` when the bytes are exactly those a

@@ -21,6 +21,14 @@
 //!   of them also missed the TLB (the copy out of the slab, a quarter of
 //!   the bench's time, took 15% fewer samples on huge pages, 2026-11-25).
 //!
+//! The FTL's page program goes through [`Flash::program_page_and_spare`]:
+//! data and spare in one pass, the page located and its block's record
+//! fetched once (they were located three times and fetched three times, a
+//! fifth of a page write). Page and slot numbers are split by a shift
+//! where the divisor is a power of two (`device::divisor`), and a whole
+//! page's charges are worked out once (`page_read`, `page_write`, the
+//! same arithmetic as [`CostModel`] gives, so the same values).
+//!
 //! Invariants:
 //! 1. A byte of a page is programmed at most once between two erases of its
 //!    block; a program overlapping a programmed range is `NotErased`.
@@ -40,6 +48,9 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::cost::Charge;
+use super::divisor::Divisor;
+use super::slab::Slab;
 use super::slot_table::{SlotTables, NO_SLOT};
 use super::spare::{Base, BlockSpares};
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
@@ -50,8 +61,6 @@ pub const MAX_SPARE: usize = 32;
 pub const MAX_NOP: u8 = 8;
 /// Blocks per directory chunk.
 const DIR_CHUNK: usize = 1024;
-/// Bytes per slab chunk (at least one page).
-const SLAB_CHUNK_BYTES: usize = 2 * 1024 * 1024;
 
 /// Multiply-shift hashing of block numbers: the simulator's maps are keyed
 /// by small integers it chose itself, so SipHash's DoS resistance buys
@@ -99,142 +108,18 @@ impl BlockData {
     }
 }
 
-/// A slab chunk of `SLAB_CHUNK_BYTES` (or a page, if larger), on huge
-/// pages where the system gives them.
-struct Chunk {
-    buf: Vec<u8>,
-    at: usize,
-    len: usize,
-}
-
-impl Chunk {
-    fn new(len: usize) -> Chunk {
-        const HUGE: usize = 2 * 1024 * 1024;
-        let mut buf = vec![0u8; len + HUGE];
-        let at = buf.as_ptr().align_offset(HUGE).min(HUGE);
-        #[cfg(target_os = "linux")]
-        #[allow(unsafe_code)]
-        // SAFETY: the range lies inside `buf`, which stays allocated (and
-        // is never moved) as long as the chunk; MADV_HUGEPAGE only changes
-        // how the kernel backs it, never its contents.
-        unsafe {
-            libc::madvise(
-                buf.as_mut_ptr().add(at) as *mut libc::c_void,
-                len,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-        buf[at..at + len].fill(0xFF);
-        Chunk { buf, at, len }
-    }
-}
-
-impl Clone for Chunk {
-    /// A new chunk (aligned and advised as [`Chunk::new`] makes one) with
-    /// the same bytes.
-    fn clone(&self) -> Chunk {
-        let mut c = Chunk::new(self.len);
-        c[0..self.len].copy_from_slice(&self[0..self.len]);
-        c
-    }
-}
-
-impl std::ops::Index<std::ops::Range<usize>> for Chunk {
-    type Output = [u8];
-    fn index(&self, r: std::ops::Range<usize>) -> &[u8] {
-        &self.buf[self.at..self.at + self.len][r]
-    }
-}
-
-impl std::ops::IndexMut<std::ops::Range<usize>> for Chunk {
-    fn index_mut(&mut self, r: std::ops::Range<usize>) -> &mut [u8] {
-        &mut self.buf[self.at..self.at + self.len][r]
-    }
-}
-
-/// Page buffers in chunks of `per_chunk` pages.
-#[derive(Clone)]
-struct Slab {
-    page_size: usize,
-    per_chunk: usize,
-    chunks: Vec<Chunk>,
-    len: u32,
-    free: Vec<u32>,
-    /// One bit a slot: programmed whole by [`Flash::program_sealed`]
-    /// (cleared by any other program of the slot; a freed slot's bit is
-    /// stale until the program that reuses it).
-    sealed: Vec<u64>,
-}
-
-impl Slab {
-    fn page(&self, slot: u32) -> &[u8] {
-        let (c, i) = (
-            slot as usize / self.per_chunk,
-            slot as usize % self.per_chunk,
-        );
-        &self.chunks[c][i * self.page_size..(i + 1) * self.page_size]
-    }
-
-    fn page_mut(&mut self, slot: u32) -> &mut [u8] {
-        let (c, i) = (
-            slot as usize / self.per_chunk,
-            slot as usize % self.per_chunk,
-        );
-        &mut self.chunks[c][i * self.page_size..(i + 1) * self.page_size]
-    }
-
-    /// A slot holding an erased (0xFF) page, or, when the caller programs
-    /// all of it (`whole`), any bytes.
-    fn fresh(&mut self, whole: bool) -> u32 {
-        if let Some(i) = self.free.pop() {
-            if !whole {
-                self.page_mut(i).fill(0xFF);
-            }
-            return i;
-        }
-        let i = self.len;
-        if i as usize == self.chunks.len() * self.per_chunk {
-            self.chunks
-                .push(Chunk::new(self.per_chunk * self.page_size));
-        }
-        self.len += 1;
-        i
-    }
-
-    /// Whether slot `slot` holds a page programmed whole and sealed.
-    fn is_sealed(&self, slot: u32) -> bool {
-        self.sealed
-            .get(slot as usize / 64)
-            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
-    }
-
-    /// Marks slot `slot` (just programmed) sealed or not.
-    fn set_sealed(&mut self, slot: u32, sealed: bool) {
-        let w = slot as usize / 64;
-        if self.sealed.len() <= w {
-            if !sealed {
-                return;
-            }
-            self.sealed.resize(w + 1, 0);
-        }
-        let bit = 1u64 << (slot % 64);
-        if sealed {
-            self.sealed[w] |= bit;
-        } else {
-            self.sealed[w] &= !bit;
-        }
-    }
-
-    fn resident(&self) -> usize {
-        self.len as usize - self.free.len()
-    }
-}
-
 /// A simulated NAND chip.
 #[derive(Clone)]
 pub struct Nand {
     geometry: Geometry,
+    /// Divides a page number by the pages per block.
+    block_of: Divisor,
     cost: CostModel,
+    /// `cost`'s charges for reading and programming a whole page, worked
+    /// out once (the same arithmetic, so the same values, as
+    /// [`CostModel::read`] and [`CostModel::write`] give each time).
+    page_read: Charge,
+    page_write: Charge,
     name: String,
     /// Directory chunks of `DIR_CHUNK` blocks, allocated on first use.
     dir: Vec<Option<Box<[BlockData]>>>,
@@ -295,18 +180,14 @@ impl Nand {
         let page_size = g.page_size as usize;
         Ok(Nand {
             geometry,
+            block_of: Divisor::new(g.pages_per_block as u64),
             cost,
+            page_read: cost.read(page_size),
+            page_write: cost.write(page_size),
             name: name.to_string(),
             dir: Vec::new(),
             partial: FastMap::default(),
-            slab: Slab {
-                page_size,
-                per_chunk: (SLAB_CHUNK_BYTES / page_size).max(1),
-                chunks: Vec::new(),
-                len: 0,
-                free: Vec::new(),
-                sealed: Vec::new(),
-            },
+            slab: Slab::new(page_size),
             spare_base: (u64::MAX, None),
             slots: SlotTables::new(g.pages_per_block as usize),
             erase_counts: FastMap::default(),
@@ -341,28 +222,25 @@ impl Nand {
         )
     }
 
+    #[inline]
     fn locate(&self, page: u64) -> (u64, usize) {
-        let ppb = self.geometry.pages_per_block as u64;
-        (page / ppb, (page % ppb) as usize)
+        self.block_of.split(page)
     }
 
     /// [`Flash::read`]; whether the bytes are those a sealed program gave
     /// the page (its slot's mark; a page programmed since, released or
     /// erased has no such mark).
+    /// Inlined into the FTL's page read, the simulator's commonest call
+    /// (a call and its saved registers were a tenth of a page read).
+    #[inline(always)]
     fn read_at(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<bool> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);
         // A page with a slot has been programmed, so the block's record
         // (another cache miss) is looked at only for a page without one.
         let sealed = match self.slots.get(block, i) {
-            NO_SLOT if self.block(block).is_some_and(|b| b.programs(i) > 0) => {
-                // A released page: its owner broke its promise. Zero bytes
-                // make any checksum above fail rather than invent data.
-                buf.fill(0);
-                false
-            }
             NO_SLOT => {
-                buf.fill(0xFF);
+                self.read_without_slot(block, i, buf);
                 false
             }
             slot => {
@@ -374,34 +252,66 @@ impl Nand {
         Ok(sealed)
     }
 
+    /// The bytes of page `i` of `block`, which holds no slot.
+    #[cold]
+    #[inline(never)]
+    fn read_without_slot(&self, block: u64, i: usize, buf: &mut [u8]) {
+        if self.block(block).is_some_and(|b| b.programs(i) > 0) {
+            // A released page: its owner broke its promise. Zero bytes
+            // make any checksum above fail rather than invent data.
+            buf.fill(0);
+        } else {
+            buf.fill(0xFF);
+        }
+    }
+
     /// [`Flash::program`]; `sealed` marks the page's slot as holding a
     /// sealed frame (only a whole-page program can).
     fn program_at(&mut self, page: u64, offset: usize, data: &[u8], sealed: bool) -> Result<()> {
         self.check_page(page, offset, data.len())?;
+        self.program_located(page, offset, data, sealed, None)
+    }
+
+    /// [`Self::program_at`] past its range check, then, given `spare`,
+    /// [`Flash::program_spare`] of it as a call of its own would after
+    /// the data program: [`Flash::program_page_and_spare`] in one pass,
+    /// the page located and its block's record fetched once.
+    fn program_located(
+        &mut self,
+        page: u64,
+        offset: usize,
+        data: &[u8],
+        sealed: bool,
+        spare: Option<&[u8]>,
+    ) -> Result<()> {
         let (block, i) = self.locate(page);
         if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let (start, end) = (offset as u32, (offset + data.len()) as u32);
-        let whole = offset == 0 && data.len() == self.geometry.page_size as usize;
+        let page_bytes = self.geometry.page_size as usize;
+        let whole = offset == 0 && data.len() == page_bytes;
         let nop = self.geometry.nop;
+        let ppb = self.geometry.pages_per_block as usize;
+        // Made here if new: a program fails below only on a page already
+        // programmed, whose block has its record, so a failure leaves the
+        // same state as before.
+        let b = block_entry(&mut self.dir, block, ppb);
+        let programs = b.spares.head()[i];
         let mut slot = NO_SLOT;
-        if let Some(b) = self.block(block) {
-            let programs = b.programs(i);
+        if programs > 0 {
             if programs >= nop {
                 return Err(DeviceError::NopExceeded { page, nop });
             }
-            if programs > 0 {
-                // Only a programmed page can hold a slot (invariant 5).
-                slot = self.slots.get(block, i);
-                let overlaps = match self.partial.get(&page) {
-                    // Programmed whole: every byte is taken.
-                    None => true,
-                    Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
-                };
-                if overlaps || slot == NO_SLOT {
-                    return Err(DeviceError::NotErased { page });
-                }
+            // Only a programmed page can hold a slot (invariant 5).
+            slot = self.slots.get(block, i);
+            let overlaps = match self.partial.get(&page) {
+                // Programmed whole: every byte is taken.
+                None => true,
+                Some(ranges) => whole || ranges.iter().any(|&(s, e)| start < e && s < end),
+            };
+            if overlaps || slot == NO_SLOT {
+                return Err(DeviceError::NotErased { page });
             }
         }
         if slot == NO_SLOT {
@@ -413,20 +323,37 @@ impl Nand {
             self.partial.entry(page).or_default().push((start, end));
         }
         self.slots.set(block, i, slot);
-        let b = self.block_mut(block);
         b.spares.head_mut()[i] += 1;
         b.has_partial |= !whole;
-        let c = self.cost.write(data.len());
+        let c = if whole {
+            self.page_write
+        } else {
+            self.cost.write(data.len())
+        };
         self.stats.physical_writes += 1;
         self.stats.physical_bytes_written += data.len() as u64;
         self.stats.time_us += c.us;
         self.stats.write_time_us += c.us;
         self.stats.energy_uj += c.uj;
-        Ok(())
+        let Some(spare) = spare else {
+            return Ok(());
+        };
+        // The checks `program_spare` would make next: its range check and
+        // the bad block passed with the data's.
+        let ss = self.geometry.spare_size as usize;
+        if spare.len() > ss {
+            return Err(spare_too_long(spare.len(), ss));
+        }
+        put_spare(b, &mut self.spare_base, block, i, page, ss, ppb, spare)
     }
 
+    #[inline]
     fn charge_read(&mut self, bytes: usize) {
-        let c = self.cost.read(bytes);
+        let c = if bytes == self.geometry.page_size as usize {
+            self.page_read
+        } else {
+            self.cost.read(bytes)
+        };
         self.stats.physical_reads += 1;
         self.stats.physical_bytes_read += bytes as u64;
         self.stats.time_us += c.us;
@@ -442,23 +369,90 @@ impl Nand {
             .as_ref()
             .map(|chunk| &chunk[b % DIR_CHUNK])
     }
+}
 
-    /// The block's data, its directory chunk allocated and its program
-    /// counts sized.
-    fn block_mut(&mut self, block: u64) -> &mut BlockData {
-        let ppb = self.geometry.pages_per_block as usize;
-        let b = block as usize;
-        if self.dir.len() <= b / DIR_CHUNK {
-            self.dir.resize_with(b / DIR_CHUNK + 1, || None);
-        }
-        let chunk = self.dir[b / DIR_CHUNK]
-            .get_or_insert_with(|| (0..DIR_CHUNK).map(|_| BlockData::default()).collect());
-        let data = &mut chunk[b % DIR_CHUNK];
-        if data.spares.is_untouched() {
-            data.spares = BlockSpares::new(ppb);
-        }
-        data
+/// `block`'s record in `dir`, its directory chunk allocated and its
+/// program counts (`ppb` of them) sized. A function of the directory
+/// alone, so that a program can hold the record while it updates the
+/// chip's other tables.
+#[inline(always)]
+fn block_entry(dir: &mut Vec<Option<Box<[BlockData]>>>, block: u64, ppb: usize) -> &mut BlockData {
+    let b = block as usize;
+    if dir.len() <= b / DIR_CHUNK {
+        grow_dir(dir, b / DIR_CHUNK);
     }
+    let chunk = dir[b / DIR_CHUNK].get_or_insert_with(new_dir_chunk);
+    let data = &mut chunk[b % DIR_CHUNK];
+    if data.spares.is_untouched() {
+        data.spares = BlockSpares::new(ppb);
+    }
+    data
+}
+
+// Out of line (once in `DIR_CHUNK` blocks), so that [`block_entry`] stays
+// small enough to inline.
+#[cold]
+#[inline(never)]
+fn grow_dir(dir: &mut Vec<Option<Box<[BlockData]>>>, c: usize) {
+    dir.resize_with(c + 1, || None);
+}
+
+#[cold]
+#[inline(never)]
+fn new_dir_chunk() -> Box<[BlockData]> {
+    (0..DIR_CHUNK).map(|_| BlockData::default()).collect()
+}
+
+fn spare_too_long(len: usize, ss: usize) -> DeviceError {
+    DeviceError::OutOfRange {
+        what: "spare bytes",
+        value: len as u64,
+        limit: ss as u64,
+    }
+}
+
+/// Programs `data` into the spare area of page `i` (`page` on the chip)
+/// of `block`, whose record is `b`; `spare_base` is the chip's
+/// `Nand::spare_base`. The checks past the range and bad-block ones.
+#[allow(clippy::too_many_arguments)]
+fn put_spare(
+    b: &mut BlockData,
+    spare_base: &mut (u64, Base),
+    block: u64,
+    i: usize,
+    page: u64,
+    ss: usize,
+    ppb: usize,
+    data: &[u8],
+) -> Result<()> {
+    let mut base = match *spare_base {
+        (b, base) if b == block => base,
+        _ => None,
+    };
+    let mut spare = [0xFFu8; MAX_SPARE];
+    let whole = if i >= b.spares.pages() && data.len() == ss {
+        // Past the stored records (erased spares), the whole area: what an
+        // FTL's every page program is, stored as given.
+        data
+    } else {
+        // Pages past the stored records have erased spares.
+        if i < b.spares.pages() {
+            b.spares.read(i, &mut spare[..ss]);
+            if spare[..data.len()].iter().any(|&x| x != 0xFF) {
+                return Err(DeviceError::NotErased { page });
+            }
+        }
+        spare[..data.len()].copy_from_slice(data);
+        &spare[..ss]
+    };
+    b.spares.write_with_base(i, whole, &mut base);
+    if i + 1 == ppb {
+        // The last page: an FTL fills blocks in order, so this block's
+        // record is complete.
+        b.spares.shrink();
+    }
+    *spare_base = (block, base);
+    Ok(())
 }
 
 impl Flash for Nand {
@@ -497,43 +491,30 @@ impl Flash for Nand {
         Ok(())
     }
 
+    fn program_page_and_spare(
+        &mut self,
+        page: u64,
+        data: &[u8],
+        spare: &[u8],
+        sealed: bool,
+    ) -> Result<()> {
+        self.check_page(page, 0, data.len())?;
+        self.program_located(page, 0, data, sealed, Some(spare))
+    }
+
     fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
         self.check_page(page, 0, 0)?;
         let ss = self.geometry.spare_size as usize;
         if data.len() > ss {
-            return Err(DeviceError::OutOfRange {
-                what: "spare bytes",
-                value: data.len() as u64,
-                limit: ss as u64,
-            });
+            return Err(spare_too_long(data.len(), ss));
         }
         let (block, i) = self.locate(page);
         if self.is_bad(block) {
             return Err(DeviceError::BadBlock { block });
         }
         let ppb = self.geometry.pages_per_block as usize;
-        let mut base = match self.spare_base {
-            (b, base) if b == block => base,
-            _ => None,
-        };
-        let b = self.block_mut(block);
-        let mut spare = [0xFFu8; MAX_SPARE];
-        // Pages past the stored records have erased spares.
-        if i < b.spares.pages() {
-            b.spares.read(i, &mut spare[..ss]);
-            if spare[..data.len()].iter().any(|&x| x != 0xFF) {
-                return Err(DeviceError::NotErased { page });
-            }
-        }
-        spare[..data.len()].copy_from_slice(data);
-        b.spares.write_with_base(i, &spare[..ss], &mut base);
-        if i + 1 == ppb {
-            // The last page: an FTL fills blocks in order, so this block's
-            // record is complete.
-            b.spares.shrink();
-        }
-        self.spare_base = (block, base);
-        Ok(())
+        let b = block_entry(&mut self.dir, block, ppb);
+        put_spare(b, &mut self.spare_base, block, i, page, ss, ppb, data)
     }
 
     fn erase(&mut self, block: u64) -> Result<()> {

@@ -44,6 +44,7 @@ impl SlotTables {
         }
     }
 
+    #[inline]
     fn table(&self, block: u64) -> u32 {
         let b = block as usize;
         match self.dir.get(b / DIR_CHUNK) {
@@ -53,6 +54,7 @@ impl SlotTables {
     }
 
     /// The slot of page `i` of `block`, or `NO_SLOT`.
+    #[inline]
     pub fn get(&self, block: u64, i: usize) -> u32 {
         match self.table(block) {
             NO_TABLE => NO_SLOT,
@@ -66,25 +68,12 @@ impl SlotTables {
 
     /// Gives page `i` of `block` the slot `slot` if it has none; whether
     /// it took it.
+    #[inline]
     pub fn set(&mut self, block: u64, i: usize, slot: u32) -> bool {
-        let b = block as usize;
-        if self.dir.len() <= b / DIR_CHUNK {
-            self.dir.resize_with(b / DIR_CHUNK + 1, || None);
-        }
-        let chunk = self.dir[b / DIR_CHUNK]
-            .get_or_insert_with(|| vec![NO_TABLE; DIR_CHUNK].into_boxed_slice());
-        let mut t = chunk[b % DIR_CHUNK];
-        if t == NO_TABLE {
-            t = match self.free.pop() {
-                Some(t) => t,
-                None => {
-                    self.pool.resize(self.pool.len() + self.ppb, NO_SLOT);
-                    self.resident.push(0);
-                    (self.resident.len() - 1) as u32
-                }
-            };
-            chunk[b % DIR_CHUNK] = t;
-        }
+        let t = match self.table(block) {
+            NO_TABLE => self.new_table(block),
+            t => t,
+        };
         let entry = &mut self.pool[t as usize * self.ppb + i];
         if *entry != NO_SLOT {
             return false;
@@ -94,8 +83,32 @@ impl SlotTables {
         true
     }
 
+    /// Gives `block` a table (once a block between erases, out of line so
+    /// that [`Self::set`] inlines).
+    #[cold]
+    #[inline(never)]
+    fn new_table(&mut self, block: u64) -> u32 {
+        let b = block as usize;
+        if self.dir.len() <= b / DIR_CHUNK {
+            self.dir.resize_with(b / DIR_CHUNK + 1, || None);
+        }
+        let chunk = self.dir[b / DIR_CHUNK]
+            .get_or_insert_with(|| vec![NO_TABLE; DIR_CHUNK].into_boxed_slice());
+        let t = match self.free.pop() {
+            Some(t) => t,
+            None => {
+                self.pool.resize(self.pool.len() + self.ppb, NO_SLOT);
+                self.resident.push(0);
+                (self.resident.len() - 1) as u32
+            }
+        };
+        chunk[b % DIR_CHUNK] = t;
+        t
+    }
+
     /// Takes page `i` of `block`'s slot away (`NO_SLOT` if it had none),
     /// dropping the block's table when it was the last.
+    #[inline]
     pub fn take(&mut self, block: u64, i: usize) -> u32 {
         let t = self.table(block);
         if t == NO_TABLE || i >= self.ppb {
@@ -124,6 +137,8 @@ impl SlotTables {
         self.drop_table(block, t);
     }
 
+    #[cold]
+    #[inline(never)]
     fn drop_table(&mut self, block: u64, t: u32) {
         let b = block as usize;
         if let Some(Some(chunk)) = self.dir.get_mut(b / DIR_CHUNK) {

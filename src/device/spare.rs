@@ -141,6 +141,7 @@ impl BlockSpares {
         self.bytes.shrink_to_fit();
     }
 
+    #[inline(always)]
     fn append(&mut self, words: &[u64], base: &[u64]) {
         // The record is built on the stack and added in one copy.
         let mut record = [0u8; MAX_WORDS * 10];
@@ -233,9 +234,16 @@ impl BlockSpares {
     /// kept them from its last write to this block (`None`: decode them),
     /// and leaving them there for its next.
     pub fn write_with_base(&mut self, i: usize, spare: &[u8], base: &mut Base) {
-        let ss = spare.len();
         let mut words = [0u64; MAX_WORDS];
         let n = words_of(spare, &mut words);
+        if let (Some(b), true) = (*base, i == self.pages as usize && self.pages > 0) {
+            // The next page of a block being filled, page 0's words at
+            // hand: the general case below without its branches (an FTL's
+            // every page program but a block's first).
+            self.append(&words[..n], &b[..n]);
+            return;
+        }
+        let ss = spare.len();
         let mut erased = [0u64; MAX_WORDS];
         if i >= self.pages as usize {
             if i > self.pages as usize {

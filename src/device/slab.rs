@@ -1,0 +1,165 @@
+//! The simulated chip's page bytes (`device::nand`): a slab of fixed-size
+//! chunks, so a program allocates nothing once slots are being reused.
+//! Chunks are 2 MiB, aligned and offered to the kernel as transparent huge
+//! pages (why: `device::nand`'s module doc). In a file of its own to keep
+//! `nand.rs` within the line limit.
+
+use super::divisor::Divisor;
+
+/// Bytes per slab chunk (at least one page).
+const SLAB_CHUNK_BYTES: usize = 2 * 1024 * 1024;
+
+/// A slab chunk of `SLAB_CHUNK_BYTES` (or a page, if larger), on huge
+/// pages where the system gives them.
+struct Chunk {
+    buf: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Chunk {
+    fn new(len: usize) -> Chunk {
+        const HUGE: usize = 2 * 1024 * 1024;
+        let mut buf = vec![0u8; len + HUGE];
+        let at = buf.as_ptr().align_offset(HUGE).min(HUGE);
+        #[cfg(target_os = "linux")]
+        #[allow(unsafe_code)]
+        // SAFETY: the range lies inside `buf`, which stays allocated (and
+        // is never moved) as long as the chunk; MADV_HUGEPAGE only changes
+        // how the kernel backs it, never its contents.
+        unsafe {
+            libc::madvise(
+                buf.as_mut_ptr().add(at) as *mut libc::c_void,
+                len,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+        buf[at..at + len].fill(0xFF);
+        Chunk { buf, at, len }
+    }
+}
+
+impl Clone for Chunk {
+    /// A new chunk (aligned and advised as [`Chunk::new`] makes one) with
+    /// the same bytes.
+    fn clone(&self) -> Chunk {
+        let mut c = Chunk::new(self.len);
+        c[0..self.len].copy_from_slice(&self[0..self.len]);
+        c
+    }
+}
+
+impl std::ops::Index<std::ops::Range<usize>> for Chunk {
+    type Output = [u8];
+    fn index(&self, r: std::ops::Range<usize>) -> &[u8] {
+        &self.buf[self.at..self.at + self.len][r]
+    }
+}
+
+impl std::ops::IndexMut<std::ops::Range<usize>> for Chunk {
+    fn index_mut(&mut self, r: std::ops::Range<usize>) -> &mut [u8] {
+        &mut self.buf[self.at..self.at + self.len][r]
+    }
+}
+
+/// Page buffers in chunks of `per_chunk` pages.
+#[derive(Clone)]
+pub(crate) struct Slab {
+    page_size: usize,
+    per_chunk: usize,
+    /// Divides a slot number by `per_chunk`.
+    chunk_of: Divisor,
+    chunks: Vec<Chunk>,
+    len: u32,
+    /// Slots free for reuse (the chip's erase and release put them here).
+    pub free: Vec<u32>,
+    /// One bit a slot: programmed whole by [`Flash::program_sealed`]
+    /// (cleared by any other program of the slot; a freed slot's bit is
+    /// stale until the program that reuses it).
+    sealed: Vec<u64>,
+}
+
+impl Slab {
+    /// An empty slab of pages of `page_size` bytes.
+    pub fn new(page_size: usize) -> Slab {
+        let per_chunk = (SLAB_CHUNK_BYTES / page_size).max(1);
+        Slab {
+            page_size,
+            per_chunk,
+            chunk_of: Divisor::new(per_chunk as u64),
+            chunks: Vec::new(),
+            len: 0,
+            free: Vec::new(),
+            sealed: Vec::new(),
+        }
+    }
+
+    /// Where slot `slot`'s bytes start in its chunk's buffer: one range
+    /// check of the buffer on each access, not one of the aligned part
+    /// and another of the page in it.
+    #[inline]
+    fn place(&self, slot: u32) -> (usize, usize) {
+        let (c, i) = self.chunk_of.split(slot as u64);
+        let c = c as usize;
+        (c, self.chunks[c].at + i * self.page_size)
+    }
+
+    #[inline]
+    pub fn page(&self, slot: u32) -> &[u8] {
+        let (c, at) = self.place(slot);
+        &self.chunks[c].buf[at..at + self.page_size]
+    }
+
+    #[inline]
+    pub fn page_mut(&mut self, slot: u32) -> &mut [u8] {
+        let (c, at) = self.place(slot);
+        &mut self.chunks[c].buf[at..at + self.page_size]
+    }
+
+    /// A slot holding an erased (0xFF) page, or, when the caller programs
+    /// all of it (`whole`), any bytes.
+    pub fn fresh(&mut self, whole: bool) -> u32 {
+        if let Some(i) = self.free.pop() {
+            if !whole {
+                self.page_mut(i).fill(0xFF);
+            }
+            return i;
+        }
+        let i = self.len;
+        if i as usize == self.chunks.len() * self.per_chunk {
+            self.chunks
+                .push(Chunk::new(self.per_chunk * self.page_size));
+        }
+        self.len += 1;
+        i
+    }
+
+    /// Whether slot `slot` holds a page programmed whole and sealed.
+    #[inline]
+    pub fn is_sealed(&self, slot: u32) -> bool {
+        self.sealed
+            .get(slot as usize / 64)
+            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
+    }
+
+    /// Marks slot `slot` (just programmed) sealed or not.
+    pub fn set_sealed(&mut self, slot: u32, sealed: bool) {
+        let w = slot as usize / 64;
+        if self.sealed.len() <= w {
+            if !sealed {
+                return;
+            }
+            self.sealed.resize(w + 1, 0);
+        }
+        let bit = 1u64 << (slot % 64);
+        if sealed {
+            self.sealed[w] |= bit;
+        } else {
+            self.sealed[w] &= !bit;
+        }
+    }
+
+    pub fn resident(&self) -> usize {
+        self.len as usize - self.free.len()
+    }
+}

@@ -437,24 +437,30 @@ impl<F: Flash> Ftl<F> {
     fn next_page(&mut self, for_gc: bool) -> Result<u64> {
         // The common case, a page left in the active block, without the
         // call: 31 of 32 writes of `flashix bench`.
-        if let Some((block, next)) = self.active {
-            if next < self.ppb {
-                self.active = Some((block, next + 1));
-                return Ok(block * self.ppb + next);
-            }
+        match self.next_active_page() {
+            Some(ppa) => Ok(ppa),
+            None => self.next_page_new_block(for_gc),
         }
-        self.next_page_new_block(for_gc)
+    }
+
+    /// The active block's next free page, taken, if it has one.
+    #[inline(always)]
+    fn next_active_page(&mut self) -> Option<u64> {
+        let (block, next) = self.active?;
+        (next < self.ppb).then(|| {
+            self.active = Some((block, next + 1));
+            block * self.ppb + next
+        })
     }
 
     /// [`Self::next_page`] when the active block is full or there is none.
     #[inline(never)]
     fn next_page_new_block(&mut self, for_gc: bool) -> Result<u64> {
         loop {
-            if let Some((block, next)) = self.active {
-                if next < self.ppb {
-                    self.active = Some((block, next + 1));
-                    return Ok(block * self.ppb + next);
-                }
+            if let Some(ppa) = self.next_active_page() {
+                return Ok(ppa);
+            }
+            if let Some((block, _)) = self.active {
                 let m = &mut self.meta[block as usize];
                 m.state = BlockState::Sealed;
                 if self.gc_tables {

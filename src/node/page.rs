@@ -119,51 +119,12 @@ pub fn open_read(
     page: u64,
     verified: bool,
 ) -> Result<Option<&[u8]>, NodeError> {
-    // A frame of the expected kind that passes every check is answered
-    // here, inlined; anything else (an empty page, another kind, damage)
-    // goes the whole way, which gives the same answer for a good frame and
-    // builds the errors. Node reads are most of a simulated run's reads.
-    if let Some((kind, payload)) = good_frame(frame, verified) {
-        if kind == expected as u8 {
-            return Ok(Some(payload));
-        }
-    }
-    open_read_checked(frame, expected, page, verified)
-}
-
-/// The kind byte and payload of a frame that passes every check
-/// [`open_frame`] makes (the checksum unless `verified`); `None` for any
-/// other frame, which [`open_frame`] then judges.
-#[inline(always)]
-fn good_frame(frame: &[u8], verified: bool) -> Option<(u8, &[u8])> {
-    let header: &[u8; FRAME_HEADER] = frame.first_chunk()?;
-    if header[0..2] != MAGIC || header[3] != VERSION {
-        return None;
-    }
-    let len = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
-    let payload = frame.get(FRAME_HEADER..FRAME_HEADER.checked_add(len)?)?;
-    let stored = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
-    if !verified && frame_crc(frame, len) != stored {
-        return None;
-    }
-    PageKind::from_u8(header[2]).map(|_| (header[2], payload))
-}
-
-#[cold]
-#[inline(never)]
-fn open_read_checked(
-    frame: &[u8],
-    expected: PageKind,
-    page: u64,
-    verified: bool,
-) -> Result<Option<&[u8]>, NodeError> {
-    match open_frame(frame, page, verified)? {
-        None => Ok(None),
-        Some((k, payload)) if k == expected => Ok(Some(payload)),
-        Some(_) => Err(NodeError::Corrupt {
-            page,
-            detail: format!("page kind {} where {:?} was expected", frame[2], expected),
-        }),
+    // A good frame is answered here, in line (node reads are most of a
+    // simulated run's reads); the errors are built out of line.
+    match check_frame(frame, verified) {
+        Ok((kind, payload)) if kind == expected => Ok(Some(payload)),
+        Ok(_) => Err(wrong_kind(frame, expected, page)),
+        Err(fault) => fault.judge(page),
     }
 }
 
@@ -178,43 +139,88 @@ fn open_frame(
     page: u64,
     verified: bool,
 ) -> Result<Option<(PageKind, &[u8])>, NodeError> {
-    let corrupt = |detail: String| NodeError::Corrupt { page, detail };
-    if frame.len() < FRAME_HEADER {
-        return Err(corrupt(format!(
-            "frame of {} bytes is shorter than its header",
-            frame.len()
-        )));
+    match check_frame(frame, verified) {
+        Ok(framed) => Ok(Some(framed)),
+        Err(fault) => fault.judge(page),
     }
-    if frame[0..2] != MAGIC {
+}
+
+/// What is wrong with a frame, as [`check_frame`] finds it: small, so
+/// that the check inlines; [`FrameFault::judge`] builds the error.
+#[derive(Clone, Copy)]
+enum FrameFault {
+    Short(usize),
+    /// No magic: an empty page when the header is all 0x00 or all 0xFF.
+    NoMagic {
+        empty: bool,
+    },
+    Version(u8),
+    Length(usize),
+    Checksum {
+        stored: u32,
+        computed: u32,
+    },
+    Kind(u8),
+}
+
+/// The one sequence of a frame's checks (the checksum unless `verified`).
+#[inline(always)]
+fn check_frame(frame: &[u8], verified: bool) -> Result<(PageKind, &[u8]), FrameFault> {
+    let Some(header) = frame.first_chunk::<FRAME_HEADER>() else {
+        return Err(FrameFault::Short(frame.len()));
+    };
+    if header[0..2] != MAGIC {
         // Neither magic byte is 0x00 or 0xFF, so only a frame without the
         // magic can be empty.
-        let header = &frame[..FRAME_HEADER];
-        if header.iter().all(|&b| b == 0) || header.iter().all(|&b| b == 0xFF) {
-            return Ok(None);
-        }
-        return Err(corrupt("bad magic".into()));
+        let empty = header.iter().all(|&b| b == 0) || header.iter().all(|&b| b == 0xFF);
+        return Err(FrameFault::NoMagic { empty });
     }
-    if frame[3] != VERSION {
-        return Err(corrupt(format!("unknown format version {}", frame[3])));
+    if header[3] != VERSION {
+        return Err(FrameFault::Version(header[3]));
     }
-    let len = u32::from_le_bytes([frame[4], frame[5], frame[6], frame[7]]) as usize;
-    if FRAME_HEADER + len > frame.len() {
-        return Err(corrupt(format!("payload length {len} exceeds the frame")));
-    }
-    let stored = u32::from_le_bytes([frame[8], frame[9], frame[10], frame[11]]);
-    let crc = if verified {
-        stored
-    } else {
-        frame_crc(frame, len)
+    let len = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
+    let Some(payload) = frame.get(FRAME_HEADER..FRAME_HEADER + len) else {
+        return Err(FrameFault::Length(len));
     };
-    if crc != stored {
-        return Err(corrupt(format!(
-            "checksum mismatch (stored {stored:#010x}, computed {crc:#010x})"
-        )));
+    let stored = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
+    if !verified {
+        let computed = frame_crc(frame, len);
+        if computed != stored {
+            return Err(FrameFault::Checksum { stored, computed });
+        }
     }
-    match PageKind::from_u8(frame[2]) {
-        Some(k) => Ok(Some((k, &frame[FRAME_HEADER..FRAME_HEADER + len]))),
-        None => Err(corrupt(format!("unknown page kind {}", frame[2]))),
+    match PageKind::from_u8(header[2]) {
+        Some(kind) => Ok((kind, payload)),
+        None => Err(FrameFault::Kind(header[2])),
+    }
+}
+
+impl FrameFault {
+    /// `Ok(None)` for an empty page, else the frame's `Corrupt` error.
+    #[cold]
+    #[inline(never)]
+    fn judge<T>(self, page: u64) -> Result<Option<T>, NodeError> {
+        let detail = match self {
+            FrameFault::NoMagic { empty: true } => return Ok(None),
+            FrameFault::Short(n) => format!("frame of {n} bytes is shorter than its header"),
+            FrameFault::NoMagic { empty: false } => "bad magic".into(),
+            FrameFault::Version(v) => format!("unknown format version {v}"),
+            FrameFault::Length(len) => format!("payload length {len} exceeds the frame"),
+            FrameFault::Checksum { stored, computed } => {
+                format!("checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")
+            }
+            FrameFault::Kind(k) => format!("unknown page kind {k}"),
+        };
+        Err(NodeError::Corrupt { page, detail })
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_kind(frame: &[u8], expected: PageKind, page: u64) -> NodeError {
+    NodeError::Corrupt {
+        page,
+        detail: format!("page kind {} where {:?} was expected", frame[2], expected),
     }
 }
 

@@ -91,25 +91,15 @@ pub fn line(params: &Params, seconds: f64, id: &str, series: &str, x: &str) -> S
     )
 }
 
-/// The table from the `ID.json` files under `dirs` (each a `reproduce` or
-/// `merge` output folder): every run whose report has `wall_seconds`, in
-/// the folders' order, experiments by name. `note` opens it as a comment.
+/// The table's lines from one `reproduce` or `merge` output folder's
+/// `ID.json` files: every run whose report has `wall_seconds`,
+/// experiments by name (the table opens with [`head`]).
 ///
 /// A report's `wall_seconds` is the run's measured pass only; a shard's
 /// run files record the whole time its thread spent on the run (the
 /// workload read, the preload, the report), which is what a shard plan
 /// balances: `flashix costs` reads those where it is given shard folders
 /// (`src/cli/shard.rs`), and these reports only where it is not.
-pub fn table_from(dirs: &[impl AsRef<Path>], note: &str) -> Result<String, String> {
-    let mut out = head(note);
-    for dir in dirs {
-        out.push_str(&lines_from_reports(dir.as_ref())?);
-    }
-    Ok(out)
-}
-
-/// The table's lines from one `reproduce` or `merge` output folder's
-/// `ID.json` files ([`table_from`]).
 pub fn lines_from_reports(dir: &Path) -> Result<String, String> {
     let mut out = String::new();
     let mut ids: Vec<String> = std::fs::read_dir(dir)
@@ -160,7 +150,7 @@ mod tests {
             {"series": "b", "x": "1", "params": p("10"), "report": {"wall_seconds": 2.0}},
         ]);
         std::fs::write(exp.join("e1.json"), runs.to_string()).unwrap();
-        let text = table_from(&[dir.path()], "measured here").unwrap();
+        let text = head("measured here") + &lines_from_reports(dir.path()).unwrap();
         assert!(text.starts_with("# measured here\n"));
         let t = parse(&text);
         // The same parameters twice: the larger time; no time: no entry.

@@ -36,7 +36,10 @@
 //! LBA and the highest block used, never to the device size up front, and
 //! the reverse map is kept only for blocks holding valid pages (a chip that
 //! never collects garbage would otherwise keep 8 bytes for every page ever
-//! written).
+//! written). A page read passes the chip a hint kept per LBA (4 bytes,
+//! grown to the highest LBA read or written): where the chip put or last
+//! found the page, which spares it a table look-up (a cache miss before
+//! the page's own) when the chip confirms it still holds (`Nand`'s slab).
 //!
 //! Garbage collection's own tables, the reverse map and the sealed blocks
 //! by valid count (`SealedBlocks`), are built from `l2p` and the block
@@ -134,6 +137,11 @@ pub struct Ftl<F: Flash> {
     blocks: u64,
     capacity: u64,
     l2p: Vec<u64>,
+    /// Per LBA: where the chip put or last found its page
+    /// ([`Flash::read_sealed_hinted`]), grown to the highest LBA read or
+    /// written. A hint is the chip's to check, so it is never invalidated
+    /// here.
+    read_hints: Vec<u32>,
     /// Per block: the LBA of each page, or `UNMAPPED` (invariant 1).
     p2l: Vec<Option<Box<[u64]>>>,
     meta: Vec<BlockMeta>,
@@ -193,6 +201,7 @@ impl<F: Flash> Ftl<F> {
             flash,
             config,
             l2p: Vec::new(),
+            read_hints: Vec::new(),
             p2l: Vec::new(),
             meta: Vec::new(),
             free: VecDeque::new(),
@@ -566,8 +575,12 @@ impl<F: Flash> Ftl<F> {
         let mut spare = [0u8; SPARE_BYTES];
         spare[0..8].copy_from_slice(&lba.to_le_bytes());
         spare[8..16].copy_from_slice(&self.seq.to_le_bytes());
+        let at = lba as usize;
+        if self.read_hints.len() <= at {
+            grow_hints(&mut self.read_hints, at);
+        }
         self.flash
-            .program_page_and_spare(ppa, data, &spare, sealed)?;
+            .program_page_and_spare(ppa, data, &spare, sealed, &mut self.read_hints[at])?;
         let block = self.block_of.split(ppa).0;
         self.meta[block as usize].last_seq = self.seq;
         self.seq += 1;
@@ -587,6 +600,14 @@ impl<F: Flash> Ftl<F> {
     }
 }
 
+/// Grows the read hints to cover `at` (no hint yet: `u32::MAX`). Out of
+/// line: it runs when the highest LBA so far is first used.
+#[cold]
+#[inline(never)]
+fn grow_hints(hints: &mut Vec<u32>, at: usize) {
+    hints.resize(at + 1, u32::MAX);
+}
+
 impl<F: Flash> BlockDevice for Ftl<F> {
     fn try_clone_box(&self) -> Option<Box<dyn BlockDevice>> {
         Some(Box::new(self.try_clone_same()?))
@@ -604,6 +625,7 @@ impl<F: Flash> BlockDevice for Ftl<F> {
             blocks: self.blocks,
             capacity: self.capacity,
             l2p: self.l2p.clone(),
+            read_hints: self.read_hints.clone(),
             p2l: self.p2l.clone(),
             meta: self.meta.clone(),
             free: self.free.clone(),
@@ -651,7 +673,14 @@ impl<F: Flash> BlockDevice for Ftl<F> {
             buf.fill(0);
             return Ok(false);
         }
-        self.flash.read_sealed(ppa, buf)
+        // `lba` is mapped, so below the capacity: the table stays as small
+        // as `l2p`.
+        let at = lba as usize;
+        if self.read_hints.len() <= at {
+            grow_hints(&mut self.read_hints, at);
+        }
+        self.flash
+            .read_sealed_hinted(ppa, &mut self.read_hints[at], buf)
     }
 
     fn write_sealed(&mut self, lba: u64, data: &[u8]) -> Result<()> {

@@ -219,14 +219,18 @@ pub trait Flash: Send + 'static {
     /// bytes (a data program that succeeded stays when the spare program
     /// then fails). What an FTL does for every page it writes; a chip in
     /// RAM may do both in one pass (the page located and its block's
-    /// record fetched once).
+    /// record fetched once). A chip that takes hints
+    /// ([`Flash::read_sealed_hinted`]) leaves the page's in `hint`;
+    /// by default it is left as it is.
     fn program_page_and_spare(
         &mut self,
         page: u64,
         data: &[u8],
         spare: &[u8],
         sealed: bool,
+        hint: &mut u32,
     ) -> Result<()> {
+        let _ = hint;
         if sealed {
             self.program_sealed(page, data)?;
         } else {
@@ -241,6 +245,17 @@ pub trait Flash: Send + 'static {
     /// that injects faults) never does.
     fn read_sealed(&mut self, page: u64, buf: &mut [u8]) -> Result<bool> {
         self.read(page, 0, buf).map(|()| false)
+    }
+    /// [`Flash::read_sealed`], given `hint`: a number this chip left there
+    /// at an earlier read of `page` (or anything else, such as `u32::MAX`,
+    /// before the first), which it may use to find the page's bytes sooner
+    /// and may update for the next read. The same checks, counts, time,
+    /// bytes and answer whatever `hint` holds: a chip trusts a hint only
+    /// after checking it. An FTL keeps one a logical page. By default the
+    /// hint is ignored.
+    fn read_sealed_hinted(&mut self, page: u64, hint: &mut u32, buf: &mut [u8]) -> Result<bool> {
+        let _ = hint;
+        self.read_sealed(page, buf)
     }
     /// Reads the spare (out-of-band) area of `page`; charged as a read of the
     /// spare bytes (an FTL does this only when it scans the chip at mount).

@@ -252,6 +252,16 @@ impl Nand {
         Ok(sealed)
     }
 
+    /// [`Flash::read_sealed_hinted`] past a hint that did not hold: the
+    /// full read, then the page's slot (or `NO_SLOT`) into `hint`.
+    #[inline(never)]
+    fn read_and_hint(&mut self, page: u64, hint: &mut u32, buf: &mut [u8]) -> Result<bool> {
+        let sealed = self.read_at(page, 0, buf)?;
+        let (block, i) = self.locate(page);
+        *hint = self.slots.get(block, i);
+        Ok(sealed)
+    }
+
     /// The bytes of page `i` of `block`, which holds no slot.
     #[cold]
     #[inline(never)]
@@ -275,14 +285,15 @@ impl Nand {
     /// [`Self::program_at`] past its range check, then, given `spare`,
     /// [`Flash::program_spare`] of it as a call of its own would after
     /// the data program: [`Flash::program_page_and_spare`] in one pass,
-    /// the page located and its block's record fetched once.
+    /// the page located and its block's record fetched once, and its slot
+    /// left in the hint given with the spare.
     fn program_located(
         &mut self,
         page: u64,
         offset: usize,
         data: &[u8],
         sealed: bool,
-        spare: Option<&[u8]>,
+        spare: Option<(&[u8], &mut u32)>,
     ) -> Result<()> {
         let (block, i) = self.locate(page);
         if self.is_bad(block) {
@@ -315,7 +326,7 @@ impl Nand {
             }
         }
         if slot == NO_SLOT {
-            slot = self.slab.fresh(whole);
+            slot = self.slab.fresh(whole, page);
         }
         self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
         self.slab.set_sealed(slot, sealed && whole);
@@ -335,9 +346,10 @@ impl Nand {
         self.stats.time_us += c.us;
         self.stats.write_time_us += c.us;
         self.stats.energy_uj += c.uj;
-        let Some(spare) = spare else {
+        let Some((spare, hint)) = spare else {
             return Ok(());
         };
+        *hint = slot;
         // The checks `program_spare` would make next: its range check and
         // the bad block passed with the data's.
         let ss = self.geometry.spare_size as usize;
@@ -468,6 +480,23 @@ impl Flash for Nand {
         self.read_at(page, 0, buf)
     }
 
+    /// The hint is a slab slot: when the slab says it holds `page`, the
+    /// slot tables would give that slot (the slab's invariant), so the
+    /// read goes straight to the bytes; the page is programmed, so in
+    /// range, and only the length is left to check. Otherwise the full
+    /// read, which leaves the page's slot in `hint`.
+    #[inline]
+    fn read_sealed_hinted(&mut self, page: u64, hint: &mut u32, buf: &mut [u8]) -> Result<bool> {
+        let slot = *hint;
+        if self.slab.owns(slot, page) && buf.len() <= self.geometry.page_size as usize {
+            buf.copy_from_slice(&self.slab.page(slot)[..buf.len()]);
+            let sealed = self.slab.is_sealed(slot);
+            self.charge_read(buf.len());
+            return Ok(sealed);
+        }
+        self.read_and_hint(page, hint, buf)
+    }
+
     fn program(&mut self, page: u64, offset: usize, data: &[u8]) -> Result<()> {
         self.program_at(page, offset, data, false)
     }
@@ -497,9 +526,10 @@ impl Flash for Nand {
         data: &[u8],
         spare: &[u8],
         sealed: bool,
+        hint: &mut u32,
     ) -> Result<()> {
         self.check_page(page, 0, data.len())?;
-        self.program_located(page, 0, data, sealed, Some(spare))
+        self.program_located(page, 0, data, sealed, Some((spare, hint)))
     }
 
     fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
@@ -536,7 +566,8 @@ impl Flash for Nand {
             Some(Some(chunk)) => std::mem::take(&mut chunk[b % DIR_CHUNK]),
             _ => BlockData::default(),
         };
-        self.slots.take_all(block, &mut self.slab.free);
+        let slab = &mut self.slab;
+        self.slots.take_all(block, |slot| slab.free_slot(slot));
         if taken.has_partial {
             let ppb = self.geometry.pages_per_block as u64;
             for page in block * ppb..(block + 1) * ppb {
@@ -565,7 +596,7 @@ impl Flash for Nand {
         let (block, i) = self.locate(page);
         let slot = self.slots.take(block, i);
         if slot != NO_SLOT {
-            self.slab.free.push(slot);
+            self.slab.free_slot(slot);
         }
     }
 
@@ -746,6 +777,8 @@ mod tests {
     #[derive(Debug, Clone)]
     enum ChipOp {
         Program(u64, usize, usize, u8),
+        /// A whole page through the FTL's call, which leaves a hint.
+        ProgramSealed(u64, u8),
         ProgramSpare(u64, usize, u8),
         Read(u64),
         ReadSpare(u64),
@@ -759,6 +792,7 @@ mod tests {
             3 => (0u64..12, 0usize..16, 1usize..17, any::<u8>())
                 .prop_map(|(p, o, l, b)| ChipOp::Program(p, o, l.min(16 - o), b)),
             1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::Program(p, 0, 16, b)),
+            1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::ProgramSealed(p, b)),
             2 => (0u64..12, 0usize..6, any::<u8>()).prop_map(|(p, l, b)| ChipOp::ProgramSpare(p, l, b)),
             2 => (0u64..12).prop_map(ChipOp::Read),
             2 => (0u64..12).prop_map(ChipOp::ReadSpare),
@@ -776,11 +810,22 @@ mod tests {
             let fresh = PlainPage { data: vec![0xFF; 16], spare: vec![0xFF; 5], ..PlainPage::default() };
             let mut pages = vec![fresh.clone(); 12];
             let mut erases = [0u64; 3];
+            let mut hints = [u32::MAX; 12];
             for op in ops {
+                let (op, sealed_program) = match op {
+                    ChipOp::ProgramSealed(p, b) => (ChipOp::Program(p, 0, 16, b), true),
+                    op => (op, false),
+                };
                 match op {
+                    ChipOp::ProgramSealed(..) => unreachable!("made a Program above"),
                     ChipOp::Program(page, off, len, b) => {
                         let data: Vec<u8> = (0..len as u8).map(|i| b.wrapping_add(i)).collect();
-                        let got = n.program(page, off, &data);
+                        let got = if sealed_program {
+                            // An empty spare program leaves the spare erased.
+                            n.program_page_and_spare(page, &data, &[], true, &mut hints[page as usize])
+                        } else {
+                            n.program(page, off, &data)
+                        };
                         let p = &mut pages[page as usize];
                         let whole = off == 0 && len == 16;
                         let want = if erases[(page / 4) as usize] >= 4 {
@@ -843,6 +888,27 @@ mod tests {
                             p.data.clone()
                         };
                         proptest::prop_assert_eq!(buf.to_vec(), want);
+                        // Through a hint (the one this page was left, another
+                        // page's, none): the bytes, answer and charge of the
+                        // plain read, whatever the hint.
+                        let at = page as usize;
+                        for (which, hint) in [(at, hints[at]), (12, hints[(at + 1) % 12]), (12, u32::MAX)] {
+                            let mut plain = [0u8; 16];
+                            let before = n.stats();
+                            let sealed = n.read_sealed(page, &mut plain).unwrap();
+                            let plain_charge = n.stats().time_us - before.time_us;
+                            let mut hinted = [0u8; 16];
+                            let mut h = hint;
+                            let before = n.stats();
+                            let hinted_sealed = n.read_sealed_hinted(page, &mut h, &mut hinted).unwrap();
+                            proptest::prop_assert_eq!(n.stats().time_us - before.time_us, plain_charge);
+                            proptest::prop_assert_eq!(n.stats().physical_reads, before.physical_reads + 1);
+                            proptest::prop_assert_eq!(hinted, plain);
+                            proptest::prop_assert_eq!(hinted_sealed, sealed);
+                            if which < 12 {
+                                hints[which] = h;
+                            }
+                        }
                     }
                     ChipOp::ReadSpare(page) => {
                         let mut buf = [0u8; 7];

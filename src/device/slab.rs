@@ -3,8 +3,16 @@
 //! Chunks are 2 MiB, aligned and offered to the kernel as transparent huge
 //! pages (why: `device::nand`'s module doc). In a file of its own to keep
 //! `nand.rs` within the line limit.
+//!
+//! Invariant: a slot's `owner` is page `p` exactly while the chip's slot
+//! tables (`device::slot_table`) give page `p` that slot; a free slot's is
+//! `NO_OWNER`. A slot is handed out only by [`Slab::fresh`] and given back
+//! only by [`Slab::free_slot`], which keep it so.
 
 use super::divisor::Divisor;
+
+/// `Slab::owner` of a free slot.
+const NO_OWNER: u64 = u64::MAX;
 
 /// Bytes per slab chunk (at least one page).
 const SLAB_CHUNK_BYTES: usize = 2 * 1024 * 1024;
@@ -71,8 +79,14 @@ pub(crate) struct Slab {
     chunk_of: Divisor,
     chunks: Vec<Chunk>,
     len: u32,
-    /// Slots free for reuse (the chip's erase and release put them here).
-    pub free: Vec<u32>,
+    /// Slots free for reuse ([`Slab::free_slot`]).
+    free: Vec<u32>,
+    /// Each slot's page on the chip, or `NO_OWNER` while it is free: what
+    /// lets a read trust a slot its caller remembered
+    /// ([`Flash::read_sealed_hinted`](super::Flash::read_sealed_hinted))
+    /// without the chip's table of slots by page, a cache miss of its own
+    /// before the page's (8 bytes a slot of `page_size`).
+    owner: Vec<u64>,
     /// One bit a slot: programmed whole by [`Flash::program_sealed`]
     /// (cleared by any other program of the slot; a freed slot's bit is
     /// stale until the program that reuses it).
@@ -90,6 +104,7 @@ impl Slab {
             chunks: Vec::new(),
             len: 0,
             free: Vec::new(),
+            owner: Vec::new(),
             sealed: Vec::new(),
         }
     }
@@ -116,22 +131,46 @@ impl Slab {
         &mut self.chunks[c].buf[at..at + self.page_size]
     }
 
-    /// A slot holding an erased (0xFF) page, or, when the caller programs
-    /// all of it (`whole`), any bytes.
-    pub fn fresh(&mut self, whole: bool) -> u32 {
+    /// A slot for page `page` of the chip, holding an erased (0xFF) page,
+    /// or, when the caller programs all of it (`whole`), any bytes.
+    #[inline]
+    pub fn fresh(&mut self, whole: bool, page: u64) -> u32 {
         if let Some(i) = self.free.pop() {
             if !whole {
                 self.page_mut(i).fill(0xFF);
             }
+            self.owner[i as usize] = page;
             return i;
         }
+        self.grow(page)
+    }
+
+    /// [`Self::fresh`] with no slot free: a new one at the end, and a new
+    /// chunk for it when the last is full (out of line: a slot is new
+    /// once, and reused from then on).
+    #[inline(never)]
+    fn grow(&mut self, page: u64) -> u32 {
         let i = self.len;
         if i as usize == self.chunks.len() * self.per_chunk {
             self.chunks
                 .push(Chunk::new(self.per_chunk * self.page_size));
         }
         self.len += 1;
+        self.owner.push(page);
         i
+    }
+
+    /// Gives slot `slot` back (its page was released or erased).
+    #[inline]
+    pub fn free_slot(&mut self, slot: u32) {
+        self.owner[slot as usize] = NO_OWNER;
+        self.free.push(slot);
+    }
+
+    /// Whether slot `slot` exists and holds page `page`'s bytes.
+    #[inline]
+    pub fn owns(&self, slot: u32, page: u64) -> bool {
+        self.owner.get(slot as usize) == Some(&page)
     }
 
     /// Whether slot `slot` holds a page programmed whole and sealed.
@@ -143,6 +182,7 @@ impl Slab {
     }
 
     /// Marks slot `slot` (just programmed) sealed or not.
+    #[inline]
     pub fn set_sealed(&mut self, slot: u32, sealed: bool) {
         let w = slot as usize / 64;
         if self.sealed.len() <= w {

@@ -124,14 +124,18 @@ impl SlotTables {
         slot
     }
 
-    /// Takes every slot of `block` away, in page order, into `out`.
-    pub fn take_all(&mut self, block: u64, out: &mut Vec<u32>) {
+    /// Takes every slot of `block` away, passing each to `freed` in page
+    /// order.
+    pub fn take_all(&mut self, block: u64, mut freed: impl FnMut(u32)) {
         let t = self.table(block);
         if t == NO_TABLE {
             return;
         }
         let table = &mut self.pool[t as usize * self.ppb..(t as usize + 1) * self.ppb];
-        out.extend(table.iter().copied().filter(|&s| s != NO_SLOT));
+        table
+            .iter()
+            .filter(|&&s| s != NO_SLOT)
+            .for_each(|&s| freed(s));
         table.fill(NO_SLOT);
         self.resident[t as usize] = 0;
         self.drop_table(block, t);

@@ -3,10 +3,14 @@
 //! byte, and the summary's sections, except the wall-clock fields
 //! (`experiment::partial`, invariant 2): `wall_seconds` and
 //! `ops_per_wall_second` in `ID.json`, and the summary's "Run time" line.
-//! A shard missing or found twice is an error naming it and its runs.
+//! A shard missing or found twice is an error naming it and its runs; a
+//! shard, or a run file, of another flashix build is refused, named with
+//! both build ids.
 
 mod common;
 use common::files::files_under;
+use common::run_file;
+use flashix::experiment::build_id::BUILD_ID;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -232,4 +236,66 @@ fn a_missing_or_duplicated_shard_is_named() {
     }
     let e = fails(&["merge", s(dir.path()), "--out", s(&dir.path().join("m2"))]);
     assert!(e.contains("no shard here"), "{e}");
+}
+
+#[test]
+fn a_shard_of_another_build_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    for spec in ["0/2", "1/2"] {
+        ok(&[
+            "reproduce",
+            "bftl-table2",
+            "--quick",
+            "--quiet",
+            "--out",
+            s(&a),
+            "--shard",
+            spec,
+        ]);
+    }
+    let m = dir.path().join("m");
+    let merge = ["merge", s(&a), "--out", s(&m)];
+    ok(&merge);
+    let other = if BUILD_ID == "0123456789abcdef" {
+        "fedcba9876543210"
+    } else {
+        "0123456789abcdef"
+    };
+
+    // A manifest of another build: refused, the shard and both ids named.
+    let manifest = a.join("shard-1-of-2").join("shard.json");
+    let original = std::fs::read(&manifest).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&original).unwrap();
+    assert_eq!(v["format"], "flashix-shard/2");
+    assert_eq!(v["build"], BUILD_ID);
+    v["build"] = serde_json::json!(other);
+    std::fs::write(&manifest, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let e = fails(&merge);
+    for name in ["shard-1-of-2", "shard 1/2", other, BUILD_ID] {
+        assert!(e.contains(name), "{name} not named: {e}");
+    }
+    // An older manifest (no build id): refused for its format.
+    v["format"] = serde_json::json!("flashix-shard/1");
+    v.as_object_mut().unwrap().remove("build");
+    std::fs::write(&manifest, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let e = fails(&merge);
+    assert!(e.contains("not a flashix-shard/2 manifest"), "{e}");
+    std::fs::write(&manifest, &original).unwrap();
+    ok(&merge);
+
+    // A run file of another build in a shard of this one: refused, the
+    // file and both ids named.
+    let run = files_under(&a.join("shard-0-of-2"))
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("run-"))
+        })
+        .expect("shard 0/2 ran a run");
+    run_file::rebuild(&run, other);
+    let e = fails(&merge);
+    for name in [s(&run), other, BUILD_ID] {
+        assert!(e.contains(name), "{name} not named: {e}");
+    }
 }

@@ -5,10 +5,14 @@
 //! truncated, one edited and a stray temporary file left before the
 //! restart; the restart leaves every other file as it was (bytes and
 //! mtime), computes the damaged ones again and names them, and the shards
-//! merge to the CSVs of a one-machine `--shard 0/1`.
+//! merge to the CSVs of a one-machine `--shard 0/1`. A run file another
+//! flashix build wrote (its `build` another id, its checksum right) is
+//! computed again, named with both ids, and the others kept.
 
 mod common;
 use common::files::files_under;
+use common::run_file;
+use flashix::experiment::build_id::BUILD_ID;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -123,7 +127,7 @@ fn a_killed_shard_keeps_its_finished_runs_and_merges_as_one_machine() {
         let text = std::fs::read_to_string(p).unwrap();
         let v: serde_json::Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        assert_eq!(v["format"], "flashix-run/2", "{}", p.display());
+        assert_eq!(v["format"], "flashix-run/3", "{}", p.display());
     }
     // Damage two of them and leave a temporary file behind, as a kill
     // during a write would.
@@ -213,5 +217,69 @@ fn a_killed_shard_keeps_its_finished_runs_and_merges_as_one_machine() {
         started.elapsed().as_secs_f64(),
         left.len(),
         all.len()
+    );
+}
+
+/// An id no build has: not this one's, and 16 hex digits like it.
+fn another_build() -> &'static str {
+    if BUILD_ID == "0123456789abcdef" {
+        "fedcba9876543210"
+    } else {
+        "0123456789abcdef"
+    }
+}
+
+#[test]
+fn a_run_file_of_another_build_is_computed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let shard = out.join("shard-0-of-1");
+    let args = [
+        "reproduce",
+        "bftl-table2",
+        "--quick",
+        "--quiet",
+        "--jobs",
+        "2",
+        "--shard",
+        "0/1",
+        "--out",
+        s(&out),
+    ];
+    ok(&args);
+    let files = run_files(&shard);
+    assert!(files.len() >= 3, "{files:?}");
+    for p in &files {
+        let v = run_file::read(p);
+        assert_eq!(v["build"], BUILD_ID, "{}", p.display());
+    }
+    let other = files[1].clone();
+    run_file::rebuild(&other, another_build());
+    let kept: Vec<PathBuf> = files.iter().filter(|p| **p != other).cloned().collect();
+    let before = snapshot(&kept);
+
+    let (stdout, stderr) = ok(&args);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "only the other build's file: {stderr}");
+    for name in [s(&other), another_build(), BUILD_ID] {
+        assert!(lines[0].contains(name), "{name} not named: {stderr}");
+    }
+    assert!(
+        stdout.contains(&format!("{} kept from an earlier attempt", kept.len())),
+        "{stdout}"
+    );
+    assert_eq!(snapshot(&kept), before, "a kept run file was rewritten");
+    let v = run_file::read(&other);
+    assert_eq!(v["build"], BUILD_ID, "recomputed by this build");
+    assert_eq!(v["crc32c"].as_u64(), Some(run_file::checksum(&v)));
+    assert_eq!(run_files(&shard), files, "the same runs");
+}
+
+#[test]
+fn the_version_names_the_build_id() {
+    let (stdout, _) = ok(&["--version"]);
+    assert_eq!(
+        stdout,
+        format!("flashix {} (build {BUILD_ID})\n", env!("CARGO_PKG_VERSION"))
     );
 }

@@ -10,10 +10,22 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `flashix --version`: the package's version and the build id
+/// ([`crate::experiment::build_id`]) a shard's files carry, so a user can
+/// tell two builds apart. `concat!` takes literals only, hence the
+/// variable `build.rs` sets rather than the constant: the same text
+/// (`tests/shard_resume.rs` compares them).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (build ",
+    env!("FLASHIX_BUILD_ID"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "flashix",
-    version,
+    version = VERSION,
     about = "Flash-aware index structures over simulated NAND, an FTL and real files",
     propagate_version = true,
     // Help wraps to the terminal (clap's `wrap_help`), up to 100 columns.

@@ -22,6 +22,7 @@ mod asbtree;
 mod asbtree_cache;
 mod asbtree_table4;
 mod bftl;
+pub mod build_id;
 pub mod defs;
 pub use genome::{genome, missing_dna_input, Genome, NTUH_K2044};
 mod durability;

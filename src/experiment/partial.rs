@@ -11,7 +11,8 @@
 //! OUT/shard-i-of-n/**/NAME.tmp        NAME while it is written (renamed when whole)
 //! ```
 //!
-//! A run file (`"format": "flashix-run/2"`) holds `experiment` (its id),
+//! A run file (`"format": "flashix-run/3"`) holds `build` (the
+//! [`BUILD_ID`] of the flashix that computed it), `experiment` (its id),
 //! `run` (its position in the experiment's sweep, from 0), `of` (the
 //! sweep's length), `series`, `x`, `seed`, `params`, `metrics` (numbers;
 //! a non-finite one as the string `"NaN"`, `"inf"` or `"-inf"`), `report`
@@ -20,23 +21,24 @@
 //! `crc32c`: the CRC-32C of the compact JSON of every other field (keys
 //! sorted, floats in their shortest round-trip text, so that the record
 //! read back gives the same bytes). That is everything the single-machine
-//! writer ([`super::output::write_all`]) reads of a run. `flashix-run/1`
-//! (the same without `crc32c`, written all at once after the last run) is
-//! not read: a job's shards and merge are one flashix build (invariant 1),
-//! so such a file is another build's; a merge refuses it and a restart
-//! computes its run again.
+//! writer ([`super::output::write_all`]) reads of a run, and `build`,
+//! which no output shows (the merged files stay those of one machine).
+//! `flashix-run/1` (without `crc32c`, written all at once after the last
+//! run) and `flashix-run/2` (without `build`) are not read: such a file is
+//! another build's; a merge refuses it and a restart computes its run
+//! again.
 //!
-//! The manifest (`"format": "flashix-shard/1"`) holds `shard` and `shards`
-//! (i and n), `selection` (the experiment argument as given: `all` or ids),
-//! `experiments` (the ids it resolved to, in order), `quick`, `jobs`,
-//! `runs` (per experiment, the sweep positions this shard owns), `skipped`
-//! (per experiment not run here, why: a missing input) and `seconds` (per
-//! experiment: the recorded `seconds` of its runs, those computed by the
-//! attempt that finished the shard and those kept from earlier ones,
-//! divided by `jobs`: their time as if the shard's threads had run them
-//! side by side; a shard runs all its runs through one pool, so no wall
-//! time is one experiment's own). Only a summary's "Run time" line reads
-//! it.
+//! The manifest (`"format": "flashix-shard/2"`) holds `build` (as a run
+//! file's), `shard` and `shards` (i and n), `selection` (the experiment
+//! argument as given: `all` or ids), `experiments` (the ids it resolved to,
+//! in order), `quick`, `jobs`, `runs` (per experiment, the sweep positions
+//! this shard owns), `skipped` (per experiment not run here, why: a missing
+//! input) and `seconds` (per experiment: the recorded `seconds` of its
+//! runs, those computed by the attempt that finished the shard and those
+//! kept from earlier ones, divided by `jobs`: their time as if the shard's
+//! threads had run them side by side; a shard runs all its runs through one
+//! pool, so no wall time is one experiment's own). Only a summary's "Run
+//! time" line reads it.
 //!
 //! Invariants:
 //! 1. The runs a shard owns follow from (experiments, quick, n) alone
@@ -44,7 +46,9 @@
 //!    experiment, then [`super::shard::assign`]. A merge recomputes the
 //!    plan and refuses a manifest that disagrees with it (another flashix
 //!    version or other definitions), a shard found twice, and a shard
-//!    missing, naming the shard and its runs.
+//!    missing, naming the shard and its runs. It refuses, too, a manifest
+//!    or run file whose `build` is not its own [`BUILD_ID`], naming it and
+//!    both ids: a job's shards and merge are one flashix build.
 //! 2. The merged results are each experiment's runs in sweep order, with
 //!    exactly the series, x, seed, parameters, metrics and report the run
 //!    produced: the outputs written from them are byte-identical to a
@@ -62,16 +66,19 @@
 //!    loses only the runs that were running; a folder without a manifest
 //!    is a shard not finished.
 //! 4. A restart (the same command, the same `OUT`) keeps a run file, and
-//!    leaves it untouched, when it parses, is `flashix-run/2`, its
-//!    `crc32c` matches, and its `experiment`, `run`, `of`, `series`, `x`,
-//!    `seed` and `params` are those this flashix defines for that position
-//!    ([`resume`], the checks a merge makes). A run's result is a function
-//!    of that definition alone, so a kept run merges to the bytes its
-//!    recomputation would give (invariant 2). Anything else is not trusted
-//!    and computed again: a run file missing, truncated, edited or from
-//!    another build (named on stderr), and temporary files (removed). The
-//!    simulator's code is not in the definition: restart a shard with the
-//!    flashix build that started it. One process at a time a shard folder.
+//!    leaves it untouched, when it parses, is `flashix-run/3`, its
+//!    `crc32c` matches, its `build` is this binary's [`BUILD_ID`], and its
+//!    `experiment`, `run`, `of`, `series`, `x`, `seed` and `params` are
+//!    those this flashix defines for that position ([`resume`], the checks
+//!    a merge makes). A run's result is a function of that definition and
+//!    the code that computes it alone, so a kept run merges to the bytes
+//!    its recomputation would give (invariant 2). Anything else is not
+//!    trusted and computed again: a run file missing, truncated, edited,
+//!    of another format or computed by another build (a `git pull` and
+//!    `cargo build` between the attempts), each named on stderr (another
+//!    build's with both ids), and temporary files (removed). The build id
+//!    covers the sources, not the toolchain or the build's flags
+//!    ([`super::build_id`]). One process at a time a shard folder.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -81,16 +88,17 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::build_id::BUILD_ID;
 use super::shard::{assign, estimated_cost, ShardSpec};
 use super::{Experiment, Metrics, RunOutcome, SweepRun};
 use crate::device::crc::crc32c;
 
-const RUN_FORMAT: &str = "flashix-run/2";
+const RUN_FORMAT: &str = "flashix-run/3";
 /// The run record's field holding the CRC-32C of the rest ([`checksum`]).
 const CHECKSUM: &str = "crc32c";
 /// Appended to a file's name while it is written (`write_atomic`).
 const TEMPORARY: &str = ".tmp";
-const SHARD_FORMAT: &str = "flashix-shard/1";
+const SHARD_FORMAT: &str = "flashix-shard/2";
 const MANIFEST: &str = "shard.json";
 
 /// For each experiment, the shard of each of its runs (invariant 1): one
@@ -118,6 +126,11 @@ pub fn shard_dir(out: &Path, spec: ShardSpec) -> PathBuf {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Manifest {
     pub format: String,
+    /// The [`BUILD_ID`] of the flashix that wrote it. A default when
+    /// absent, so that an older manifest is refused for its format, not
+    /// for a missing field.
+    #[serde(default)]
+    pub build: String,
     pub shard: usize,
     pub shards: usize,
     pub selection: String,
@@ -134,6 +147,7 @@ impl Manifest {
     pub fn new(spec: ShardSpec, selection: &str, experiments: &[Experiment], quick: bool) -> Self {
         Manifest {
             format: SHARD_FORMAT.into(),
+            build: BUILD_ID.into(),
             shard: spec.index,
             shards: spec.count,
             selection: selection.into(),
@@ -250,6 +264,7 @@ pub fn write_run(
         .collect();
     let mut record = json!({
         "format": RUN_FORMAT,
+        "build": BUILD_ID,
         "experiment": id,
         "run": index,
         "of": of,
@@ -295,6 +310,9 @@ fn read_run(
         return Err(bad(format!(
             "its {CHECKSUM} does not match its content: the file was changed after it was written"
         )));
+    }
+    if v["build"] != BUILD_ID {
+        return Err(bad(another_build(v["build"].as_str().unwrap_or_default())));
     }
     let run = SweepRun {
         series: v["series"].as_str().unwrap_or_default().to_string(),
@@ -456,6 +474,12 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, String> {
     Ok(Some(m))
 }
 
+/// Why a file whose `build` is `theirs` is not this flashix's: both ids.
+fn another_build(theirs: &str) -> String {
+    let theirs = if theirs.is_empty() { "(none)" } else { theirs };
+    format!("computed by flashix build {theirs}, not by this one (build {BUILD_ID})")
+}
+
 /// Names up to eight runs (and how many more).
 fn name_runs(runs: &[(String, usize, String, String)]) -> String {
     let mut names: Vec<String> = runs
@@ -489,6 +513,15 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merge, String> {
                 .join(", ")
         ));
     };
+    if let Some((dir, m)) = manifests.iter().find(|(_, m)| m.build != BUILD_ID) {
+        return Err(format!(
+            "{} (shard {}): {}: merge with the build that ran the shards, or run the shard \
+             again with this one",
+            dir.display(),
+            m.spec(),
+            another_build(&m.build)
+        ));
+    }
     let n = first.shards;
     let mut by_shard: Vec<Option<(PathBuf, Manifest)>> = vec![None; n];
     for (dir, m) in manifests {

@@ -6,6 +6,7 @@
 
 pub mod budget;
 pub mod files;
+pub mod run_file;
 
 use std::collections::BTreeSet;
 

@@ -575,12 +575,9 @@ impl<F: Flash> Ftl<F> {
         let mut spare = [0u8; SPARE_BYTES];
         spare[0..8].copy_from_slice(&lba.to_le_bytes());
         spare[8..16].copy_from_slice(&self.seq.to_le_bytes());
-        let at = lba as usize;
-        if self.read_hints.len() <= at {
-            grow_hints(&mut self.read_hints, at);
-        }
+        let hint = hint_of(&mut self.read_hints, lba);
         self.flash
-            .program_page_and_spare(ppa, data, &spare, sealed, &mut self.read_hints[at])?;
+            .program_page_and_spare(ppa, data, &spare, sealed, hint)?;
         let block = self.block_of.split(ppa).0;
         self.meta[block as usize].last_seq = self.seq;
         self.seq += 1;
@@ -600,8 +597,18 @@ impl<F: Flash> Ftl<F> {
     }
 }
 
-/// Grows the read hints to cover `at` (no hint yet: `u32::MAX`). Out of
-/// line: it runs when the highest LBA so far is first used.
+/// `lba`'s entry in the read hints, which grow to cover it (no hint yet:
+/// `u32::MAX`).
+#[inline]
+fn hint_of(hints: &mut Vec<u32>, lba: u64) -> &mut u32 {
+    let at = lba as usize;
+    if hints.len() <= at {
+        grow_hints(hints, at);
+    }
+    &mut hints[at]
+}
+
+/// Out of line: it runs when the highest LBA so far is first used.
 #[cold]
 #[inline(never)]
 fn grow_hints(hints: &mut Vec<u32>, at: usize) {
@@ -673,14 +680,9 @@ impl<F: Flash> BlockDevice for Ftl<F> {
             buf.fill(0);
             return Ok(false);
         }
-        // `lba` is mapped, so below the capacity: the table stays as small
-        // as `l2p`.
-        let at = lba as usize;
-        if self.read_hints.len() <= at {
-            grow_hints(&mut self.read_hints, at);
-        }
-        self.flash
-            .read_sealed_hinted(ppa, &mut self.read_hints[at], buf)
+        // `lba` is mapped: the table grows no further than `l2p`.
+        let hint = hint_of(&mut self.read_hints, lba);
+        self.flash.read_sealed_hinted(ppa, hint, buf)
     }
 
     fn write_sealed(&mut self, lba: u64, data: &[u8]) -> Result<()> {

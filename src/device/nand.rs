@@ -233,12 +233,13 @@ impl Nand {
     /// Inlined into the FTL's page read, the simulator's commonest call
     /// (a call and its saved registers were a tenth of a page read).
     #[inline(always)]
-    fn read_at(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<bool> {
+    fn read_at(&mut self, page: u64, offset: usize, buf: &mut [u8]) -> Result<(bool, u32)> {
         self.check_page(page, offset, buf.len())?;
         let (block, i) = self.locate(page);
         // A page with a slot has been programmed, so the block's record
         // (another cache miss) is looked at only for a page without one.
-        let sealed = match self.slots.get(block, i) {
+        let slot = self.slots.get(block, i);
+        let sealed = match slot {
             NO_SLOT => {
                 self.read_without_slot(block, i, buf);
                 false
@@ -249,16 +250,15 @@ impl Nand {
             }
         };
         self.charge_read(buf.len());
-        Ok(sealed)
+        Ok((sealed, slot))
     }
 
     /// [`Flash::read_sealed_hinted`] past a hint that did not hold: the
-    /// full read, then the page's slot (or `NO_SLOT`) into `hint`.
+    /// full read, which leaves the page's slot (or `NO_SLOT`) in `hint`.
     #[inline(never)]
     fn read_and_hint(&mut self, page: u64, hint: &mut u32, buf: &mut [u8]) -> Result<bool> {
-        let sealed = self.read_at(page, 0, buf)?;
-        let (block, i) = self.locate(page);
-        *hint = self.slots.get(block, i);
+        let (sealed, slot) = self.read_at(page, 0, buf)?;
+        *hint = slot;
         Ok(sealed)
     }
 
@@ -477,7 +477,7 @@ impl Flash for Nand {
     }
 
     fn read_sealed(&mut self, page: u64, buf: &mut [u8]) -> Result<bool> {
-        self.read_at(page, 0, buf)
+        self.read_at(page, 0, buf).map(|(sealed, _)| sealed)
     }
 
     /// The hint is a slab slot: when the slab says it holds `page`, the

@@ -112,7 +112,7 @@ impl Slab {
     /// Where slot `slot`'s bytes start in its chunk's buffer: one range
     /// check of the buffer on each access, not one of the aligned part
     /// and another of the page in it.
-    #[inline]
+    #[inline(always)]
     fn place(&self, slot: u32) -> (usize, usize) {
         let (c, i) = self.chunk_of.split(slot as u64);
         let c = c as usize;
@@ -125,7 +125,7 @@ impl Slab {
         &self.chunks[c].buf[at..at + self.page_size]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn page_mut(&mut self, slot: u32) -> &mut [u8] {
         let (c, at) = self.place(slot);
         &mut self.chunks[c].buf[at..at + self.page_size]
@@ -133,7 +133,7 @@ impl Slab {
 
     /// A slot for page `page` of the chip, holding an erased (0xFF) page,
     /// or, when the caller programs all of it (`whole`), any bytes.
-    #[inline]
+    #[inline(always)]
     pub fn fresh(&mut self, whole: bool, page: u64) -> u32 {
         if let Some(i) = self.free.pop() {
             if !whole {
@@ -182,7 +182,7 @@ impl Slab {
     }
 
     /// Marks slot `slot` (just programmed) sealed or not.
-    #[inline]
+    #[inline(always)]
     pub fn set_sealed(&mut self, slot: u32, sealed: bool) {
         let w = slot as usize / 64;
         if self.sealed.len() <= w {

@@ -44,7 +44,7 @@ impl SlotTables {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn table(&self, block: u64) -> u32 {
         let b = block as usize;
         match self.dir.get(b / DIR_CHUNK) {
@@ -68,7 +68,7 @@ impl SlotTables {
 
     /// Gives page `i` of `block` the slot `slot` if it has none; whether
     /// it took it.
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, block: u64, i: usize, slot: u32) -> bool {
         let t = match self.table(block) {
             NO_TABLE => self.new_table(block),

@@ -365,18 +365,24 @@ impl<F: Flash> Ftl<F> {
 
     /// Points `lba` at `ppa`, invalidating the previous copy.
     fn map(&mut self, lba: u64, ppa: u64) {
+        let block = self.block_of.split(ppa).0;
+        self.map_in(lba, ppa, block);
+    }
+
+    /// [`Self::map`], given `ppa`'s block. The new entry is stored before
+    /// the old copy is invalidated, which reads no `l2p` entry.
+    #[inline(always)]
+    fn map_in(&mut self, lba: u64, ppa: u64, block: u64) {
         let idx = lba as usize;
         if self.l2p.len() <= idx {
             self.l2p.resize(idx + 1, UNMAPPED);
         }
-        let old = self.l2p[idx];
+        let old = std::mem::replace(&mut self.l2p[idx], ppa);
         if old != UNMAPPED {
             self.invalidate(old);
         } else {
             self.mapped += 1;
         }
-        self.l2p[idx] = ppa;
-        let block = self.block_of.split(ppa).0;
         let m = &mut self.meta[block as usize];
         m.valid += 1;
         if self.gc_tables {
@@ -394,6 +400,7 @@ impl<F: Flash> Ftl<F> {
             lba;
     }
 
+    #[inline]
     fn invalidate(&mut self, ppa: u64) {
         let (block, i) = self.block_of.split(ppa);
         let m = &mut self.meta[block as usize];
@@ -581,7 +588,7 @@ impl<F: Flash> Ftl<F> {
         let block = self.block_of.split(ppa).0;
         self.meta[block as usize].last_seq = self.seq;
         self.seq += 1;
-        self.map(lba, ppa);
+        self.map_in(lba, ppa, block);
         Ok(())
     }
 
@@ -602,9 +609,11 @@ impl<F: Flash> Ftl<F> {
 #[inline]
 fn hint_of(hints: &mut Vec<u32>, lba: u64) -> &mut u32 {
     let at = lba as usize;
-    if hints.len() <= at {
-        grow_hints(hints, at);
+    if at < hints.len() {
+        // One range check: the index's is known to pass.
+        return &mut hints[at];
     }
+    grow_hints(hints, at);
     &mut hints[at]
 }
 

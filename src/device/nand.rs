@@ -61,6 +61,9 @@ pub const MAX_SPARE: usize = 32;
 pub const MAX_NOP: u8 = 8;
 /// Blocks per directory chunk.
 const DIR_CHUNK: usize = 1024;
+/// Bytes a page reserved for the spare records of a block an FTL fills
+/// (`device::spare`: about 4 for an FTL's 16-byte spare, page 0's more).
+const SPARE_RECORD_ROOM: usize = 5;
 
 /// Multiply-shift hashing of block numbers: the simulator's maps are keyed
 /// by small integers it chose itself, so SipHash's DoS resistance buys
@@ -307,7 +310,7 @@ impl Nand {
         // Made here if new: a program fails below only on a page already
         // programmed, whose block has its record, so a failure leaves the
         // same state as before.
-        let b = block_entry(&mut self.dir, block, ppb);
+        let b = block_entry(&mut self.dir, block, ppb, spare.is_some());
         let programs = b.spares.head()[i];
         let mut slot = NO_SLOT;
         if programs > 0 {
@@ -459,7 +462,12 @@ impl Nand {
 /// alone, so that a program can hold the record while it updates the
 /// chip's other tables.
 #[inline(always)]
-fn block_entry(dir: &mut Vec<Option<Box<[BlockData]>>>, block: u64, ppb: usize) -> &mut BlockData {
+fn block_entry(
+    dir: &mut Vec<Option<Box<[BlockData]>>>,
+    block: u64,
+    ppb: usize,
+    spares: bool,
+) -> &mut BlockData {
     let b = block as usize;
     if dir.len() <= b / DIR_CHUNK {
         grow_dir(dir, b / DIR_CHUNK);
@@ -467,7 +475,14 @@ fn block_entry(dir: &mut Vec<Option<Box<[BlockData]>>>, block: u64, ppb: usize) 
     let chunk = dir[b / DIR_CHUNK].get_or_insert_with(new_dir_chunk);
     let data = &mut chunk[b % DIR_CHUNK];
     if data.spares.is_untouched() {
-        data.spares = BlockSpares::new(ppb);
+        // A block first touched by a program with a spare area (an FTL's)
+        // is made with room for a spare record a page, at about what an
+        // FTL's records take; any other with its head alone.
+        data.spares = if spares {
+            BlockSpares::with_room(ppb, ppb * SPARE_RECORD_ROOM)
+        } else {
+            BlockSpares::new(ppb)
+        };
     }
     data
 }
@@ -617,7 +632,7 @@ impl Flash for Nand {
             return Err(DeviceError::BadBlock { block });
         }
         let ppb = self.geometry.pages_per_block as usize;
-        let b = block_entry(&mut self.dir, block, ppb);
+        let b = block_entry(&mut self.dir, block, ppb, true);
         put_spare(b, &mut self.spare_base, block, i, page, ss, ppb, data)
     }
 
@@ -666,6 +681,7 @@ impl Flash for Nand {
         !self.bad.is_empty() && self.bad.contains(&block)
     }
 
+    #[inline]
     fn release(&mut self, page: u64) {
         let (block, i) = self.locate(page);
         let slot = self.slots.take(block, i);
@@ -851,8 +867,13 @@ mod tests {
     #[derive(Debug, Clone)]
     enum ChipOp {
         Program(u64, usize, usize, u8),
-        /// A whole page through the FTL's call, which leaves a hint.
-        ProgramSealed(u64, u8),
+        /// A whole page through the FTL's call, which leaves a hint; with
+        /// a whole spare area or none.
+        ProgramSealed(u64, u8, bool),
+        /// [`ChipOp::ProgramSealed`] with a spare area into a block's
+        /// lowest erased page (its last page when none is): an FTL
+        /// filling a block.
+        FillNext(u64, u8),
         ProgramSpare(u64, usize, u8),
         Read(u64),
         ReadSpare(u64),
@@ -866,7 +887,8 @@ mod tests {
             3 => (0u64..12, 0usize..16, 1usize..17, any::<u8>())
                 .prop_map(|(p, o, l, b)| ChipOp::Program(p, o, l.min(16 - o), b)),
             1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::Program(p, 0, 16, b)),
-            1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::ProgramSealed(p, b)),
+            1 => (0u64..12, any::<u8>(), any::<bool>()).prop_map(|(p, b, s)| ChipOp::ProgramSealed(p, b, s)),
+            3 => (0u64..3, any::<u8>()).prop_map(|(k, b)| ChipOp::FillNext(k, b)),
             2 => (0u64..12, 0usize..6, any::<u8>()).prop_map(|(p, l, b)| ChipOp::ProgramSpare(p, l, b)),
             2 => (0u64..12).prop_map(ChipOp::Read),
             2 => (0u64..12).prop_map(ChipOp::ReadSpare),
@@ -886,19 +908,35 @@ mod tests {
             let mut erases = [0u64; 3];
             let mut hints = [u32::MAX; 12];
             for op in ops {
+                let op = match op {
+                    ChipOp::FillNext(block, b) => {
+                        let page = (block * 4..block * 4 + 4)
+                            .find(|&p| pages[p as usize].programs == 0)
+                            .unwrap_or(block * 4 + 3);
+                        ChipOp::ProgramSealed(page, b, true)
+                    }
+                    op => op,
+                };
                 let (op, sealed_program) = match op {
-                    ChipOp::ProgramSealed(p, b) => (ChipOp::Program(p, 0, 16, b), true),
-                    op => (op, false),
+                    ChipOp::ProgramSealed(p, b, spare) => (ChipOp::Program(p, 0, 16, b), Some(spare)),
+                    op => (op, None),
                 };
                 match op {
-                    ChipOp::ProgramSealed(..) => unreachable!("made a Program above"),
+                    ChipOp::ProgramSealed(..) | ChipOp::FillNext(..) => unreachable!("made a Program above"),
                     ChipOp::Program(page, off, len, b) => {
                         let data: Vec<u8> = (0..len as u8).map(|i| b.wrapping_add(i)).collect();
-                        let got = if sealed_program {
+                        let spare: Vec<u8> = (0..5u8).map(|i| b ^ i.wrapping_mul(37)).collect();
+                        let with_spare = sealed_program == Some(true);
+                        let got = match sealed_program {
                             // An empty spare program leaves the spare erased.
-                            n.program_page_and_spare(page, &data, &[], true, &mut hints[page as usize])
-                        } else {
-                            n.program(page, off, &data)
+                            Some(s) => n.program_page_and_spare(
+                                page,
+                                &data,
+                                if s { &spare } else { &[] },
+                                true,
+                                &mut hints[page as usize],
+                            ),
+                            None => n.program(page, off, &data),
                         };
                         let p = &mut pages[page as usize];
                         let whole = off == 0 && len == 16;
@@ -919,7 +957,16 @@ mod tests {
                             } else {
                                 p.ranges.get_or_insert_with(Vec::new).push((off, off + len));
                             }
-                            Ok(())
+                            // The spare is programmed after the data, whose
+                            // program stays if the spare's then fails.
+                            if !with_spare {
+                                Ok(())
+                            } else if p.spare.iter().any(|&x| x != 0xFF) {
+                                Err("not erased")
+                            } else {
+                                p.spare.copy_from_slice(&spare);
+                                Ok(())
+                            }
                         };
                         let got = got.map_err(|e| match e {
                             DeviceError::BadBlock { .. } => "bad",

@@ -117,6 +117,20 @@ impl BlockSpares {
         }
     }
 
+    /// [`Self::new`], with room for `records` bytes of spare records
+    /// after the head: a block an FTL fills, whose every page gets a
+    /// spare, then takes no reallocation until [`Self::shrink`] (the
+    /// appends' own reservations had cost three a block).
+    pub fn with_room(head: usize, records: usize) -> Self {
+        let mut bytes = Vec::with_capacity(head + records);
+        bytes.resize(head, 0);
+        BlockSpares {
+            bytes,
+            head: head as u32,
+            pages: 0,
+        }
+    }
+
     /// Whether this is the state of a block untouched since its erase
     /// (`Default`), with no head.
     #[inline]

@@ -52,18 +52,13 @@ use super::cost::Charge;
 use super::divisor::Divisor;
 use super::slab::Slab;
 use super::slot_table::{SlotTables, NO_SLOT};
-use super::spare::{Base, BlockSpares};
+use super::spare::{block_entry, put_spare, Base, BlockData, DIR_CHUNK};
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
 /// Largest spare area a simulated page can have.
 pub const MAX_SPARE: usize = 32;
 /// Largest `nop` the simulator tracks.
 pub const MAX_NOP: u8 = 8;
-/// Blocks per directory chunk.
-const DIR_CHUNK: usize = 1024;
-/// Bytes a page reserved for the spare records of a block an FTL fills
-/// (`device::spare`: about 4 for an FTL's 16-byte spare, page 0's more).
-const SPARE_RECORD_ROOM: usize = 5;
 
 /// Multiply-shift hashing of block numbers: the simulator's maps are keyed
 /// by small integers it chose itself, so SipHash's DoS resistance buys
@@ -90,26 +85,6 @@ impl Hasher for BlockHasher {
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BlockHasher>>;
 type FastSet<K> = HashSet<K, BuildHasherDefault<BlockHasher>>;
-
-/// The pages of one block; `Default` while the block is untouched since
-/// its last erase.
-#[derive(Clone, Default)]
-struct BlockData {
-    /// Head: programs since the last erase, per page (0 = erased); then
-    /// the spare areas.
-    spares: BlockSpares,
-    /// Some page has byte ranges in `Nand::partial`.
-    has_partial: bool,
-}
-
-impl BlockData {
-    fn programs(&self, i: usize) -> u8 {
-        if self.spares.is_untouched() {
-            return 0;
-        }
-        self.spares.head().get(i).copied().unwrap_or(0)
-    }
-}
 
 /// A simulated NAND chip.
 #[derive(Clone)]
@@ -457,100 +432,12 @@ impl Nand {
     }
 }
 
-/// `block`'s record in `dir`, its directory chunk allocated and its
-/// program counts (`ppb` of them) sized. A function of the directory
-/// alone, so that a program can hold the record while it updates the
-/// chip's other tables.
-#[inline(always)]
-fn block_entry(
-    dir: &mut Vec<Option<Box<[BlockData]>>>,
-    block: u64,
-    ppb: usize,
-    spares: bool,
-) -> &mut BlockData {
-    let b = block as usize;
-    if dir.len() <= b / DIR_CHUNK {
-        grow_dir(dir, b / DIR_CHUNK);
-    }
-    let chunk = dir[b / DIR_CHUNK].get_or_insert_with(new_dir_chunk);
-    let data = &mut chunk[b % DIR_CHUNK];
-    if data.spares.is_untouched() {
-        // A block first touched by a program with a spare area (an FTL's)
-        // is made with room for a spare record a page, at about what an
-        // FTL's records take; any other with its head alone.
-        data.spares = if spares {
-            BlockSpares::with_room(ppb, ppb * SPARE_RECORD_ROOM)
-        } else {
-            BlockSpares::new(ppb)
-        };
-    }
-    data
-}
-
-// Out of line (once in `DIR_CHUNK` blocks), so that [`block_entry`] stays
-// small enough to inline.
-#[cold]
-#[inline(never)]
-fn grow_dir(dir: &mut Vec<Option<Box<[BlockData]>>>, c: usize) {
-    dir.resize_with(c + 1, || None);
-}
-
-#[cold]
-#[inline(never)]
-fn new_dir_chunk() -> Box<[BlockData]> {
-    (0..DIR_CHUNK).map(|_| BlockData::default()).collect()
-}
-
 fn spare_too_long(len: usize, ss: usize) -> DeviceError {
     DeviceError::OutOfRange {
         what: "spare bytes",
         value: len as u64,
         limit: ss as u64,
     }
-}
-
-/// Programs `data` into the spare area of page `i` (`page` on the chip)
-/// of `block`, whose record is `b`; `spare_base` is the chip's
-/// `Nand::spare_base`. The checks past the range and bad-block ones.
-#[allow(clippy::too_many_arguments)]
-fn put_spare(
-    b: &mut BlockData,
-    spare_base: &mut (u64, Base),
-    block: u64,
-    i: usize,
-    page: u64,
-    ss: usize,
-    ppb: usize,
-    data: &[u8],
-) -> Result<()> {
-    let mut base = match *spare_base {
-        (b, base) if b == block => base,
-        _ => None,
-    };
-    let mut spare = [0xFFu8; MAX_SPARE];
-    let whole = if i >= b.spares.pages() && data.len() == ss {
-        // Past the stored records (erased spares), the whole area: what an
-        // FTL's every page program is, stored as given.
-        data
-    } else {
-        // Pages past the stored records have erased spares.
-        if i < b.spares.pages() {
-            b.spares.read(i, &mut spare[..ss]);
-            if spare[..data.len()].iter().any(|&x| x != 0xFF) {
-                return Err(DeviceError::NotErased { page });
-            }
-        }
-        spare[..data.len()].copy_from_slice(data);
-        &spare[..ss]
-    };
-    b.spares.write_with_base(i, whole, &mut base);
-    if i + 1 == ppb {
-        // The last page: an FTL fills blocks in order, so this block's
-        // record is complete.
-        b.spares.shrink();
-    }
-    *spare_base = (block, base);
-    Ok(())
 }
 
 impl Flash for Nand {
@@ -881,14 +768,15 @@ mod tests {
         Release(u64),
     }
 
+    /// The operations (drawn as before the spare-carrying programs were
+    /// added, so that the kept seeds give the cases they were kept for).
     fn chip_op() -> impl proptest::strategy::Strategy<Value = ChipOp> {
         use proptest::prelude::*;
         prop_oneof![
             3 => (0u64..12, 0usize..16, 1usize..17, any::<u8>())
                 .prop_map(|(p, o, l, b)| ChipOp::Program(p, o, l.min(16 - o), b)),
             1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::Program(p, 0, 16, b)),
-            1 => (0u64..12, any::<u8>(), any::<bool>()).prop_map(|(p, b, s)| ChipOp::ProgramSealed(p, b, s)),
-            3 => (0u64..3, any::<u8>()).prop_map(|(k, b)| ChipOp::FillNext(k, b)),
+            1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::ProgramSealed(p, b, false)),
             2 => (0u64..12, 0usize..6, any::<u8>()).prop_map(|(p, l, b)| ChipOp::ProgramSpare(p, l, b)),
             2 => (0u64..12).prop_map(ChipOp::Read),
             2 => (0u64..12).prop_map(ChipOp::ReadSpare),
@@ -897,168 +785,191 @@ mod tests {
         ]
     }
 
+    /// [`chip_op`]'s operations and programs with a whole spare area,
+    /// blocks filled in order among them (the chip's one-pass program).
+    fn ftl_chip_op() -> impl proptest::strategy::Strategy<Value = ChipOp> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => chip_op(),
+            1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::ProgramSealed(p, b, true)),
+            3 => (0u64..3, any::<u8>()).prop_map(|(k, b)| ChipOp::FillNext(k, b)),
+        ]
+    }
+
     proptest::proptest! {
         #[test]
         fn compact_storage_behaves_as_plain_pages(ops in proptest::collection::vec(chip_op(), 0..120)) {
-            // 5 spare bytes: one partial word in the compact encoding.
-            let g = Geometry { page_size: 16, pages_per_block: 4, blocks: 3, spare_size: 5, nop: 3, endurance: 4 };
-            let mut n = Nand::new("model", g, CostModel::FREE).unwrap();
-            let fresh = PlainPage { data: vec![0xFF; 16], spare: vec![0xFF; 5], ..PlainPage::default() };
-            let mut pages = vec![fresh.clone(); 12];
-            let mut erases = [0u64; 3];
-            let mut hints = [u32::MAX; 12];
-            for op in ops {
-                let op = match op {
-                    ChipOp::FillNext(block, b) => {
-                        let page = (block * 4..block * 4 + 4)
-                            .find(|&p| pages[p as usize].programs == 0)
-                            .unwrap_or(block * 4 + 3);
-                        ChipOp::ProgramSealed(page, b, true)
-                    }
-                    op => op,
-                };
-                let (op, sealed_program) = match op {
-                    ChipOp::ProgramSealed(p, b, spare) => (ChipOp::Program(p, 0, 16, b), Some(spare)),
-                    op => (op, None),
-                };
-                match op {
-                    ChipOp::ProgramSealed(..) | ChipOp::FillNext(..) => unreachable!("made a Program above"),
-                    ChipOp::Program(page, off, len, b) => {
-                        let data: Vec<u8> = (0..len as u8).map(|i| b.wrapping_add(i)).collect();
-                        let spare: Vec<u8> = (0..5u8).map(|i| b ^ i.wrapping_mul(37)).collect();
-                        let with_spare = sealed_program == Some(true);
-                        let got = match sealed_program {
-                            // An empty spare program leaves the spare erased.
-                            Some(s) => n.program_page_and_spare(
-                                page,
-                                &data,
-                                if s { &spare } else { &[] },
-                                true,
-                                &mut hints[page as usize],
-                            ),
-                            None => n.program(page, off, &data),
-                        };
-                        let p = &mut pages[page as usize];
-                        let whole = off == 0 && len == 16;
-                        let want = if erases[(page / 4) as usize] >= 4 {
-                            Err("bad")
-                        } else if p.programs >= 3 {
-                            Err("nop")
-                        } else if p.programs > 0
-                            && (p.released
-                                || p.ranges.as_ref().is_none_or(|r| whole || r.iter().any(|&(s, e)| off < e && s < off + len)))
-                        {
-                            Err("not erased")
+            behaves_as_plain_pages(ops)?;
+        }
+
+        #[test]
+        fn blocks_filled_with_spares_behave_as_plain_pages(ops in proptest::collection::vec(ftl_chip_op(), 0..120)) {
+            behaves_as_plain_pages(ops)?;
+        }
+    }
+
+    /// The chip against plain per-page state, operation by operation.
+    #[rustfmt::skip]
+    fn behaves_as_plain_pages(ops: Vec<ChipOp>) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        // 5 spare bytes: one partial word in the compact encoding.
+        let g = Geometry { page_size: 16, pages_per_block: 4, blocks: 3, spare_size: 5, nop: 3, endurance: 4 };
+        let mut n = Nand::new("model", g, CostModel::FREE).unwrap();
+        let fresh = PlainPage { data: vec![0xFF; 16], spare: vec![0xFF; 5], ..PlainPage::default() };
+        let mut pages = vec![fresh.clone(); 12];
+        let mut erases = [0u64; 3];
+        let mut hints = [u32::MAX; 12];
+        for op in ops {
+            let op = match op {
+                ChipOp::FillNext(block, b) => {
+                    let page = (block * 4..block * 4 + 4)
+                        .find(|&p| pages[p as usize].programs == 0)
+                        .unwrap_or(block * 4 + 3);
+                    ChipOp::ProgramSealed(page, b, true)
+                }
+                op => op,
+            };
+            let (op, sealed_program) = match op {
+                ChipOp::ProgramSealed(p, b, spare) => (ChipOp::Program(p, 0, 16, b), Some(spare)),
+                op => (op, None),
+            };
+            match op {
+                ChipOp::ProgramSealed(..) | ChipOp::FillNext(..) => unreachable!("made a Program above"),
+                ChipOp::Program(page, off, len, b) => {
+                    let data: Vec<u8> = (0..len as u8).map(|i| b.wrapping_add(i)).collect();
+                    let spare: Vec<u8> = (0..5u8).map(|i| b ^ i.wrapping_mul(37)).collect();
+                    let with_spare = sealed_program == Some(true);
+                    let got = match sealed_program {
+                        // An empty spare program leaves the spare erased.
+                        Some(s) => n.program_page_and_spare(
+                            page,
+                            &data,
+                            if s { &spare } else { &[] },
+                            true,
+                            &mut hints[page as usize],
+                        ),
+                        None => n.program(page, off, &data),
+                    };
+                    let p = &mut pages[page as usize];
+                    let whole = off == 0 && len == 16;
+                    let want = if erases[(page / 4) as usize] >= 4 {
+                        Err("bad")
+                    } else if p.programs >= 3 {
+                        Err("nop")
+                    } else if p.programs > 0
+                        && (p.released
+                            || p.ranges.as_ref().is_none_or(|r| whole || r.iter().any(|&(s, e)| off < e && s < off + len)))
+                    {
+                        Err("not erased")
+                    } else {
+                        p.data[off..off + len].copy_from_slice(&data);
+                        p.programs += 1;
+                        if whole {
+                            p.ranges = None;
                         } else {
-                            p.data[off..off + len].copy_from_slice(&data);
-                            p.programs += 1;
-                            if whole {
-                                p.ranges = None;
-                            } else {
-                                p.ranges.get_or_insert_with(Vec::new).push((off, off + len));
-                            }
-                            // The spare is programmed after the data, whose
-                            // program stays if the spare's then fails.
-                            if !with_spare {
-                                Ok(())
-                            } else if p.spare.iter().any(|&x| x != 0xFF) {
-                                Err("not erased")
-                            } else {
-                                p.spare.copy_from_slice(&spare);
-                                Ok(())
-                            }
-                        };
-                        let got = got.map_err(|e| match e {
-                            DeviceError::BadBlock { .. } => "bad",
-                            DeviceError::NopExceeded { .. } => "nop",
-                            DeviceError::NotErased { .. } => "not erased",
-                            _ => "other",
-                        });
-                        proptest::prop_assert_eq!(got, want);
-                    }
-                    ChipOp::ProgramSpare(page, len, b) => {
-                        let data = vec![b; len];
-                        let got = n.program_spare(page, &data).map_err(|e| match e {
-                            DeviceError::OutOfRange { .. } => "range",
-                            DeviceError::BadBlock { .. } => "bad",
-                            DeviceError::NotErased { .. } => "not erased",
-                            _ => "other",
-                        });
-                        let p = &mut pages[page as usize];
-                        let want = if len > 5 {
-                            Err("range")
-                        } else if erases[(page / 4) as usize] >= 4 {
-                            Err("bad")
-                        } else if p.spare[..len].iter().any(|&x| x != 0xFF) {
-                            Err("not erased")
-                        } else {
-                            p.spare[..len].copy_from_slice(&data);
+                            p.ranges.get_or_insert_with(Vec::new).push((off, off + len));
+                        }
+                        // The spare is programmed after the data, whose
+                        // program stays if the spare's then fails.
+                        if !with_spare {
                             Ok(())
-                        };
-                        proptest::prop_assert_eq!(got, want);
-                    }
-                    ChipOp::Read(page) => {
-                        let mut buf = [0u8; 16];
-                        n.read(page, 0, &mut buf).unwrap();
-                        let p = &pages[page as usize];
-                        let want = if p.programs == 0 {
-                            vec![0xFF; 16]
-                        } else if p.released {
-                            vec![0; 16]
+                        } else if p.spare.iter().any(|&x| x != 0xFF) {
+                            Err("not erased")
                         } else {
-                            p.data.clone()
-                        };
-                        proptest::prop_assert_eq!(buf.to_vec(), want);
-                        // Through a hint (the one this page was left, another
-                        // page's, none): the bytes, answer and charge of the
-                        // plain read, whatever the hint.
-                        let at = page as usize;
-                        for (which, hint) in [(at, hints[at]), (12, hints[(at + 1) % 12]), (12, u32::MAX)] {
-                            let mut plain = [0u8; 16];
-                            let before = n.stats();
-                            let sealed = n.read_sealed(page, &mut plain).unwrap();
-                            let plain_charge = n.stats().time_us - before.time_us;
-                            let mut hinted = [0u8; 16];
-                            let mut h = hint;
-                            let before = n.stats();
-                            let hinted_sealed = n.read_sealed_hinted(page, &mut h, &mut hinted).unwrap();
-                            proptest::prop_assert_eq!(n.stats().time_us - before.time_us, plain_charge);
-                            proptest::prop_assert_eq!(n.stats().physical_reads, before.physical_reads + 1);
-                            proptest::prop_assert_eq!(hinted, plain);
-                            proptest::prop_assert_eq!(hinted_sealed, sealed);
-                            if which < 12 {
-                                hints[which] = h;
-                            }
+                            p.spare.copy_from_slice(&spare);
+                            Ok(())
                         }
-                    }
-                    ChipOp::ReadSpare(page) => {
-                        let mut buf = [0u8; 7];
-                        n.read_spare(page, &mut buf).unwrap();
-                        let mut want = pages[page as usize].spare.clone();
-                        want.extend([0xFF, 0xFF]);
-                        proptest::prop_assert_eq!(buf.to_vec(), want);
-                    }
-                    ChipOp::Erase(block) => {
-                        let got = n.erase(block).is_ok();
-                        proptest::prop_assert_eq!(got, erases[block as usize] < 4);
-                        if got {
-                            erases[block as usize] += 1;
-                            for p in &mut pages[(block * 4) as usize..(block * 4 + 4) as usize] {
-                                *p = fresh.clone();
-                            }
-                        }
-                    }
-                    ChipOp::Release(page) => {
-                        n.release(page);
-                        let p = &mut pages[page as usize];
-                        if p.programs > 0 {
-                            p.released = true;
+                    };
+                    let got = got.map_err(|e| match e {
+                        DeviceError::BadBlock { .. } => "bad",
+                        DeviceError::NopExceeded { .. } => "nop",
+                        DeviceError::NotErased { .. } => "not erased",
+                        _ => "other",
+                    });
+                    proptest::prop_assert_eq!(got, want);
+                }
+                ChipOp::ProgramSpare(page, len, b) => {
+                    let data = vec![b; len];
+                    let got = n.program_spare(page, &data).map_err(|e| match e {
+                        DeviceError::OutOfRange { .. } => "range",
+                        DeviceError::BadBlock { .. } => "bad",
+                        DeviceError::NotErased { .. } => "not erased",
+                        _ => "other",
+                    });
+                    let p = &mut pages[page as usize];
+                    let want = if len > 5 {
+                        Err("range")
+                    } else if erases[(page / 4) as usize] >= 4 {
+                        Err("bad")
+                    } else if p.spare[..len].iter().any(|&x| x != 0xFF) {
+                        Err("not erased")
+                    } else {
+                        p.spare[..len].copy_from_slice(&data);
+                        Ok(())
+                    };
+                    proptest::prop_assert_eq!(got, want);
+                }
+                ChipOp::Read(page) => {
+                    let mut buf = [0u8; 16];
+                    n.read(page, 0, &mut buf).unwrap();
+                    let p = &pages[page as usize];
+                    let want = if p.programs == 0 {
+                        vec![0xFF; 16]
+                    } else if p.released {
+                        vec![0; 16]
+                    } else {
+                        p.data.clone()
+                    };
+                    proptest::prop_assert_eq!(buf.to_vec(), want);
+                    // Through a hint (the one this page was left, another
+                    // page's, none): the bytes, answer and charge of the
+                    // plain read, whatever the hint.
+                    let at = page as usize;
+                    for (which, hint) in [(at, hints[at]), (12, hints[(at + 1) % 12]), (12, u32::MAX)] {
+                        let mut plain = [0u8; 16];
+                        let before = n.stats();
+                        let sealed = n.read_sealed(page, &mut plain).unwrap();
+                        let plain_charge = n.stats().time_us - before.time_us;
+                        let mut hinted = [0u8; 16];
+                        let mut h = hint;
+                        let before = n.stats();
+                        let hinted_sealed = n.read_sealed_hinted(page, &mut h, &mut hinted).unwrap();
+                        proptest::prop_assert_eq!(n.stats().time_us - before.time_us, plain_charge);
+                        proptest::prop_assert_eq!(n.stats().physical_reads, before.physical_reads + 1);
+                        proptest::prop_assert_eq!(hinted, plain);
+                        proptest::prop_assert_eq!(hinted_sealed, sealed);
+                        if which < 12 {
+                            hints[which] = h;
                         }
                     }
                 }
-                let resident = pages.iter().filter(|p| p.programs > 0 && !p.released).count();
-                proptest::prop_assert_eq!(n.resident_pages(), resident);
+                ChipOp::ReadSpare(page) => {
+                    let mut buf = [0u8; 7];
+                    n.read_spare(page, &mut buf).unwrap();
+                    let mut want = pages[page as usize].spare.clone();
+                    want.extend([0xFF, 0xFF]);
+                    proptest::prop_assert_eq!(buf.to_vec(), want);
+                }
+                ChipOp::Erase(block) => {
+                    let got = n.erase(block).is_ok();
+                    proptest::prop_assert_eq!(got, erases[block as usize] < 4);
+                    if got {
+                        erases[block as usize] += 1;
+                        for p in &mut pages[(block * 4) as usize..(block * 4 + 4) as usize] {
+                            *p = fresh.clone();
+                        }
+                    }
+                }
+                ChipOp::Release(page) => {
+                    n.release(page);
+                    let p = &mut pages[page as usize];
+                    if p.programs > 0 {
+                        p.released = true;
+                    }
+                }
             }
+            let resident = pages.iter().filter(|p| p.programs > 0 && !p.released).count();
+            proptest::prop_assert_eq!(n.resident_pages(), resident);
         }
+        Ok(())
     }
 }

@@ -23,12 +23,20 @@
 //! about 4 bytes for a 16-byte spare) while appending a page needs only
 //! page 0's record.
 //!
+//! The chip's record of a block (`BlockData`: the head, the spares, a
+//! flag), the directory it lives in and the program of a spare area into
+//! it are here too, beside the encoding they use, so that `nand.rs`
+//! keeps to the chip's rules.
+//!
 //! Invariants:
 //! 1. The encoding is lossless: [`BlockSpares::read`] gives back exactly the
 //!    bytes [`BlockSpares::write`] stored, for every page, in any order of
 //!    writes (a property test checks it against plain arrays).
 //! 2. `bytes` holds the head, then exactly `pages · W` varints; it is
 //!    empty only for a block untouched since its erase.
+
+use super::nand::MAX_SPARE;
+use super::DeviceError;
 
 /// Largest spare area, in 64-bit words.
 pub(crate) const MAX_WORDS: usize = 4;
@@ -358,6 +366,120 @@ impl BlockSpares {
             self.append(&w[..n], &base[..n]);
         }
     }
+}
+
+/// Blocks per directory chunk.
+pub(super) const DIR_CHUNK: usize = 1024;
+/// Bytes a page reserved for the spare records of a block an FTL fills
+/// (about 4 for an FTL's 16-byte spare, page 0's more).
+const SPARE_RECORD_ROOM: usize = 5;
+
+/// The pages of one block; `Default` while the block is untouched since
+/// its last erase.
+#[derive(Clone, Default)]
+pub(super) struct BlockData {
+    /// Head: programs since the last erase, per page (0 = erased); then
+    /// the spare areas.
+    pub(super) spares: BlockSpares,
+    /// Some page has byte ranges in `Nand::partial`.
+    pub(super) has_partial: bool,
+}
+
+impl BlockData {
+    pub(super) fn programs(&self, i: usize) -> u8 {
+        if self.spares.is_untouched() {
+            return 0;
+        }
+        self.spares.head().get(i).copied().unwrap_or(0)
+    }
+}
+
+/// `block`'s record in `dir`, its directory chunk allocated and its
+/// program counts (`ppb` of them) sized. A function of the directory
+/// alone, so that a program can hold the record while it updates the
+/// chip's other tables.
+#[inline(always)]
+pub(super) fn block_entry(
+    dir: &mut Vec<Option<Box<[BlockData]>>>,
+    block: u64,
+    ppb: usize,
+    spares: bool,
+) -> &mut BlockData {
+    let b = block as usize;
+    if dir.len() <= b / DIR_CHUNK {
+        grow_dir(dir, b / DIR_CHUNK);
+    }
+    let chunk = dir[b / DIR_CHUNK].get_or_insert_with(new_dir_chunk);
+    let data = &mut chunk[b % DIR_CHUNK];
+    if data.spares.is_untouched() {
+        // A block first touched by a program with a spare area (an FTL's)
+        // is made with room for a spare record a page, at about what an
+        // FTL's records take; any other with its head alone.
+        data.spares = if spares {
+            BlockSpares::with_room(ppb, ppb * SPARE_RECORD_ROOM)
+        } else {
+            BlockSpares::new(ppb)
+        };
+    }
+    data
+}
+
+// Out of line (once in `DIR_CHUNK` blocks), so that [`block_entry`] stays
+// small enough to inline.
+#[cold]
+#[inline(never)]
+fn grow_dir(dir: &mut Vec<Option<Box<[BlockData]>>>, c: usize) {
+    dir.resize_with(c + 1, || None);
+}
+
+#[cold]
+#[inline(never)]
+fn new_dir_chunk() -> Box<[BlockData]> {
+    (0..DIR_CHUNK).map(|_| BlockData::default()).collect()
+}
+
+/// Programs `data` into the spare area of page `i` (`page` on the chip)
+/// of `block`, whose record is `b`; `spare_base` is the chip's
+/// `Nand::spare_base`. The checks past the range and bad-block ones.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn put_spare(
+    b: &mut BlockData,
+    spare_base: &mut (u64, Base),
+    block: u64,
+    i: usize,
+    page: u64,
+    ss: usize,
+    ppb: usize,
+    data: &[u8],
+) -> Result<(), DeviceError> {
+    let mut base = match *spare_base {
+        (b, base) if b == block => base,
+        _ => None,
+    };
+    let mut spare = [0xFFu8; MAX_SPARE];
+    let whole = if i >= b.spares.pages() && data.len() == ss {
+        // Past the stored records (erased spares), the whole area: what an
+        // FTL's every page program is, stored as given.
+        data
+    } else {
+        // Pages past the stored records have erased spares.
+        if i < b.spares.pages() {
+            b.spares.read(i, &mut spare[..ss]);
+            if spare[..data.len()].iter().any(|&x| x != 0xFF) {
+                return Err(DeviceError::NotErased { page });
+            }
+        }
+        spare[..data.len()].copy_from_slice(data);
+        &spare[..ss]
+    };
+    b.spares.write_with_base(i, whole, &mut base);
+    if i + 1 == ppb {
+        // The last page: an FTL fills blocks in order, so this block's
+        // record is complete.
+        b.spares.shrink();
+    }
+    *spare_base = (block, base);
+    Ok(())
 }
 
 #[cfg(test)]

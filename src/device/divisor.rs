@@ -1,7 +1,7 @@
 //! Division by a constant chosen at run time.
 
-/// Division by a number fixed when a device is made (pages per block,
-/// pages per slab chunk): a shift and a mask when it is a power of two
+/// Division by a number fixed when a device is made (pages per block):
+/// a shift and a mask when it is a power of two
 /// (every profile's), since a 64-bit division is tens of cycles and the
 /// FTL and the chip each split every page number they are given.
 #[derive(Clone, Copy, Debug)]

@@ -9,8 +9,6 @@
 //! `NO_OWNER`. A slot is handed out only by [`Slab::fresh`] and given back
 //! only by [`Slab::free_slot`], which keep it so.
 
-use super::divisor::Divisor;
-
 /// `Slab::owner` of a free slot.
 const NO_OWNER: u64 = u64::MAX;
 
@@ -70,13 +68,16 @@ impl std::ops::IndexMut<std::ops::Range<usize>> for Chunk {
     }
 }
 
-/// Page buffers in chunks of `per_chunk` pages.
+/// Page buffers in chunks of `per_chunk` pages, a power of two: a slot
+/// splits into its chunk and its page there by a shift and a mask, with
+/// no test of the divisor on each access (a chunk of pages of a size that
+/// is not a power of two keeps at least half its 2 MiB).
 #[derive(Clone)]
 pub(crate) struct Slab {
     page_size: usize,
     per_chunk: usize,
-    /// Divides a slot number by `per_chunk`.
-    chunk_of: Divisor,
+    /// `log2(per_chunk)`.
+    chunk_shift: u32,
     chunks: Vec<Chunk>,
     len: u32,
     /// Slots free for reuse ([`Slab::free_slot`]).
@@ -96,11 +97,12 @@ pub(crate) struct Slab {
 impl Slab {
     /// An empty slab of pages of `page_size` bytes.
     pub fn new(page_size: usize) -> Slab {
-        let per_chunk = (SLAB_CHUNK_BYTES / page_size).max(1);
+        let fit = (SLAB_CHUNK_BYTES / page_size).max(1);
+        let per_chunk = 1usize << fit.ilog2();
         Slab {
             page_size,
             per_chunk,
-            chunk_of: Divisor::new(per_chunk as u64),
+            chunk_shift: per_chunk.ilog2(),
             chunks: Vec::new(),
             len: 0,
             free: Vec::new(),
@@ -114,8 +116,10 @@ impl Slab {
     /// and another of the page in it.
     #[inline(always)]
     fn place(&self, slot: u32) -> (usize, usize) {
-        let (c, i) = self.chunk_of.split(slot as u64);
-        let c = c as usize;
+        let (c, i) = (
+            slot as usize >> self.chunk_shift,
+            slot as usize & (self.per_chunk - 1),
+        );
         (c, self.chunks[c].at + i * self.page_size)
     }
 

@@ -214,7 +214,7 @@ impl BlockSpares {
     /// program does for an FTL filling a block. A spare area of two words
     /// (an FTL's 16 bytes) takes [`Self::append_words`]; any other, the
     /// general append.
-    #[inline]
+    #[inline(always)]
     pub fn append_next(&mut self, spare: &[u8], base: &[u64; MAX_WORDS]) {
         if let Ok(s) = <&[u8; 16]>::try_from(spare) {
             let [a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7] = *s;

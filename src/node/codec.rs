@@ -129,6 +129,29 @@ fn select_search(n: usize, below: impl Fn(usize) -> bool) -> usize {
     base + below(base) as usize
 }
 
+/// How many of the packed entries `words` (sorted) are below `t`: the
+/// search of [`select_search`] on a shrinking window of the slice. A step
+/// keeps the window's lower part or moves to its upper part, both
+/// `len − len/2` long, exactly as `base` and `size` move there; the
+/// compiler sees both in bounds, so a step has no bounds check, and the
+/// answer is where the last window starts (plus its entry if below).
+#[inline(always)]
+fn packed_count_below(words: &[[u8; 8]], t: u64) -> usize {
+    let below = |w: &[u8; 8]| u64::from_le_bytes(*w).rotate_left(32) < t;
+    let mut window = words;
+    while window.len() > 1 {
+        let (lower, upper) = window.split_at(window.len() / 2);
+        let kept = &window[..upper.len()];
+        let _ = lower;
+        window = std::hint::select_unpredictable(below(&upper[0]), upper, kept);
+    }
+    let base = (window.as_ptr() as usize - words.as_ptr() as usize) / 8;
+    match window.first() {
+        Some(w) => base + below(w) as usize,
+        None => 0,
+    }
+}
+
 /// Why a node image read from `page` is refused after its frame passed:
 /// the frame was empty (`None`), or its node header is short or does not
 /// fit its payload. Out of line: node reads are hot, their errors are not.
@@ -356,7 +379,9 @@ impl NodeLayout {
 
     /// Checks the frame of an image read from `page` and returns its node
     /// payload, its level and its count (the header of invariant 3).
-    #[inline]
+    /// Inlined into each image search, whose answer it otherwise returned
+    /// through memory.
+    #[inline(always)]
     fn image_payload<'a>(
         &self,
         image: &'a [u8],
@@ -466,7 +491,11 @@ impl NodeLayout {
     /// `target` (or equal to it, with `or_equal`). A binary search whose
     /// steps depend on the data only through a select, not a branch: on
     /// random keys the branchy form mispredicted about half its steps, three
-    /// or four searches an operation.
+    /// or four searches an operation. The packed case is inlined into each
+    /// image search (a call, its register saves and the format tests were
+    /// half of a 127-instruction search); other widths take
+    /// [`Self::count_below_wide`].
+    #[inline(always)]
     fn count_below(
         &self,
         payload: &[u8],
@@ -475,14 +504,15 @@ impl NodeLayout {
         target: (u64, u64),
         or_equal: bool,
     ) -> usize {
-        let e = self.format.entry_bytes();
-        if self.format.packed().is_some()
+        if self.format.key_bytes == 4
+            && self.format.value_bytes == 4
             && target.0 <= u32::MAX as u64
             && target.1 <= u32::MAX as u64
         {
-            // 4 + 4-byte entries as one integer each (key high), compared
-            // with the target packed the same way; `+ or_equal` turns
-            // "below or equal" into "below the next integer".
+            // 4 + 4-byte entries as one integer each (key high, as
+            // `EntryFormat::packed` packs them), compared with the target
+            // packed the same way; `+ or_equal` turns "below or equal" into
+            // "below the next integer".
             let Some(t) = ((target.0 << 32) | target.1).checked_add(or_equal as u64) else {
                 // Every entry is at most the largest pair.
                 return n;
@@ -493,11 +523,23 @@ impl NodeLayout {
                 // Only an image the callers' length checks rule out.
                 return 0;
             };
-            let words = body.as_chunks::<8>().0;
-            return select_search(words.len(), |i| {
-                u64::from_le_bytes(words[i]).rotate_left(32) < t
-            });
+            return packed_count_below(body.as_chunks::<8>().0, t);
         }
+        self.count_below_wide(payload, at, n, target, or_equal)
+    }
+
+    /// [`Self::count_below`] of entries that are not 4 + 4 bytes, or of a
+    /// target wider than them.
+    #[inline(never)]
+    fn count_below_wide(
+        &self,
+        payload: &[u8],
+        at: usize,
+        n: usize,
+        target: (u64, u64),
+        or_equal: bool,
+    ) -> usize {
+        let e = self.format.entry_bytes();
         let below = |i: usize| {
             let x = self.entry_at(payload, at + i * e);
             x < target || (or_equal && x == target)

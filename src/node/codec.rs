@@ -274,8 +274,27 @@ impl NodeLayout {
     /// the registry keeps it (it is dropped only when a new index is
     /// created), so an image that does not resolve here reads as a node
     /// with nothing in it.
-    fn body<'a>(&self, image: &'a [u8]) -> Payload<'a> {
+    ///
+    /// `f` is given the payload: our own format's borrowed in line, a
+    /// paper-format image's resolved out of line (carrying the [`Payload`]
+    /// enum and its reference count through each search cost a fifth of
+    /// a leaf search).
+    #[inline(always)]
+    fn with_body<R>(&self, image: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
         let payload = image.get(FRAME_HEADER..).unwrap_or(&[]);
+        // One call of `f`, which is then inlined.
+        let resolved;
+        let payload = if self.format.node_format == NodeFormat::Flashix {
+            payload
+        } else {
+            resolved = self.resolve_body(payload);
+            &*resolved
+        };
+        f(payload)
+    }
+
+    #[inline(never)]
+    fn resolve_body<'a>(&self, payload: &'a [u8]) -> Payload<'a> {
         self.resolve(payload, 0).unwrap_or(Payload::Borrowed(&[]))
     }
 
@@ -380,18 +399,35 @@ impl NodeLayout {
     /// Checks the frame of an image read from `page` and returns its node
     /// payload, its level and its count (the header of invariant 3).
     /// Inlined into each image search, whose answer it otherwise returned
-    /// through memory.
+    /// through memory; `f` is given them, as [`Self::with_body`] gives a
+    /// payload.
     #[inline(always)]
-    fn image_payload<'a>(
+    fn with_image_payload<R>(
         &self,
-        image: &'a [u8],
+        image: &[u8],
         page: u64,
         sealed: bool,
-    ) -> Result<(Payload<'a>, u8, usize), NodeError> {
+        f: impl FnOnce(&[u8], u8, usize) -> Result<R, NodeError>,
+    ) -> Result<R, NodeError> {
         let Some(framed) = page::open_read(image, PageKind::TreeNode, page, sealed)? else {
             return Err(corrupt_image(page, None));
         };
-        let payload = self.resolve(framed, page)?;
+        // One call of `f`, which is then inlined.
+        let resolved;
+        let payload = if self.format.node_format == NodeFormat::Flashix {
+            framed
+        } else {
+            resolved = self.resolve(framed, page)?;
+            &*resolved
+        };
+        let (level, count) = self.node_header(payload, page)?;
+        f(payload, level, count)
+    }
+
+    /// The level and count of a node `payload` read from `page`, checked
+    /// against invariant 3 and the payload's length.
+    #[inline(always)]
+    fn node_header(&self, payload: &[u8], page: u64) -> Result<(u8, usize), NodeError> {
         if payload.len() >= NODE_HEADER {
             let level = payload[0];
             let count = u16::from_le_bytes([payload[2], payload[3]]) as usize;
@@ -403,10 +439,10 @@ impl NodeLayout {
                     .then(|| NODE_HEADER + count * CHILD_BYTES + (count - 1) * e)
             };
             if need.is_some_and(|n| n <= payload.len()) {
-                return Ok((payload, level, count));
+                return Ok((level, count));
             }
         }
-        Err(corrupt_image(page, Some(&payload)))
+        Err(corrupt_image(page, Some(payload)))
     }
 
     /// Checks the frame and header of an image read from `page` (as a
@@ -419,21 +455,25 @@ impl NodeLayout {
         page: u64,
         sealed: bool,
     ) -> Result<(u8, usize), NodeError> {
-        self.image_payload(image, page, sealed)
-            .map(|(_, level, count)| (level, count))
+        self.with_image_payload(image, page, sealed, |_, level, count| Ok((level, count)))
     }
 
     /// Whether the entries (leaf) or separators (internal node) of an image
     /// whose header [`Self::image_header`] accepted are strictly increasing,
     /// the last check [`Self::decode`] makes.
     pub fn image_sorted(&self, image: &[u8], level: u8, count: usize) -> bool {
-        let e = self.format.entry_bytes();
         let (at, n) = if level == 0 {
             (NODE_HEADER, count)
         } else {
             (NODE_HEADER + count * CHILD_BYTES, count - 1)
         };
-        let payload = self.body(image);
+        self.with_body(image, |payload| self.body_sorted(payload, at, n))
+    }
+
+    /// [`Self::image_sorted`] of the `n` entries at `payload[at..]`.
+    #[inline(always)]
+    fn body_sorted(&self, payload: &[u8], at: usize, n: usize) -> bool {
+        let e = self.format.entry_bytes();
         let Some(body) = payload.get(at..at + n * e) else {
             return false;
         };
@@ -474,13 +514,19 @@ impl NodeLayout {
         count: usize,
         target: (u64, u64),
     ) -> (usize, NodeId) {
-        let payload = self.body(image);
+        self.with_body(image, |payload| {
+            self.body_child_slot(payload, count, target)
+        })
+    }
+
+    #[inline(always)]
+    fn body_child_slot(&self, payload: &[u8], count: usize, target: (u64, u64)) -> (usize, NodeId) {
         let seps = NODE_HEADER + count * CHILD_BYTES;
         if payload.len() < seps + (count - 1) * self.format.entry_bytes() {
             // Only an image the invariant of `body` rules out.
             return (0, NO_NODE);
         }
-        let lo = self.count_below(&payload, seps, count - 1, target, true);
+        let lo = self.count_below(payload, seps, count - 1, target, true);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         let child =
             u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
@@ -556,14 +602,23 @@ impl NodeLayout {
         count: usize,
         entry: (u64, u64),
     ) -> Result<usize, usize> {
-        let payload = self.body(image);
+        self.with_body(image, |payload| self.body_leaf_find(payload, count, entry))
+    }
+
+    #[inline(always)]
+    fn body_leaf_find(
+        &self,
+        payload: &[u8],
+        count: usize,
+        entry: (u64, u64),
+    ) -> Result<usize, usize> {
         let e = self.format.entry_bytes();
         if payload.len() < NODE_HEADER + count * e {
-            // Only an image the invariant of `body` rules out.
+            // Only an image the invariant of `with_body` rules out.
             return Err(0);
         }
-        let lo = self.count_below(&payload, NODE_HEADER, count, entry, false);
-        if lo < count && self.entry_at(&payload, NODE_HEADER + lo * e) == entry {
+        let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
+        if lo < count && self.entry_at(payload, NODE_HEADER + lo * e) == entry {
             Ok(lo)
         } else {
             Err(lo)
@@ -621,20 +676,21 @@ impl NodeLayout {
         sealed: bool,
         target: (u64, u64),
     ) -> Result<(u8, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page, sealed)?;
-        if level == 0 {
-            return Err(NodeError::Corrupt {
-                page,
-                detail: "a leaf above the leaf level".into(),
-            });
-        }
-        let seps = NODE_HEADER + count * CHILD_BYTES;
-        let lo = self.count_below(&payload, seps, count - 1, target, true);
-        let c = NODE_HEADER + lo * CHILD_BYTES;
-        Ok((
-            level,
-            u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]),
-        ))
+        self.with_image_payload(image, page, sealed, |payload, level, count| {
+            if level == 0 {
+                return Err(NodeError::Corrupt {
+                    page,
+                    detail: "a leaf above the leaf level".into(),
+                });
+            }
+            let seps = NODE_HEADER + count * CHILD_BYTES;
+            let lo = self.count_below(payload, seps, count - 1, target, true);
+            let c = NODE_HEADER + lo * CHILD_BYTES;
+            Ok((
+                level,
+                u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]),
+            ))
+        })
     }
 
     /// Without decoding the leaf `image`: calls `f` for its entries from the
@@ -650,24 +706,25 @@ impl NodeLayout {
         hi: u64,
         f: &mut impl FnMut(u64, u64),
     ) -> Result<(bool, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page, sealed)?;
-        if level != 0 {
-            return Err(NodeError::Corrupt {
-                page,
-                detail: "an internal node at the leaf level".into(),
-            });
-        }
-        let e = self.format.entry_bytes();
-        let lo = self.count_below(&payload, NODE_HEADER, count, target, false);
-        for i in lo..count {
-            let (k, v) = self.entry_at(&payload, NODE_HEADER + i * e);
-            if k > hi {
-                return Ok((true, NO_NODE));
+        self.with_image_payload(image, page, sealed, |payload, level, count| {
+            if level != 0 {
+                return Err(NodeError::Corrupt {
+                    page,
+                    detail: "an internal node at the leaf level".into(),
+                });
             }
-            f(k, v);
-        }
-        let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-        Ok((false, next))
+            let e = self.format.entry_bytes();
+            let lo = self.count_below(payload, NODE_HEADER, count, target, false);
+            for i in lo..count {
+                let (k, v) = self.entry_at(payload, NODE_HEADER + i * e);
+                if k > hi {
+                    return Ok((true, NO_NODE));
+                }
+                f(k, v);
+            }
+            let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+            Ok((false, next))
+        })
     }
 
     /// Decodes an image whose frame was checked (by

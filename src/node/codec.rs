@@ -858,6 +858,27 @@ mod tests {
     }
 
     #[test]
+    fn packed_search_agrees_with_partition_point_at_every_length() {
+        for n in 0..=80u64 {
+            let entries: Vec<(u64, u64)> = (0..n).map(|i| (i * 3 + 1, (i * 7) % 5)).collect();
+            let words: Vec<[u8; 8]> = entries
+                .iter()
+                .map(|&(k, v)| (k | (v << 32)).to_le_bytes())
+                .collect();
+            for k in 0..n * 3 + 3 {
+                for v in [0u64, 2, 4, u32::MAX as u64] {
+                    let t = (k << 32) | v;
+                    assert_eq!(
+                        packed_count_below(&words, t),
+                        entries.partition_point(|&e| e < (k, v)),
+                        "n {n} target {k},{v}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn image_searches_agree_with_the_decoded_node() {
         for format in [
             EntryFormat::default(),

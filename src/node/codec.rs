@@ -715,12 +715,29 @@ impl NodeLayout {
             }
             let e = self.format.entry_bytes();
             let lo = self.count_below(payload, NODE_HEADER, count, target, false);
-            for i in lo..count {
-                let (k, v) = self.entry_at(payload, NODE_HEADER + i * e);
-                if k > hi {
-                    return Ok((true, NO_NODE));
+            // In bounds: `node_header` checked the entries fit the payload.
+            let from = payload
+                .get(NODE_HEADER + lo * e..NODE_HEADER + count * e)
+                .unwrap_or(&[]);
+            if self.format.packed().is_some() {
+                // 4 + 4-byte entries read as one word each (key low), as
+                // `decode_payload` reads them: no width test an entry.
+                for c in from.as_chunks::<8>().0 {
+                    let w = u64::from_le_bytes(*c);
+                    let (k, v) = (w & 0xFFFF_FFFF, w >> 32);
+                    if k > hi {
+                        return Ok((true, NO_NODE));
+                    }
+                    f(k, v);
                 }
-                f(k, v);
+            } else {
+                for c in from.chunks_exact(e) {
+                    let (k, v) = self.entry_at(c, 0);
+                    if k > hi {
+                        return Ok((true, NO_NODE));
+                    }
+                    f(k, v);
+                }
             }
             let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
             Ok((false, next))

@@ -129,6 +129,29 @@ fn select_search(n: usize, below: impl Fn(usize) -> bool) -> usize {
     base + below(base) as usize
 }
 
+/// How many of the packed entries `words` (sorted) are below `t`: the
+/// search of [`select_search`] on a shrinking window of the slice. A step
+/// keeps the window's lower part or moves to its upper part, both
+/// `len − len/2` long, exactly as `base` and `size` move there; the
+/// compiler sees both in bounds, so a step has no bounds check, and the
+/// answer is where the last window starts (plus its entry if below).
+#[inline(always)]
+fn packed_count_below(words: &[[u8; 8]], t: u64) -> usize {
+    let below = |w: &[u8; 8]| u64::from_le_bytes(*w).rotate_left(32) < t;
+    let mut window = words;
+    while window.len() > 1 {
+        let (lower, upper) = window.split_at(window.len() / 2);
+        let kept = &window[..upper.len()];
+        let _ = lower;
+        window = std::hint::select_unpredictable(below(&upper[0]), upper, kept);
+    }
+    let base = (window.as_ptr() as usize - words.as_ptr() as usize) / 8;
+    match window.first() {
+        Some(w) => base + below(w) as usize,
+        None => 0,
+    }
+}
+
 /// Why a node image read from `page` is refused after its frame passed:
 /// the frame was empty (`None`), or its node header is short or does not
 /// fit its payload. Out of line: node reads are hot, their errors are not.
@@ -251,8 +274,27 @@ impl NodeLayout {
     /// the registry keeps it (it is dropped only when a new index is
     /// created), so an image that does not resolve here reads as a node
     /// with nothing in it.
-    fn body<'a>(&self, image: &'a [u8]) -> Payload<'a> {
+    ///
+    /// `f` is given the payload: our own format's borrowed in line, a
+    /// paper-format image's resolved out of line (carrying the [`Payload`]
+    /// enum and its reference count through each search cost a fifth of
+    /// a leaf search).
+    #[inline(always)]
+    fn with_body<R>(&self, image: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
         let payload = image.get(FRAME_HEADER..).unwrap_or(&[]);
+        // One call of `f`, which is then inlined.
+        let resolved;
+        let payload = if self.format.node_format == NodeFormat::Flashix {
+            payload
+        } else {
+            resolved = self.resolve_body(payload);
+            &*resolved
+        };
+        f(payload)
+    }
+
+    #[inline(never)]
+    fn resolve_body<'a>(&self, payload: &'a [u8]) -> Payload<'a> {
         self.resolve(payload, 0).unwrap_or(Payload::Borrowed(&[]))
     }
 
@@ -356,17 +398,36 @@ impl NodeLayout {
 
     /// Checks the frame of an image read from `page` and returns its node
     /// payload, its level and its count (the header of invariant 3).
-    #[inline]
-    fn image_payload<'a>(
+    /// Inlined into each image search, whose answer it otherwise returned
+    /// through memory; `f` is given them, as [`Self::with_body`] gives a
+    /// payload.
+    #[inline(always)]
+    fn with_image_payload<R>(
         &self,
-        image: &'a [u8],
+        image: &[u8],
         page: u64,
         sealed: bool,
-    ) -> Result<(Payload<'a>, u8, usize), NodeError> {
+        f: impl FnOnce(&[u8], u8, usize) -> Result<R, NodeError>,
+    ) -> Result<R, NodeError> {
         let Some(framed) = page::open_read(image, PageKind::TreeNode, page, sealed)? else {
             return Err(corrupt_image(page, None));
         };
-        let payload = self.resolve(framed, page)?;
+        // One call of `f`, which is then inlined.
+        let resolved;
+        let payload = if self.format.node_format == NodeFormat::Flashix {
+            framed
+        } else {
+            resolved = self.resolve(framed, page)?;
+            &*resolved
+        };
+        let (level, count) = self.node_header(payload, page)?;
+        f(payload, level, count)
+    }
+
+    /// The level and count of a node `payload` read from `page`, checked
+    /// against invariant 3 and the payload's length.
+    #[inline(always)]
+    fn node_header(&self, payload: &[u8], page: u64) -> Result<(u8, usize), NodeError> {
         if payload.len() >= NODE_HEADER {
             let level = payload[0];
             let count = u16::from_le_bytes([payload[2], payload[3]]) as usize;
@@ -378,10 +439,10 @@ impl NodeLayout {
                     .then(|| NODE_HEADER + count * CHILD_BYTES + (count - 1) * e)
             };
             if need.is_some_and(|n| n <= payload.len()) {
-                return Ok((payload, level, count));
+                return Ok((level, count));
             }
         }
-        Err(corrupt_image(page, Some(&payload)))
+        Err(corrupt_image(page, Some(payload)))
     }
 
     /// Checks the frame and header of an image read from `page` (as a
@@ -394,21 +455,25 @@ impl NodeLayout {
         page: u64,
         sealed: bool,
     ) -> Result<(u8, usize), NodeError> {
-        self.image_payload(image, page, sealed)
-            .map(|(_, level, count)| (level, count))
+        self.with_image_payload(image, page, sealed, |_, level, count| Ok((level, count)))
     }
 
     /// Whether the entries (leaf) or separators (internal node) of an image
     /// whose header [`Self::image_header`] accepted are strictly increasing,
     /// the last check [`Self::decode`] makes.
     pub fn image_sorted(&self, image: &[u8], level: u8, count: usize) -> bool {
-        let e = self.format.entry_bytes();
         let (at, n) = if level == 0 {
             (NODE_HEADER, count)
         } else {
             (NODE_HEADER + count * CHILD_BYTES, count - 1)
         };
-        let payload = self.body(image);
+        self.with_body(image, |payload| self.body_sorted(payload, at, n))
+    }
+
+    /// [`Self::image_sorted`] of the `n` entries at `payload[at..]`.
+    #[inline(always)]
+    fn body_sorted(&self, payload: &[u8], at: usize, n: usize) -> bool {
+        let e = self.format.entry_bytes();
         let Some(body) = payload.get(at..at + n * e) else {
             return false;
         };
@@ -449,13 +514,19 @@ impl NodeLayout {
         count: usize,
         target: (u64, u64),
     ) -> (usize, NodeId) {
-        let payload = self.body(image);
+        self.with_body(image, |payload| {
+            self.body_child_slot(payload, count, target)
+        })
+    }
+
+    #[inline(always)]
+    fn body_child_slot(&self, payload: &[u8], count: usize, target: (u64, u64)) -> (usize, NodeId) {
         let seps = NODE_HEADER + count * CHILD_BYTES;
         if payload.len() < seps + (count - 1) * self.format.entry_bytes() {
             // Only an image the invariant of `body` rules out.
             return (0, NO_NODE);
         }
-        let lo = self.count_below(&payload, seps, count - 1, target, true);
+        let lo = self.count_below(payload, seps, count - 1, target, true);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         let child =
             u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
@@ -466,7 +537,11 @@ impl NodeLayout {
     /// `target` (or equal to it, with `or_equal`). A binary search whose
     /// steps depend on the data only through a select, not a branch: on
     /// random keys the branchy form mispredicted about half its steps, three
-    /// or four searches an operation.
+    /// or four searches an operation. The packed case is inlined into each
+    /// image search (a call, its register saves and the format tests were
+    /// half of a 127-instruction search); other widths take
+    /// [`Self::count_below_wide`].
+    #[inline(always)]
     fn count_below(
         &self,
         payload: &[u8],
@@ -475,14 +550,15 @@ impl NodeLayout {
         target: (u64, u64),
         or_equal: bool,
     ) -> usize {
-        let e = self.format.entry_bytes();
-        if self.format.packed().is_some()
+        if self.format.key_bytes == 4
+            && self.format.value_bytes == 4
             && target.0 <= u32::MAX as u64
             && target.1 <= u32::MAX as u64
         {
-            // 4 + 4-byte entries as one integer each (key high), compared
-            // with the target packed the same way; `+ or_equal` turns
-            // "below or equal" into "below the next integer".
+            // 4 + 4-byte entries as one integer each (key high, as
+            // `EntryFormat::packed` packs them), compared with the target
+            // packed the same way; `+ or_equal` turns "below or equal" into
+            // "below the next integer".
             let Some(t) = ((target.0 << 32) | target.1).checked_add(or_equal as u64) else {
                 // Every entry is at most the largest pair.
                 return n;
@@ -493,11 +569,23 @@ impl NodeLayout {
                 // Only an image the callers' length checks rule out.
                 return 0;
             };
-            let words = body.as_chunks::<8>().0;
-            return select_search(words.len(), |i| {
-                u64::from_le_bytes(words[i]).rotate_left(32) < t
-            });
+            return packed_count_below(body.as_chunks::<8>().0, t);
         }
+        self.count_below_wide(payload, at, n, target, or_equal)
+    }
+
+    /// [`Self::count_below`] of entries that are not 4 + 4 bytes, or of a
+    /// target wider than them.
+    #[inline(never)]
+    fn count_below_wide(
+        &self,
+        payload: &[u8],
+        at: usize,
+        n: usize,
+        target: (u64, u64),
+        or_equal: bool,
+    ) -> usize {
+        let e = self.format.entry_bytes();
         let below = |i: usize| {
             let x = self.entry_at(payload, at + i * e);
             x < target || (or_equal && x == target)
@@ -514,14 +602,23 @@ impl NodeLayout {
         count: usize,
         entry: (u64, u64),
     ) -> Result<usize, usize> {
-        let payload = self.body(image);
+        self.with_body(image, |payload| self.body_leaf_find(payload, count, entry))
+    }
+
+    #[inline(always)]
+    fn body_leaf_find(
+        &self,
+        payload: &[u8],
+        count: usize,
+        entry: (u64, u64),
+    ) -> Result<usize, usize> {
         let e = self.format.entry_bytes();
         if payload.len() < NODE_HEADER + count * e {
-            // Only an image the invariant of `body` rules out.
+            // Only an image the invariant of `with_body` rules out.
             return Err(0);
         }
-        let lo = self.count_below(&payload, NODE_HEADER, count, entry, false);
-        if lo < count && self.entry_at(&payload, NODE_HEADER + lo * e) == entry {
+        let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
+        if lo < count && self.entry_at(payload, NODE_HEADER + lo * e) == entry {
             Ok(lo)
         } else {
             Err(lo)
@@ -579,20 +676,21 @@ impl NodeLayout {
         sealed: bool,
         target: (u64, u64),
     ) -> Result<(u8, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page, sealed)?;
-        if level == 0 {
-            return Err(NodeError::Corrupt {
-                page,
-                detail: "a leaf above the leaf level".into(),
-            });
-        }
-        let seps = NODE_HEADER + count * CHILD_BYTES;
-        let lo = self.count_below(&payload, seps, count - 1, target, true);
-        let c = NODE_HEADER + lo * CHILD_BYTES;
-        Ok((
-            level,
-            u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]),
-        ))
+        self.with_image_payload(image, page, sealed, |payload, level, count| {
+            if level == 0 {
+                return Err(NodeError::Corrupt {
+                    page,
+                    detail: "a leaf above the leaf level".into(),
+                });
+            }
+            let seps = NODE_HEADER + count * CHILD_BYTES;
+            let lo = self.count_below(payload, seps, count - 1, target, true);
+            let c = NODE_HEADER + lo * CHILD_BYTES;
+            Ok((
+                level,
+                u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]),
+            ))
+        })
     }
 
     /// Without decoding the leaf `image`: calls `f` for its entries from the
@@ -608,24 +706,42 @@ impl NodeLayout {
         hi: u64,
         f: &mut impl FnMut(u64, u64),
     ) -> Result<(bool, NodeId), NodeError> {
-        let (payload, level, count) = self.image_payload(image, page, sealed)?;
-        if level != 0 {
-            return Err(NodeError::Corrupt {
-                page,
-                detail: "an internal node at the leaf level".into(),
-            });
-        }
-        let e = self.format.entry_bytes();
-        let lo = self.count_below(&payload, NODE_HEADER, count, target, false);
-        for i in lo..count {
-            let (k, v) = self.entry_at(&payload, NODE_HEADER + i * e);
-            if k > hi {
-                return Ok((true, NO_NODE));
+        self.with_image_payload(image, page, sealed, |payload, level, count| {
+            if level != 0 {
+                return Err(NodeError::Corrupt {
+                    page,
+                    detail: "an internal node at the leaf level".into(),
+                });
             }
-            f(k, v);
-        }
-        let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
-        Ok((false, next))
+            let e = self.format.entry_bytes();
+            let lo = self.count_below(payload, NODE_HEADER, count, target, false);
+            // In bounds: `node_header` checked the entries fit the payload.
+            let from = payload
+                .get(NODE_HEADER + lo * e..NODE_HEADER + count * e)
+                .unwrap_or(&[]);
+            if self.format.packed().is_some() {
+                // 4 + 4-byte entries read as one word each (key low), as
+                // `decode_payload` reads them: no width test an entry.
+                for c in from.as_chunks::<8>().0 {
+                    let w = u64::from_le_bytes(*c);
+                    let (k, v) = (w & 0xFFFF_FFFF, w >> 32);
+                    if k > hi {
+                        return Ok((true, NO_NODE));
+                    }
+                    f(k, v);
+                }
+            } else {
+                for c in from.chunks_exact(e) {
+                    let (k, v) = self.entry_at(c, 0);
+                    if k > hi {
+                        return Ok((true, NO_NODE));
+                    }
+                    f(k, v);
+                }
+            }
+            let next = u32::from_le_bytes([payload[4], payload[5], payload[6], payload[7]]);
+            Ok((false, next))
+        })
     }
 
     /// Decodes an image whose frame was checked (by
@@ -756,6 +872,27 @@ mod tests {
         assert!(parts
             .iter()
             .all(|p| p.1.level == 2 && p.1.entries.len() + 1 == p.1.children.len()));
+    }
+
+    #[test]
+    fn packed_search_agrees_with_partition_point_at_every_length() {
+        for n in 0..=80u64 {
+            let entries: Vec<(u64, u64)> = (0..n).map(|i| (i * 3 + 1, (i * 7) % 5)).collect();
+            let words: Vec<[u8; 8]> = entries
+                .iter()
+                .map(|&(k, v)| (k | (v << 32)).to_le_bytes())
+                .collect();
+            for k in 0..n * 3 + 3 {
+                for v in [0u64, 2, 4, u32::MAX as u64] {
+                    let t = (k << 32) | v;
+                    assert_eq!(
+                        packed_count_below(&words, t),
+                        entries.partition_point(|&e| e < (k, v)),
+                        "n {n} target {k},{v}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -48,7 +48,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::device::{DeviceStats, RunWear};
+use crate::device::{ChargedStats, RunWear};
 use crate::index::{Index, IndexError};
 #[cfg(not(feature = "cli"))]
 use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -217,7 +217,7 @@ pub struct RunOptions {
 }
 
 struct Accum {
-    stats: DeviceStats,
+    stats: ChargedStats,
     count: u64,
     hist: Histogram<u64>,
     /// Latencies not yet in `hist`, as (value, times), by value modulo
@@ -234,12 +234,14 @@ const PENDING: usize = 16;
 /// `x.max(0.0).round() as u64`, without the library call `round` is on
 /// x86_64's baseline: below 2^52 the fraction `x − ⌊x⌋` is exact, so
 /// rounding half away from zero is a compare; above, every double is an
-/// integer.
+/// integer. Below 2^52 (and not below 0) the conversions through `i64`
+/// are exact and single instructions, where those of `u64` are not.
+#[inline]
 fn round_to_u64(x: f64) -> u64 {
     let x = x.max(0.0);
     if x < 4_503_599_627_370_496.0 {
-        let t = x as u64;
-        t + (x - t as f64 >= 0.5) as u64
+        let t = x as i64;
+        (t + (x - t as f64 >= 0.5) as i64) as u64
     } else {
         x as u64
     }
@@ -248,7 +250,7 @@ fn round_to_u64(x: f64) -> u64 {
 impl Accum {
     fn new() -> Self {
         Accum {
-            stats: DeviceStats::default(),
+            stats: ChargedStats::default(),
             count: 0,
             // Invariant: 3 significant figures is a valid precision.
             hist: Histogram::new(3).expect("valid histogram precision"),
@@ -268,8 +270,8 @@ impl Accum {
     /// Charges one operation: what the device did between `before` and
     /// `after`. The same subtractions `DeviceStats::delta` makes, of only
     /// the fields kept, and no delta built: this runs once an operation.
-    #[inline]
-    fn add(&mut self, after: &DeviceStats, before: &DeviceStats) {
+    #[inline(always)]
+    fn add(&mut self, after: &ChargedStats, before: &ChargedStats) {
         let s = &mut self.stats;
         s.logical_reads += after.logical_reads - before.logical_reads;
         s.logical_writes += after.logical_writes - before.logical_writes;
@@ -348,6 +350,7 @@ pub fn run(
         expected: Vec::new(),
         deferred: HashMap::new(),
         answers: Vec::new(),
+        defers: index.defers_lookups(),
     };
     let mut op_number = 0u64;
     let mut memory = MemoryPeak::new(index, options);
@@ -360,12 +363,17 @@ pub fn run(
         op_number = preload_ops;
         memory.check(index, options, op_number)?;
     } else {
+        let plain = checker.oracle.is_none() && !checker.defers;
         for op in preload {
             let op = op?;
             op_number += 1;
             preload_ops += 1;
-            checker.apply(index, op, op_number, None)?;
-            checker.collect_answers(index, None)?;
+            if plain {
+                checker.apply_plain(index, op, op_number)?;
+            } else {
+                checker.apply(index, op, op_number, None)?;
+                checker.collect_answers(index, None)?;
+            }
             memory.check(index, options, op_number)?;
             progress.tick(op_number);
         }
@@ -385,29 +393,38 @@ pub fn run(
     // `Ord`, so reports list kinds as an ordered map would).
     let mut accums: [Option<Accum>; OpKind::ALL.len()] = Default::default();
     let mut flushes = Accum::new();
-    let mut before = after_preload;
+    // The counters before and after each operation, two buffers whose
+    // roles swap: a snapshot is written once and never copied.
+    let (mut snapshot_a, mut snapshot_b) = (after_preload.charged(), ChargedStats::default());
+    let (mut before, mut after) = (&mut snapshot_a, &mut snapshot_b);
+    // Nothing to check, print or collect: `Checker::apply_plain`.
+    let plain = checker.oracle.is_none() && results.is_none() && !checker.defers;
     for (op, measured_ops) in ops.zip(1u64..) {
         let op = op?;
         op_number += 1;
-        checker.apply(index, op, op_number, results.as_deref_mut())?;
-        checker.collect_answers(index, results.as_deref_mut())?;
-        let after = index.storage().stats();
+        if plain {
+            checker.apply_plain(index, op, op_number)?;
+        } else {
+            checker.apply(index, op, op_number, results.as_deref_mut())?;
+            checker.collect_answers(index, results.as_deref_mut())?;
+        }
+        index.storage().charged_stats(after);
         accums[op.kind() as usize]
             .get_or_insert_with(Accum::new)
-            .add(&after, &before);
-        before = after;
+            .add(after, before);
+        std::mem::swap(&mut before, &mut after);
         if options
             .flush_every
             .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
-            before = charged_flush(index, op_number, &mut flushes, &before)?;
+            charged_flush(index, op_number, &mut flushes, before)?;
             checker.collect_answers(index, results.as_deref_mut())?;
         }
         memory.check(index, options, op_number)?;
         progress.tick(op_number);
     }
     if options.final_flush {
-        charged_flush(index, op_number, &mut flushes, &before)?;
+        charged_flush(index, op_number, &mut flushes, before)?;
         checker.collect_answers(index, results)?;
         // A flush empties every buffer: no delayed lookup is left waiting.
         if let Some((&ticket, d)) = checker.deferred.iter().min_by_key(|(_, d)| d.op_number) {
@@ -482,19 +499,21 @@ fn kinds(accums: &[Option<Accum>]) -> impl Iterator<Item = (OpKind, &Accum)> {
 }
 
 /// Flushes `index` after operation `after_op`, charging the device work
-/// since `before` to `flushes`; returns the counters after it.
+/// since `counters` to `flushes`; leaves the counters after it there.
 fn charged_flush(
     index: &mut dyn Index,
     after_op: u64,
     flushes: &mut Accum,
-    before: &DeviceStats,
-) -> Result<DeviceStats, RunError> {
+    counters: &mut ChargedStats,
+) -> Result<(), RunError> {
     index
         .flush()
         .map_err(|source| RunError::Flush { after_op, source })?;
-    let after = index.storage().stats();
-    flushes.add(&after, before);
-    Ok(after)
+    let mut after = ChargedStats::default();
+    index.storage().charged_stats(&mut after);
+    flushes.add(&after, counters);
+    *counters = after;
+    Ok(())
 }
 
 /// The oracle and the reused answer buffers.
@@ -508,6 +527,11 @@ struct Checker {
     /// must be what `get` would have returned then.
     deferred: HashMap<u64, Deferred>,
     answers: Vec<(u64, Vec<u64>)>,
+    /// `Index::defers_lookups`, read once: it is fixed for an index's
+    /// life (an option it is built with, or a store opened read-only),
+    /// and asking through the `dyn` layers before every operation cost
+    /// as much as a tenth of the runner's own work.
+    defers: bool,
 }
 
 struct Deferred {
@@ -517,6 +541,31 @@ struct Deferred {
 }
 
 impl Checker {
+    /// [`Checker::apply`] where there is no oracle, no result sink and no
+    /// delayed lookup: the same call on the index and the same error, and
+    /// nothing else, which is all `apply` does then. Small enough to sit
+    /// in the run's loop.
+    #[inline]
+    fn apply_plain(
+        &mut self,
+        index: &mut dyn Index,
+        op: Op,
+        op_number: u64,
+    ) -> Result<(), RunError> {
+        let done = match op {
+            Op::Insert { key, value } => index.insert(key, value),
+            Op::Delete { key, value } => index.delete(key, value).map(drop),
+            Op::Update { key, old, new } => index.update(key, old, new).map(drop),
+            Op::Search { key } => index.get(key, &mut self.values),
+            Op::Range { lo, hi } => index.range(lo, hi, &mut self.entries),
+        };
+        done.map_err(|source| RunError::Index {
+            op_number,
+            op,
+            source,
+        })
+    }
+
     /// Applies `op` to `index`, checks the answer, prints it if asked.
     fn apply(
         &mut self,
@@ -531,6 +580,7 @@ impl Checker {
             entries,
             expected,
             deferred,
+            defers,
             ..
         } = self;
         let fail = |source: IndexError| RunError::Index {
@@ -573,7 +623,7 @@ impl Checker {
                     }
                 }
             }
-            Op::Search { key } if index.defers_lookups() => {
+            Op::Search { key } if *defers => {
                 let ticket = index.get_later(key).map_err(fail)?;
                 let expected = oracle
                     .as_ref()
@@ -639,7 +689,7 @@ impl Checker {
         index: &mut dyn Index,
         results: Option<&mut (dyn Write + '_)>,
     ) -> Result<(), RunError> {
-        if !index.defers_lookups() {
+        if !self.defers {
             return Ok(());
         }
         index.take_answers(&mut self.answers);
@@ -837,10 +887,16 @@ impl Progress {
         }
     }
 
+    /// Called after every operation: only the test is in line.
+    #[inline]
     fn tick(&mut self, done: u64) {
-        if !self.enabled || !done.is_multiple_of(4096) {
-            return;
+        if self.enabled && done.is_multiple_of(4096) {
+            self.draw(done);
         }
+    }
+
+    #[inline(never)]
+    fn draw(&mut self, done: u64) {
         if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
             let bar = match self.expected {
                 Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
@@ -901,11 +957,11 @@ mod tests {
         let mut a = Accum::new();
         let mut h = Histogram::<u64>::new(3).unwrap();
         for i in 0..10_000u64 {
-            let d = DeviceStats {
+            let d = ChargedStats {
                 time_us: ((i * 7919) % 37) as f64 * 34.8,
-                ..DeviceStats::default()
+                ..ChargedStats::default()
             };
-            a.add(&d, &DeviceStats::default());
+            a.add(&d, &ChargedStats::default());
             h.record(round_to_u64(d.time_us * 10.0)).unwrap();
         }
         a.settle();

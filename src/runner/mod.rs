@@ -267,11 +267,18 @@ impl Accum {
         }
     }
 
-    /// Charges one operation: what the device did between `before` and
-    /// `after`. The same subtractions `DeviceStats::delta` makes, of only
-    /// the fields kept, and no delta built: this runs once an operation.
-    #[inline(always)]
+    /// Charges one operation (or flush): what the device did between
+    /// `before` and `after`. The same subtractions `DeviceStats::delta`
+    /// makes, of only the fields kept, and no delta built.
     fn add(&mut self, after: &ChargedStats, before: &ChargedStats) {
+        self.add_counts(after, before);
+        self.add_times(after, before);
+    }
+
+    /// Charges the integer counters of what the device did between
+    /// `before` and `after`: one operation's, or a [`KindRun`]'s.
+    #[inline(always)]
+    fn add_counts(&mut self, after: &ChargedStats, before: &ChargedStats) {
         let s = &mut self.stats;
         s.logical_reads += after.logical_reads - before.logical_reads;
         s.logical_writes += after.logical_writes - before.logical_writes;
@@ -280,6 +287,13 @@ impl Accum {
         s.erases += after.erases - before.erases;
         s.gc_copies += after.gc_copies - before.gc_copies;
         s.durability_writes += after.durability_writes - before.durability_writes;
+    }
+
+    /// Charges one operation's times and energy, its latency, and counts
+    /// it: what runs once an operation.
+    #[inline(always)]
+    fn add_times(&mut self, after: &ChargedStats, before: &ChargedStats) {
+        let s = &mut self.stats;
         let time_us = after.time_us - before.time_us;
         s.time_us += time_us;
         s.read_time_us += after.read_time_us - before.read_time_us;
@@ -323,6 +337,39 @@ impl Accum {
                 p99: q(0.99),
                 max: self.hist.max() as f64 / 10.0,
             },
+        }
+    }
+}
+
+/// The measured operations since the kind last changed (or the last
+/// flush), all of one kind: their integer counters are charged as one
+/// difference when the run ends, which is exactly the sum of their own
+/// (integer differences telescope), so an operation of the run's kind
+/// pays no subtraction for them. Times and energy are floats, whose sum
+/// depends on the order of the additions: they are charged operation by
+/// operation (`Accum::add_times`), as before.
+struct KindRun {
+    kind: Option<usize>,
+    /// The counters when the run began.
+    start: ChargedStats,
+}
+
+impl KindRun {
+    /// Makes an operation of `kind`, which began at counters `before`,
+    /// part of the run, first ending a run of another kind there.
+    #[inline(always)]
+    fn enter(&mut self, kind: usize, before: &ChargedStats, accums: &mut [Option<Accum>]) {
+        if self.kind != Some(kind) {
+            self.end(before, accums);
+            self.kind = Some(kind);
+            self.start = *before;
+        }
+    }
+
+    /// Ends the run at counters `end`, charging it to its kind.
+    fn end(&mut self, end: &ChargedStats, accums: &mut [Option<Accum>]) {
+        if let Some(a) = self.kind.take().and_then(|k| accums[k].as_mut()) {
+            a.add_counts(end, &self.start);
         }
     }
 }
@@ -399,6 +446,10 @@ pub fn run(
     let (mut before, mut after) = (&mut snapshot_a, &mut snapshot_b);
     // Nothing to check, print or collect: `Checker::apply_plain`.
     let plain = checker.oracle.is_none() && results.is_none() && !checker.defers;
+    let mut run = KindRun {
+        kind: None,
+        start: ChargedStats::default(),
+    };
     for (op, measured_ops) in ops.zip(1u64..) {
         let op = op?;
         op_number += 1;
@@ -409,20 +460,24 @@ pub fn run(
             checker.collect_answers(index, results.as_deref_mut())?;
         }
         index.storage().charged_stats(after);
-        accums[op.kind() as usize]
+        let kind = op.kind() as usize;
+        run.enter(kind, before, &mut accums);
+        accums[kind]
             .get_or_insert_with(Accum::new)
-            .add(after, before);
+            .add_times(after, before);
         std::mem::swap(&mut before, &mut after);
         if options
             .flush_every
             .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
+            run.end(before, &mut accums);
             charged_flush(index, op_number, &mut flushes, before)?;
             checker.collect_answers(index, results.as_deref_mut())?;
         }
         memory.check(index, options, op_number)?;
         progress.tick(op_number);
     }
+    run.end(before, &mut accums);
     if options.final_flush {
         charged_flush(index, op_number, &mut flushes, before)?;
         checker.collect_answers(index, results)?;

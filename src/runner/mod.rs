@@ -27,7 +27,6 @@ pub mod damage;
 pub mod double_fault;
 pub mod fault;
 mod memory;
-#[cfg(not(feature = "cli"))]
 pub(crate) mod progress;
 pub mod report;
 pub mod staged;
@@ -37,23 +36,20 @@ pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
-#[cfg(feature = "cli")]
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::device::{ChargedStats, RunWear};
 use crate::index::{Index, IndexError};
-#[cfg(not(feature = "cli"))]
-use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
 use memory::MemoryPeak;
+use progress::Progress;
 
 /// Errors of a run.
 #[non_exhaustive]
@@ -923,59 +919,6 @@ pub fn run_workload(
     run(index, &mut pre, &mut measured, &options, results)
 }
 
-/// A progress bar on stderr, shown only when stderr is a terminal, the run
-/// is not quiet, and it has lasted more than a second.
-struct Progress {
-    enabled: bool,
-    started: Instant,
-    expected: Option<u64>,
-    bar: Option<ProgressBar>,
-}
-
-impl Progress {
-    fn new(options: &RunOptions) -> Self {
-        Progress {
-            enabled: !options.quiet && std::io::stderr().is_terminal(),
-            started: Instant::now(),
-            expected: options.expected_ops,
-            bar: None,
-        }
-    }
-
-    /// Called after every operation: only the test is in line.
-    #[inline]
-    fn tick(&mut self, done: u64) {
-        if self.enabled && done.is_multiple_of(4096) {
-            self.draw(done);
-        }
-    }
-
-    #[inline(never)]
-    fn draw(&mut self, done: u64) {
-        if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
-            let bar = match self.expected {
-                Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
-                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-            };
-            if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} ops ({per_sec})",
-            ) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-            self.bar = Some(bar);
-        }
-        if let Some(b) = &self.bar {
-            b.set_position(done);
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1004,6 +947,55 @@ mod tests {
         });
         for v in edges.into_iter().chain(randoms) {
             assert_eq!(round_to_u64(v), v.max(0.0).round() as u64, "{v}");
+        }
+    }
+
+    /// Charging a run's integer counters at its end (and at flushes) sums
+    /// to what charging each operation did.
+    #[test]
+    fn kind_runs_charge_what_each_operation_would() {
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) % m
+        };
+        let (mut by_op, mut by_run): (Vec<Option<Accum>>, Vec<Option<Accum>>) = (
+            (0..3).map(|_| None).collect(),
+            (0..3).map(|_| None).collect(),
+        );
+        let mut run = KindRun {
+            kind: None,
+            start: ChargedStats::default(),
+        };
+        let mut before = ChargedStats::default();
+        for _ in 0..5_000 {
+            let kind = next(3) as usize;
+            let mut after = before;
+            after.logical_reads += next(3);
+            after.physical_writes += next(5);
+            after.erases += next(2);
+            after.durability_writes += next(4);
+            after.time_us += next(2_000) as f64 * 0.1;
+            by_op[kind]
+                .get_or_insert_with(Accum::new)
+                .add(&after, &before);
+            run.enter(kind, &before, &mut by_run);
+            by_run[kind]
+                .get_or_insert_with(Accum::new)
+                .add_times(&after, &before);
+            before = after;
+            if next(50) == 0 {
+                // A flush: its own work, charged to neither.
+                run.end(&before, &mut by_run);
+                before.physical_writes += next(9);
+            }
+        }
+        run.end(&before, &mut by_run);
+        for (a, b) in by_op.iter_mut().zip(&mut by_run) {
+            let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
+            a.settle();
+            b.settle();
+            assert_eq!((a.stats, a.count, &a.hist), (b.stats, b.count, &b.hist));
         }
     }
 

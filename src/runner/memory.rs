@@ -24,6 +24,11 @@ pub(super) struct MemoryPeak {
     /// The most the budget-bound structures held beyond what the budget
     /// left them (`Budget::for_budget_bound`).
     pub(super) excess: u64,
+    /// Neither `exclude_named` nor a `memory_limit`: a count within the
+    /// budget changes nothing but the peak ([`MemoryPeak::check`]).
+    peak_only: bool,
+    /// The count above which the budget is passed (`u64::MAX`: no budget).
+    over_above: u64,
 }
 
 impl MemoryPeak {
@@ -33,8 +38,13 @@ impl MemoryPeak {
             unnamed_peak: 0,
             tables_peak: 0,
             excess: 0,
+            peak_only: !options.exclude_named && options.memory_limit.is_none(),
+            over_above: match options.memory_budget {
+                0 => u64::MAX,
+                budget => budget,
+            },
         };
-        m.measure(index, options);
+        m.measure(index.memory_bytes() as u64, index, options);
         m
     }
 
@@ -47,8 +57,8 @@ impl MemoryPeak {
         Budget::new(options.memory_budget as usize, tables)
     }
 
-    fn measure(&mut self, index: &dyn Index, options: &RunOptions) {
-        let now = index.memory_bytes() as u64;
+    /// Takes `now`, the index's count, into the peaks.
+    fn measure(&mut self, now: u64, index: &dyn Index, options: &RunOptions) {
         self.peak = self.peak.max(now);
         let budgeted = options.memory_budget > 0;
         let over = budgeted && now > options.memory_budget;
@@ -76,14 +86,34 @@ impl MemoryPeak {
     }
 
     /// Measures, then [`RunError::OverBudget`] when the peak the limit
-    /// holds passed `options.memory_limit`.
+    /// holds passed `options.memory_limit`. Runs after every operation:
+    /// in line, only the common case, a count within the budget with
+    /// nothing but the peak to keep, where `measure` would return after
+    /// the peak and no limit can be passed.
+    #[inline]
     pub(super) fn check(
         &mut self,
         index: &dyn Index,
         options: &RunOptions,
         op_number: u64,
     ) -> Result<(), RunError> {
-        self.measure(index, options);
+        let now = index.memory_bytes() as u64;
+        if self.peak_only && now <= self.over_above {
+            self.peak = self.peak.max(now);
+            return Ok(());
+        }
+        self.check_all(now, index, options, op_number)
+    }
+
+    #[inline(never)]
+    fn check_all(
+        &mut self,
+        now: u64,
+        index: &dyn Index,
+        options: &RunOptions,
+        op_number: u64,
+    ) -> Result<(), RunError> {
+        self.measure(now, index, options);
         let held = if options.exclude_named {
             self.unnamed_peak
         } else {

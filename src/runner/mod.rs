@@ -27,7 +27,6 @@ pub mod damage;
 pub mod double_fault;
 pub mod fault;
 mod memory;
-#[cfg(not(feature = "cli"))]
 pub(crate) mod progress;
 pub mod report;
 pub mod staged;
@@ -37,23 +36,20 @@ pub use report::{DeviceReport, IndexDescription, Latency, OpCost, Report};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
-#[cfg(feature = "cli")]
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::device::{DeviceStats, RunWear};
+use crate::device::{ChargedStats, RunWear};
 use crate::index::{Index, IndexError};
-#[cfg(not(feature = "cli"))]
-use crate::runner::progress::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::workload::{Op, OpKind, WorkloadError, WorkloadSpec};
 use memory::MemoryPeak;
+use progress::Progress;
 
 /// Errors of a run.
 #[non_exhaustive]
@@ -217,7 +213,7 @@ pub struct RunOptions {
 }
 
 struct Accum {
-    stats: DeviceStats,
+    stats: ChargedStats,
     count: u64,
     hist: Histogram<u64>,
     /// Latencies not yet in `hist`, as (value, times), by value modulo
@@ -234,12 +230,14 @@ const PENDING: usize = 16;
 /// `x.max(0.0).round() as u64`, without the library call `round` is on
 /// x86_64's baseline: below 2^52 the fraction `x − ⌊x⌋` is exact, so
 /// rounding half away from zero is a compare; above, every double is an
-/// integer.
+/// integer. Below 2^52 (and not below 0) the conversions through `i64`
+/// are exact and single instructions, where those of `u64` are not.
+#[inline]
 fn round_to_u64(x: f64) -> u64 {
     let x = x.max(0.0);
     if x < 4_503_599_627_370_496.0 {
-        let t = x as u64;
-        t + (x - t as f64 >= 0.5) as u64
+        let t = x as i64;
+        (t + (x - t as f64 >= 0.5) as i64) as u64
     } else {
         x as u64
     }
@@ -248,7 +246,7 @@ fn round_to_u64(x: f64) -> u64 {
 impl Accum {
     fn new() -> Self {
         Accum {
-            stats: DeviceStats::default(),
+            stats: ChargedStats::default(),
             count: 0,
             // Invariant: 3 significant figures is a valid precision.
             hist: Histogram::new(3).expect("valid histogram precision"),
@@ -265,11 +263,18 @@ impl Accum {
         }
     }
 
-    /// Charges one operation: what the device did between `before` and
-    /// `after`. The same subtractions `DeviceStats::delta` makes, of only
-    /// the fields kept, and no delta built: this runs once an operation.
-    #[inline]
-    fn add(&mut self, after: &DeviceStats, before: &DeviceStats) {
+    /// Charges one operation (or flush): what the device did between
+    /// `before` and `after`. The same subtractions `DeviceStats::delta`
+    /// makes, of only the fields kept, and no delta built.
+    fn add(&mut self, after: &ChargedStats, before: &ChargedStats) {
+        self.add_counts(after, before);
+        self.add_times(after, before);
+    }
+
+    /// Charges the integer counters of what the device did between
+    /// `before` and `after`: one operation's, or a [`KindRun`]'s.
+    #[inline(always)]
+    fn add_counts(&mut self, after: &ChargedStats, before: &ChargedStats) {
         let s = &mut self.stats;
         s.logical_reads += after.logical_reads - before.logical_reads;
         s.logical_writes += after.logical_writes - before.logical_writes;
@@ -278,6 +283,13 @@ impl Accum {
         s.erases += after.erases - before.erases;
         s.gc_copies += after.gc_copies - before.gc_copies;
         s.durability_writes += after.durability_writes - before.durability_writes;
+    }
+
+    /// Charges one operation's times and energy, its latency, and counts
+    /// it: what runs once an operation.
+    #[inline(always)]
+    fn add_times(&mut self, after: &ChargedStats, before: &ChargedStats) {
+        let s = &mut self.stats;
         let time_us = after.time_us - before.time_us;
         s.time_us += time_us;
         s.read_time_us += after.read_time_us - before.read_time_us;
@@ -325,6 +337,39 @@ impl Accum {
     }
 }
 
+/// The measured operations since the kind last changed (or the last
+/// flush), all of one kind: their integer counters are charged as one
+/// difference when the run ends, which is exactly the sum of their own
+/// (integer differences telescope), so an operation of the run's kind
+/// pays no subtraction for them. Times and energy are floats, whose sum
+/// depends on the order of the additions: they are charged operation by
+/// operation (`Accum::add_times`), as before.
+struct KindRun {
+    kind: Option<usize>,
+    /// The counters when the run began.
+    start: ChargedStats,
+}
+
+impl KindRun {
+    /// Makes an operation of `kind`, which began at counters `before`,
+    /// part of the run, first ending a run of another kind there.
+    #[inline(always)]
+    fn enter(&mut self, kind: usize, before: &ChargedStats, accums: &mut [Option<Accum>]) {
+        if self.kind != Some(kind) {
+            self.end(before, accums);
+            self.kind = Some(kind);
+            self.start = *before;
+        }
+    }
+
+    /// Ends the run at counters `end`, charging it to its kind.
+    fn end(&mut self, end: &ChargedStats, accums: &mut [Option<Accum>]) {
+        if let Some(a) = self.kind.take().and_then(|k| accums[k].as_mut()) {
+            a.add_counts(end, &self.start);
+        }
+    }
+}
+
 /// Runs the preload, then the measured operations, on `index`.
 pub fn run(
     index: &mut dyn Index,
@@ -348,6 +393,7 @@ pub fn run(
         expected: Vec::new(),
         deferred: HashMap::new(),
         answers: Vec::new(),
+        defers: index.defers_lookups(),
     };
     let mut op_number = 0u64;
     let mut memory = MemoryPeak::new(index, options);
@@ -360,12 +406,17 @@ pub fn run(
         op_number = preload_ops;
         memory.check(index, options, op_number)?;
     } else {
+        let plain = checker.oracle.is_none() && !checker.defers;
         for op in preload {
             let op = op?;
             op_number += 1;
             preload_ops += 1;
-            checker.apply(index, op, op_number, None)?;
-            checker.collect_answers(index, None)?;
+            if plain {
+                checker.apply_plain(index, op, op_number)?;
+            } else {
+                checker.apply(index, op, op_number, None)?;
+                checker.collect_answers(index, None)?;
+            }
             memory.check(index, options, op_number)?;
             progress.tick(op_number);
         }
@@ -385,29 +436,46 @@ pub fn run(
     // `Ord`, so reports list kinds as an ordered map would).
     let mut accums: [Option<Accum>; OpKind::ALL.len()] = Default::default();
     let mut flushes = Accum::new();
-    let mut before = after_preload;
+    // The counters before and after each operation, two buffers whose
+    // roles swap: a snapshot is written once and never copied.
+    let (mut snapshot_a, mut snapshot_b) = (after_preload.charged(), ChargedStats::default());
+    let (mut before, mut after) = (&mut snapshot_a, &mut snapshot_b);
+    // Nothing to check, print or collect: `Checker::apply_plain`.
+    let plain = checker.oracle.is_none() && results.is_none() && !checker.defers;
+    let mut run = KindRun {
+        kind: None,
+        start: ChargedStats::default(),
+    };
     for (op, measured_ops) in ops.zip(1u64..) {
         let op = op?;
         op_number += 1;
-        checker.apply(index, op, op_number, results.as_deref_mut())?;
-        checker.collect_answers(index, results.as_deref_mut())?;
-        let after = index.storage().stats();
-        accums[op.kind() as usize]
+        if plain {
+            checker.apply_plain(index, op, op_number)?;
+        } else {
+            checker.apply(index, op, op_number, results.as_deref_mut())?;
+            checker.collect_answers(index, results.as_deref_mut())?;
+        }
+        index.storage().charged_stats(after);
+        let kind = op.kind() as usize;
+        run.enter(kind, before, &mut accums);
+        accums[kind]
             .get_or_insert_with(Accum::new)
-            .add(&after, &before);
-        before = after;
+            .add_times(after, before);
+        std::mem::swap(&mut before, &mut after);
         if options
             .flush_every
             .is_some_and(|n| n > 0 && measured_ops.is_multiple_of(n))
         {
-            before = charged_flush(index, op_number, &mut flushes, &before)?;
+            run.end(before, &mut accums);
+            charged_flush(index, op_number, &mut flushes, before)?;
             checker.collect_answers(index, results.as_deref_mut())?;
         }
         memory.check(index, options, op_number)?;
         progress.tick(op_number);
     }
+    run.end(before, &mut accums);
     if options.final_flush {
-        charged_flush(index, op_number, &mut flushes, &before)?;
+        charged_flush(index, op_number, &mut flushes, before)?;
         checker.collect_answers(index, results)?;
         // A flush empties every buffer: no delayed lookup is left waiting.
         if let Some((&ticket, d)) = checker.deferred.iter().min_by_key(|(_, d)| d.op_number) {
@@ -482,19 +550,21 @@ fn kinds(accums: &[Option<Accum>]) -> impl Iterator<Item = (OpKind, &Accum)> {
 }
 
 /// Flushes `index` after operation `after_op`, charging the device work
-/// since `before` to `flushes`; returns the counters after it.
+/// since `counters` to `flushes`; leaves the counters after it there.
 fn charged_flush(
     index: &mut dyn Index,
     after_op: u64,
     flushes: &mut Accum,
-    before: &DeviceStats,
-) -> Result<DeviceStats, RunError> {
+    counters: &mut ChargedStats,
+) -> Result<(), RunError> {
     index
         .flush()
         .map_err(|source| RunError::Flush { after_op, source })?;
-    let after = index.storage().stats();
-    flushes.add(&after, before);
-    Ok(after)
+    let mut after = ChargedStats::default();
+    index.storage().charged_stats(&mut after);
+    flushes.add(&after, counters);
+    *counters = after;
+    Ok(())
 }
 
 /// The oracle and the reused answer buffers.
@@ -508,6 +578,11 @@ struct Checker {
     /// must be what `get` would have returned then.
     deferred: HashMap<u64, Deferred>,
     answers: Vec<(u64, Vec<u64>)>,
+    /// `Index::defers_lookups`, read once: it is fixed for an index's
+    /// life (an option it is built with, or a store opened read-only),
+    /// and asking through the `dyn` layers before every operation cost
+    /// as much as a tenth of the runner's own work.
+    defers: bool,
 }
 
 struct Deferred {
@@ -517,6 +592,31 @@ struct Deferred {
 }
 
 impl Checker {
+    /// [`Checker::apply`] where there is no oracle, no result sink and no
+    /// delayed lookup: the same call on the index and the same error, and
+    /// nothing else, which is all `apply` does then. Small enough to sit
+    /// in the run's loop.
+    #[inline]
+    fn apply_plain(
+        &mut self,
+        index: &mut dyn Index,
+        op: Op,
+        op_number: u64,
+    ) -> Result<(), RunError> {
+        let done = match op {
+            Op::Insert { key, value } => index.insert(key, value),
+            Op::Delete { key, value } => index.delete(key, value).map(drop),
+            Op::Update { key, old, new } => index.update(key, old, new).map(drop),
+            Op::Search { key } => index.get(key, &mut self.values),
+            Op::Range { lo, hi } => index.range(lo, hi, &mut self.entries),
+        };
+        done.map_err(|source| RunError::Index {
+            op_number,
+            op,
+            source,
+        })
+    }
+
     /// Applies `op` to `index`, checks the answer, prints it if asked.
     fn apply(
         &mut self,
@@ -531,6 +631,7 @@ impl Checker {
             entries,
             expected,
             deferred,
+            defers,
             ..
         } = self;
         let fail = |source: IndexError| RunError::Index {
@@ -573,7 +674,7 @@ impl Checker {
                     }
                 }
             }
-            Op::Search { key } if index.defers_lookups() => {
+            Op::Search { key } if *defers => {
                 let ticket = index.get_later(key).map_err(fail)?;
                 let expected = oracle
                     .as_ref()
@@ -639,7 +740,7 @@ impl Checker {
         index: &mut dyn Index,
         results: Option<&mut (dyn Write + '_)>,
     ) -> Result<(), RunError> {
-        if !index.defers_lookups() {
+        if !self.defers {
             return Ok(());
         }
         index.take_answers(&mut self.answers);
@@ -818,53 +919,6 @@ pub fn run_workload(
     run(index, &mut pre, &mut measured, &options, results)
 }
 
-/// A progress bar on stderr, shown only when stderr is a terminal, the run
-/// is not quiet, and it has lasted more than a second.
-struct Progress {
-    enabled: bool,
-    started: Instant,
-    expected: Option<u64>,
-    bar: Option<ProgressBar>,
-}
-
-impl Progress {
-    fn new(options: &RunOptions) -> Self {
-        Progress {
-            enabled: !options.quiet && std::io::stderr().is_terminal(),
-            started: Instant::now(),
-            expected: options.expected_ops,
-            bar: None,
-        }
-    }
-
-    fn tick(&mut self, done: u64) {
-        if !self.enabled || !done.is_multiple_of(4096) {
-            return;
-        }
-        if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
-            let bar = match self.expected {
-                Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
-                None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-            };
-            if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} ops ({per_sec})",
-            ) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-            self.bar = Some(bar);
-        }
-        if let Some(b) = &self.bar {
-            b.set_position(done);
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -896,16 +950,65 @@ mod tests {
         }
     }
 
+    /// Charging a run's integer counters at its end (and at flushes) sums
+    /// to what charging each operation did.
+    #[test]
+    fn kind_runs_charge_what_each_operation_would() {
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) % m
+        };
+        let (mut by_op, mut by_run): (Vec<Option<Accum>>, Vec<Option<Accum>>) = (
+            (0..3).map(|_| None).collect(),
+            (0..3).map(|_| None).collect(),
+        );
+        let mut run = KindRun {
+            kind: None,
+            start: ChargedStats::default(),
+        };
+        let mut before = ChargedStats::default();
+        for _ in 0..5_000 {
+            let kind = next(3) as usize;
+            let mut after = before;
+            after.logical_reads += next(3);
+            after.physical_writes += next(5);
+            after.erases += next(2);
+            after.durability_writes += next(4);
+            after.time_us += next(2_000) as f64 * 0.1;
+            by_op[kind]
+                .get_or_insert_with(Accum::new)
+                .add(&after, &before);
+            run.enter(kind, &before, &mut by_run);
+            by_run[kind]
+                .get_or_insert_with(Accum::new)
+                .add_times(&after, &before);
+            before = after;
+            if next(50) == 0 {
+                // A flush: its own work, charged to neither.
+                run.end(&before, &mut by_run);
+                before.physical_writes += next(9);
+            }
+        }
+        run.end(&before, &mut by_run);
+        for (a, b) in by_op.iter_mut().zip(&mut by_run) {
+            let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
+            a.settle();
+            b.settle();
+            assert_eq!((a.stats, a.count, &a.hist), (b.stats, b.count, &b.hist));
+        }
+    }
+
     #[test]
     fn pending_latencies_give_the_histogram_of_single_records() {
         let mut a = Accum::new();
         let mut h = Histogram::<u64>::new(3).unwrap();
         for i in 0..10_000u64 {
-            let d = DeviceStats {
+            let d = ChargedStats {
                 time_us: ((i * 7919) % 37) as f64 * 34.8,
-                ..DeviceStats::default()
+                ..ChargedStats::default()
             };
-            a.add(&d, &DeviceStats::default());
+            a.add(&d, &ChargedStats::default());
             h.record(round_to_u64(d.time_us * 10.0)).unwrap();
         }
         a.settle();

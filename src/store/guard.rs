@@ -66,42 +66,38 @@ impl Guarded {
     /// Runs `f` on the index unless it is poisoned (or, for a call that
     /// `changes` it, open read-only), and poisons it if `f` fails with an
     /// error that may have left it half-changed.
-    fn call<T>(&mut self, changes: bool, f: impl FnOnce(&mut dyn Index) -> Result<T>) -> Result<T> {
-        self.ready()?;
-        if changes && self.read_only {
-            return Err(IndexError::ReadOnly(format!(
-                "the {} index",
-                self.inner.name()
-            )));
-        }
-        let r = f(self.inner.as_mut());
-        self.watch(r)
-    }
-
-    fn ready(&self) -> Result<()> {
-        match &self.poisoned {
-            None => Ok(()),
-            Some(first) => Err(IndexError::Poisoned {
-                first: first.clone(),
-            }),
-        }
-    }
-
-    /// Passes `r` on, poisoning the index if it is an error that may have
-    /// left state half-changed.
+    ///
+    /// In line, one test for both refusals and the success passed on as
+    /// a new `Ok` (not the inner call's whole `Result` copied); refusals
+    /// and errors are out of line.
     #[inline(always)]
-    fn watch<T>(&mut self, r: Result<T>) -> Result<T> {
-        if let Err(e) = &r {
-            self.poison_on(e);
+    fn call<T>(&mut self, changes: bool, f: impl FnOnce(&mut dyn Index) -> Result<T>) -> Result<T> {
+        if self.poisoned.is_some() || (changes && self.read_only) {
+            return Err(self.refusal());
         }
-        r
+        match f(self.inner.as_mut()) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.poisoned_by(e)),
+        }
     }
 
-    /// Poisons the index on an error that may have left it half-changed
-    /// (out of line: it runs on errors only, `watch` on every call).
+    /// Why a call is refused: poisoned, else (a call that changes the
+    /// index) read-only.
     #[cold]
     #[inline(never)]
-    fn poison_on(&mut self, e: &IndexError) {
+    fn refusal(&self) -> IndexError {
+        match &self.poisoned {
+            Some(first) => IndexError::Poisoned {
+                first: first.clone(),
+            },
+            None => IndexError::ReadOnly(format!("the {} index", self.inner.name())),
+        }
+    }
+
+    /// `e`, having poisoned the index if it may have left it half-changed.
+    #[cold]
+    #[inline(never)]
+    fn poisoned_by(&mut self, e: IndexError) -> IndexError {
         let harmless = matches!(
             e,
             IndexError::KeyOutOfRange { .. }
@@ -112,6 +108,7 @@ impl Guarded {
         if !harmless && self.poisoned.is_none() {
             self.poisoned = Some(e.to_string());
         }
+        e
     }
 }
 

@@ -60,16 +60,29 @@ impl BTree {
 
     /// Resizes the cache (and has the store shed) to fit the budget, if
     /// the tables or the store's reserve changed since the last fit.
-    /// Between operations only (no node out of the cache).
+    /// Between operations only (no node out of the cache). It runs after
+    /// every operation, and most find nothing changed: that test is in
+    /// line, the fit itself out of line.
+    #[inline]
     pub(super) fn fit_cache(&mut self) -> Result<()> {
         let Some(fit) = self.fit.as_ref().filter(|f| !f.in_batch) else {
             return Ok(());
         };
         let data = self.store.data_bound_bytes() + fit.tables_beside;
-        let mut reserved = self.store.reserved_bytes();
+        let reserved = self.store.reserved_bytes();
         if fit.last == Some((data, reserved)) {
             return Ok(());
         }
+        self.refit(data, reserved)
+    }
+
+    /// [`BTree::fit_cache`] to `data` data-bound bytes beside a store
+    /// reserving `reserved`, which changed since the last fit.
+    #[inline(never)]
+    fn refit(&mut self, data: usize, mut reserved: usize) -> Result<()> {
+        let Some(fit) = self.fit.as_ref() else {
+            return Ok(());
+        };
         let (tables, limit) = (fit.tables, fit.limit);
         // The nodes kept for reuse are charged like the metadata: the
         // cache and the store share what is left after both.

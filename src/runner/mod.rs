@@ -338,12 +338,11 @@ impl Accum {
 }
 
 /// The measured operations since the kind last changed (or the last
-/// flush), all of one kind: their integer counters are charged as one
-/// difference when the run ends, which is exactly the sum of their own
-/// (integer differences telescope), so an operation of the run's kind
-/// pays no subtraction for them. Times and energy are floats, whose sum
-/// depends on the order of the additions: they are charged operation by
-/// operation (`Accum::add_times`), as before.
+/// flush): their integer counters are charged as one difference when the
+/// run ends, exactly the sum of their own (integer differences telescope).
+/// Times and energy are floats, whose sum depends on the order of the
+/// additions: they are charged operation by operation (`Accum::add_times`).
+#[derive(Default)]
 struct KindRun {
     kind: Option<usize>,
     /// The counters when the run began.
@@ -436,16 +435,12 @@ pub fn run(
     // `Ord`, so reports list kinds as an ordered map would).
     let mut accums: [Option<Accum>; OpKind::ALL.len()] = Default::default();
     let mut flushes = Accum::new();
-    // The counters before and after each operation, two buffers whose
-    // roles swap: a snapshot is written once and never copied.
+    // Counters before and after each operation: buffers whose roles swap.
     let (mut snapshot_a, mut snapshot_b) = (after_preload.charged(), ChargedStats::default());
     let (mut before, mut after) = (&mut snapshot_a, &mut snapshot_b);
     // Nothing to check, print or collect: `Checker::apply_plain`.
     let plain = checker.oracle.is_none() && results.is_none() && !checker.defers;
-    let mut run = KindRun {
-        kind: None,
-        start: ChargedStats::default(),
-    };
+    let mut run = KindRun::default();
     for (op, measured_ops) in ops.zip(1u64..) {
         let op = op?;
         op_number += 1;
@@ -578,10 +573,8 @@ struct Checker {
     /// must be what `get` would have returned then.
     deferred: HashMap<u64, Deferred>,
     answers: Vec<(u64, Vec<u64>)>,
-    /// `Index::defers_lookups`, read once: it is fixed for an index's
-    /// life (an option it is built with, or a store opened read-only),
-    /// and asking through the `dyn` layers before every operation cost
-    /// as much as a tenth of the runner's own work.
+    /// `Index::defers_lookups`, read once: fixed for an index's life (an
+    /// option it is built with, or a store opened read-only).
     defers: bool,
 }
 
@@ -592,10 +585,8 @@ struct Deferred {
 }
 
 impl Checker {
-    /// [`Checker::apply`] where there is no oracle, no result sink and no
-    /// delayed lookup: the same call on the index and the same error, and
-    /// nothing else, which is all `apply` does then. Small enough to sit
-    /// in the run's loop.
+    /// [`Checker::apply`] without oracle, result sink or delayed lookups:
+    /// the same call and error, all `apply` does then, in the run's loop.
     #[inline]
     fn apply_plain(
         &mut self,
@@ -959,22 +950,14 @@ mod tests {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             (x >> 33) % m
         };
-        let (mut by_op, mut by_run): (Vec<Option<Accum>>, Vec<Option<Accum>>) = (
-            (0..3).map(|_| None).collect(),
-            (0..3).map(|_| None).collect(),
-        );
-        let mut run = KindRun {
-            kind: None,
-            start: ChargedStats::default(),
-        };
+        let (mut by_op, mut by_run): ([Option<Accum>; 3], [Option<Accum>; 3]) = Default::default();
+        let mut run = KindRun::default();
         let mut before = ChargedStats::default();
         for _ in 0..5_000 {
             let kind = next(3) as usize;
             let mut after = before;
             after.logical_reads += next(3);
             after.physical_writes += next(5);
-            after.erases += next(2);
-            after.durability_writes += next(4);
             after.time_us += next(2_000) as f64 * 0.1;
             by_op[kind]
                 .get_or_insert_with(Accum::new)

@@ -82,7 +82,8 @@ pub trait Index: Send {
     /// Whether lookups are answered later, in batches (the buffer tree's
     /// delayed lookups, Agrawal et al. 2009 §3.1): a runner then
     /// queues each with [`Index::get_later`] and collects the answers with
-    /// [`Index::take_answers`]. `get` still answers at once.
+    /// [`Index::take_answers`]. `get` still answers at once. The answer
+    /// is fixed for the index's life: the runner reads it once a run.
     fn defers_lookups(&self) -> bool {
         false
     }

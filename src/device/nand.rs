@@ -52,11 +52,9 @@ use super::cost::Charge;
 use super::divisor::Divisor;
 use super::slab::Slab;
 use super::slot_table::{SlotTables, NO_SLOT};
-use super::spare::{block_entry, put_spare, Base, BlockData, DIR_CHUNK};
+use super::spare::{block_entry, put_spare, Base, BlockData, DIR_CHUNK, MAX_SPARE};
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
-/// Largest spare area a simulated page can have.
-pub const MAX_SPARE: usize = 32;
 /// Largest `nop` the simulator tracks.
 pub const MAX_NOP: u8 = 8;
 
@@ -788,7 +786,9 @@ mod tests {
     /// [`chip_op`]'s operations and programs with a whole spare area,
     /// blocks filled in order among them (the chip's one-pass program).
     fn ftl_chip_op() -> impl proptest::strategy::Strategy<Value = ChipOp> {
-        use proptest::prelude::*;
+        // Named, not a second glob: each glob import of a module multiplies
+        // the paths `tests/architecture`'s reader follows for a name.
+        use proptest::prelude::{any, prop_oneof, Strategy};
         prop_oneof![
             4 => chip_op(),
             1 => (0u64..12, any::<u8>()).prop_map(|(p, b)| ChipOp::ProgramSealed(p, b, true)),

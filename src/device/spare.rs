@@ -35,8 +35,10 @@
 //! 2. `bytes` holds the head, then exactly `pages · W` varints; it is
 //!    empty only for a block untouched since its erase.
 
-use super::nand::MAX_SPARE;
 use super::DeviceError;
+
+/// Largest spare area a simulated page can have.
+pub const MAX_SPARE: usize = 32;
 
 /// Largest spare area, in 64-bit words.
 pub(crate) const MAX_WORDS: usize = 4;

@@ -52,7 +52,10 @@ use super::cost::Charge;
 use super::divisor::Divisor;
 use super::slab::Slab;
 use super::slot_table::{SlotTables, NO_SLOT};
-use super::spare::{block_entry, put_spare, Base, BlockData, DIR_CHUNK, MAX_SPARE};
+/// Largest spare area a simulated page can have (kept beside the spare
+/// encoding, named here as before).
+pub use super::spare::MAX_SPARE;
+use super::spare::{block_entry, put_spare, Base, BlockData, DIR_CHUNK};
 use super::{CostModel, DeviceError, DeviceInfo, DeviceStats, Flash, Geometry, Result, Wear};
 
 /// Largest `nop` the simulator tracks.

@@ -41,10 +41,7 @@
 //! A pinned record also stays where it is on its recency list, where the
 //! victim search passes over it, so the lists less the pinned records are
 //! those a take would leave. An unpin moves it to the newest end, where
-//! `after_read` would have linked it: the same lists, and nothing to do
-//! for a node that is the newest of its list still (a root, and under
-//! `mlru`, where a descent below places no node of its level, often an
-//! upper node too).
+//! `after_read` would have linked it: the same lists.
 //!
 //! Invariants:
 //! 1. `len() ≤ capacity()` after every call.
@@ -215,30 +212,76 @@ impl IdIndex {
     }
 }
 
+/// A slot's bookkeeping (28 bytes, aligned to 32 so a record is found by
+/// a shift and never straddles a cache line; its image, touched only when it is
+/// admitted, decoded or dropped, is kept apart in `NodeCache::images`), or
+/// a recency list's sentinel.
+#[derive(Clone, Copy)]
+#[repr(align(32))]
 struct Slot {
     id: NodeId,
     /// The slot number of the module doc: fixes the order
     /// [`NodeCache::dirty_nodes`] writes in.
     label: u32,
-    /// Out for an operation ([`NodeCache::pin`]): off every list, its label
-    /// freed, read as absent.
+    /// The node's place in the arena (`NodeCache::nodes`).
+    node: u32,
+    /// The sentinel record of the recency list the slot is on: of the
+    /// node level for `mlru`, of level 0 for `lru` (which ignores levels).
+    list: u32,
+    /// Neighbours on that list, towards the most (`newer`) and least
+    /// (`older`) recently used end; the list's sentinel past either end.
+    /// A sentinel's `older` is its list's newest slot and its `newer` the
+    /// oldest (itself both when the list is empty), so a link or unlink
+    /// stores without testing for an end.
+    newer: u32,
+    older: u32,
+    /// Out for an operation ([`NodeCache::pin`]): its label freed, read as
+    /// absent, passed over by the victim search.
     pinned: bool,
     /// Pinned, and a `place` of its id since took the id index's entry.
     lost: bool,
-    /// The node's place in the arena (`NodeCache::nodes`).
-    node: u32,
-    /// The node's sealed image, when it was admitted as one and not
+    /// The node was admitted as its sealed image (in `images`) and not
     /// decoded since (`node` is empty then; such a node is clean).
-    image: Vec<u8>,
     encoded: bool,
     dirty: bool,
-    /// The recency list the slot is on: the node level for `mlru`, 0 for
-    /// `lru` (which ignores levels).
-    list: u8,
-    /// Neighbours on that list, towards the most (`newer`) and least
-    /// (`older`) recently used end.
-    newer: u32,
-    older: u32,
+}
+
+impl Slot {
+    /// The sentinel of an empty list, as record `i`.
+    fn sentinel(i: u32) -> Slot {
+        Slot {
+            id: NIL,
+            label: NIL,
+            node: NIL,
+            list: i,
+            newer: i,
+            older: i,
+            pinned: false,
+            lost: false,
+            encoded: false,
+            dirty: false,
+        }
+    }
+}
+
+/// Takes slot `i` off its list.
+#[inline(always)]
+fn unlink(slab: &mut [Slot], i: u32) {
+    let Slot { newer, older, .. } = slab[i as usize];
+    slab[newer as usize].older = older;
+    slab[older as usize].newer = newer;
+}
+
+/// Links slot `i` (on no list) at the newest end of its list.
+#[inline(always)]
+fn link_newest(slab: &mut [Slot], i: u32) {
+    let list = slab[i as usize].list;
+    let head = slab[list as usize].older;
+    let s = &mut slab[i as usize];
+    s.newer = list;
+    s.older = head;
+    slab[head as usize].newer = i;
+    slab[list as usize].older = i;
 }
 
 /// A cached node taken out for an operation by [`NodeCache::pin`] and
@@ -269,14 +312,18 @@ pub struct Evicted {
     pub dirty: bool,
 }
 
-/// A node cache: a slab of slots, an id index, and one doubly linked
-/// recency list per priority level, so every operation is O(1) (the lowest
+/// A node cache: a slab of slots, an id index, and one circular doubly
+/// linked recency list per priority level, closed by a sentinel record, so
+/// every operation is O(1) and a list move has no branch (the lowest
 /// non-empty level is found by a scan over at most the tree's height).
 pub struct NodeCache {
     policy: CachePolicy,
     capacity: usize,
-    /// The slots, by record.
+    /// The slots and the lists' sentinels, by record.
     slab: Vec<Slot>,
+    /// By record: the sealed image of an encoded slot, else empty (with no
+    /// capacity).
+    images: Vec<Vec<u8>>,
     free_records: Vec<u32>,
     /// Freed labels, the last freed on top; `labels` were ever handed out.
     free_labels: Vec<u32>,
@@ -290,8 +337,8 @@ pub struct NodeCache {
     /// One image buffer of a decoded or vacated slot, handed to the next
     /// caller of `insert_image` (so admitting images allocates nothing).
     spare_image: Vec<u8>,
-    /// Per list: (newest, oldest) slot, or NIL.
-    lists: Vec<(u32, u32)>,
+    /// Per list: its sentinel record.
+    lists: Vec<u32>,
     /// How to decode the images of encoded slots (set by the first one).
     layout: Option<NodeLayout>,
     pub hits: u64,
@@ -310,6 +357,7 @@ impl NodeCache {
             policy,
             capacity,
             slab: Vec::new(),
+            images: Vec::new(),
             free_records: Vec::new(),
             free_labels: Vec::new(),
             labels: 0,
@@ -370,28 +418,19 @@ impl NodeCache {
 
     #[inline(always)]
     fn unlink(&mut self, i: u32) {
-        let (list, newer, older) = {
-            let s = &self.slab[i as usize];
-            (s.list as usize, s.newer, s.older)
-        };
-        match newer {
-            NIL => self.lists[list].0 = older,
-            n => self.slab[n as usize].older = older,
-        }
-        match older {
-            NIL => self.lists[list].1 = newer,
-            o => self.slab[o as usize].newer = newer,
-        }
+        unlink(&mut self.slab, i);
     }
 
     /// Moves slot `i` (on its list) to the newest end of it: `unlink` then
-    /// `link_newest`, or nothing when it is the newest already.
+    /// `link_newest`. For the newest slot that changes nothing; doing it
+    /// all the same spares a test of whether it is the newest, which went
+    /// either way (a search's upper levels) and was mispredicted often.
     #[inline]
     fn move_to_newest(&mut self, i: u32) {
-        if self.slab[i as usize].newer != NIL {
-            self.unlink(i);
-            self.link_newest(i);
-        }
+        // On the slice: its bounds stay in registers across the stores.
+        let slab = &mut self.slab[..];
+        unlink(slab, i);
+        link_newest(slab, i);
     }
 
     /// Removes slot `i` from the cache, keeping its node in the arena:
@@ -399,18 +438,19 @@ impl NodeCache {
     fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
         self.unlink(i);
         self.free_records.push(i);
-        let (id, label) = (self.slab[i as usize].id, self.slab[i as usize].label);
-        self.free_labels.push(label);
+        let s = self.slab[i as usize];
+        self.free_labels.push(s.label);
         // Not a pinned record's id: unpinned, that node was out of the
         // index (only a slot that lost its id to a later `place` can name
         // it here).
         let slab = &self.slab;
-        self.index.remove_unless(id, |j| slab[j as usize].pinned);
-        let s = &mut self.slab[i as usize];
-        s.encoded = false;
-        let out = (s.id, s.node, s.dirty);
-        self.release_image(i);
-        out
+        self.index.remove_unless(s.id, |j| slab[j as usize].pinned);
+        if s.encoded {
+            // A decoded slot's image is empty already (`images`).
+            self.slab[i as usize].encoded = false;
+            self.release_image(i);
+        }
+        (s.id, s.node, s.dirty)
     }
 
     /// Takes the image buffer of slot `i` (decoded or vacated, so its bytes
@@ -418,7 +458,7 @@ impl NodeCache {
     /// holds an image only while it is encoded (issue #43: a slot kept its
     /// buffer beside the decoded node, twice the node's count).
     fn release_image(&mut self, i: u32) {
-        let image = std::mem::take(&mut self.slab[i as usize].image);
+        let image = std::mem::take(&mut self.images[i as usize]);
         if self.spare_image.capacity() == 0 {
             self.spare_image = image;
         }
@@ -468,7 +508,9 @@ impl NodeCache {
         let s = &mut self.slab[i as usize];
         let node = &mut self.nodes[s.node as usize];
         let ok = match &self.layout {
-            Some(layout) => layout.decode_checked(&s.image, s.id as u64, node).is_ok(),
+            Some(layout) => layout
+                .decode_checked(&self.images[i as usize], s.id as u64, node)
+                .is_ok(),
             None => false,
         };
         if ok {
@@ -568,12 +610,7 @@ impl NodeCache {
     pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
         self.evict_to(1, evicted);
         if self.unpin_record(&pin) {
-            // Only `place` while it was out took the id over (a tree whose
-            // nodes name each other): place it again, as `after_read` would.
-            let level = self.nodes[pin.node as usize].level;
-            let i = self.place(pin.id, level, pin.dirty);
-            self.slab[i as usize].node = pin.node;
-            return;
+            return self.place_unpinned(&pin);
         }
         let label = self.take_label();
         let i = pin.record;
@@ -581,6 +618,17 @@ impl NodeCache {
         s.label = label;
         debug_assert_eq!(s.dirty, pin.dirty);
         self.move_to_newest(i);
+    }
+
+    /// [`Self::unpin`] of a record that lost its id: only `place` while it
+    /// was out took the id over (a tree whose nodes name each other), so
+    /// place it again, as `after_read` would.
+    #[cold]
+    #[inline(never)]
+    fn place_unpinned(&mut self, pin: &Pin) {
+        let level = self.nodes[pin.node as usize].level;
+        let i = self.place(pin.id, level, pin.dirty);
+        self.slab[i as usize].node = pin.node;
     }
 
     /// Ends the pin of `pin`'s record and takes it off its list: true when
@@ -613,34 +661,35 @@ impl NodeCache {
         (self.take_node(pin.node), pin.dirty)
     }
 
-    /// The recency list of a node of `level`: its level for `mlru`, 0
-    /// for the others.
-    fn list_of(&mut self, level: u8) -> u8 {
+    /// The sentinel of the recency list of a node of `level`: its level's
+    /// for `mlru`, level 0's for the others.
+    #[inline]
+    fn list_of(&mut self, level: u8) -> u32 {
         let list = match self.policy {
-            CachePolicy::ModifiedLru => level,
+            CachePolicy::ModifiedLru => level as usize,
             _ => 0,
         };
-        if self.lists.len() <= list as usize {
-            self.lists.resize(list as usize + 1, (NIL, NIL));
+        if self.lists.len() <= list {
+            self.add_lists(list + 1);
         }
-        list
+        self.lists[list]
     }
 
-    /// Links slot `i` (on no list) at the newest end of its list.
+    /// Empty lists up to `lists` of them, each a new sentinel record.
+    #[cold]
+    #[inline(never)]
+    fn add_lists(&mut self, lists: usize) {
+        while self.lists.len() < lists {
+            let i = self.slab.len() as u32;
+            self.slab.push(Slot::sentinel(i));
+            self.images.push(Vec::new());
+            self.lists.push(i);
+        }
+    }
+
     #[inline(always)]
     fn link_newest(&mut self, i: u32) {
-        let list = self.slab[i as usize].list as usize;
-        let head = self.lists[list].0;
-        {
-            let s = &mut self.slab[i as usize];
-            s.newer = NIL;
-            s.older = head;
-        }
-        match head {
-            NIL => self.lists[list].1 = i,
-            h => self.slab[h as usize].newer = i,
-        }
-        self.lists[list].0 = i;
+        link_newest(&mut self.slab, i);
     }
 
     /// Puts a node on the newest end of its list.
@@ -663,8 +712,8 @@ impl NodeCache {
         };
         let s = &mut self.slab[i as usize];
         s.node = n;
-        std::mem::swap(&mut s.image, image);
         s.encoded = true;
+        std::mem::swap(&mut self.images[i as usize], image);
         if image.capacity() == 0 {
             std::mem::swap(image, &mut self.spare_image);
         }
@@ -682,16 +731,16 @@ impl NodeCache {
                 self.slab.push(Slot {
                     id,
                     label,
-                    pinned: false,
-                    lost: false,
                     node: NIL,
-                    image: Vec::new(),
-                    encoded: false,
-                    dirty,
                     list,
                     newer: NIL,
                     older: NIL,
+                    pinned: false,
+                    lost: false,
+                    encoded: false,
+                    dirty,
                 });
+                self.images.push(Vec::new());
                 (self.slab.len() - 1) as u32
             }
         };
@@ -718,9 +767,9 @@ impl NodeCache {
     /// pinned records passed over (they are out of the cache; a list of
     /// pinned records only is empty).
     fn victim(&self) -> Option<(u8, u32)> {
-        for (level, l) in self.lists.iter().enumerate() {
-            let mut i = l.1;
-            while i != NIL {
+        for (level, &list) in self.lists.iter().enumerate() {
+            let mut i = self.slab[list as usize].newer;
+            while i != list {
                 let s = &self.slab[i as usize];
                 if !s.pinned {
                     return Some((level as u8, i));

@@ -287,3 +287,276 @@ fn none_keeps_nothing() {
     assert!(c.after_update_miss(1, node(0), &mut ev).is_some());
     assert!(c.after_read(1, node(0), false, false, &mut ev).is_some());
 }
+
+/// The policies as plain lists (oldest first; a removal searches them),
+/// with slot numbers handed out and freed as the cache's labels are: what
+/// the cache's records, sentinels and pins must behave as.
+struct Model {
+    policy: CachePolicy,
+    capacity: usize,
+    lists: Vec<Vec<NodeId>>,
+    /// Resident id → (label, dirty).
+    slots: std::collections::HashMap<NodeId, (u32, bool)>,
+    free_labels: Vec<u32>,
+    labels: u32,
+    hits: u64,
+    misses: u64,
+}
+
+impl Model {
+    fn new(policy: CachePolicy, capacity: usize) -> Self {
+        Model {
+            policy,
+            capacity: if policy == CachePolicy::None {
+                0
+            } else {
+                capacity
+            },
+            lists: vec![Vec::new(); 8],
+            slots: Default::default(),
+            free_labels: Vec::new(),
+            labels: 0,
+            hits: 0,
+            misses: 0,
+        }
+    }
+    fn list(&self, id: NodeId) -> usize {
+        match self.policy {
+            CachePolicy::ModifiedLru => model_level(id) as usize,
+            _ => 0,
+        }
+    }
+    fn remove(&mut self, id: NodeId) -> Option<bool> {
+        let (label, dirty) = self.slots.remove(&id)?;
+        let list = self.list(id);
+        self.lists[list].retain(|&x| x != id);
+        self.free_labels.push(label);
+        Some(dirty)
+    }
+    fn insert(&mut self, id: NodeId, dirty: bool) {
+        let label = self.free_labels.pop().unwrap_or_else(|| {
+            self.labels += 1;
+            self.labels - 1
+        });
+        let list = self.list(id);
+        self.lists[list].push(id);
+        self.slots.insert(id, (label, dirty));
+    }
+    fn victim(&self) -> Option<(u8, NodeId)> {
+        let (level, l) = self.lists.iter().enumerate().find(|(_, l)| !l.is_empty())?;
+        Some((level as u8, l[0]))
+    }
+    fn evict_to(&mut self, room: usize, out: &mut Vec<(NodeId, bool)>) {
+        while !self.slots.is_empty() && self.slots.len() + room > self.capacity {
+            let (_, id) = self.victim().unwrap();
+            let dirty = self.remove(id).unwrap();
+            out.push((id, dirty));
+        }
+    }
+    fn take(&mut self, id: NodeId) -> Option<bool> {
+        let dirty = self.remove(id);
+        match dirty {
+            Some(_) => self.hits += 1,
+            None => self.misses += 1,
+        }
+        dirty
+    }
+    /// `after_read` of a taken node, or of one read after a miss.
+    fn read_back(&mut self, id: NodeId, taken: Option<bool>, out: &mut Vec<(NodeId, bool)>) {
+        let admits = matches!(self.policy, CachePolicy::Lru | CachePolicy::WriteThroughLru);
+        if taken.is_some() || (admits && self.capacity > 0) {
+            self.evict_to(1, out);
+            self.insert(id, taken.unwrap_or(false));
+        }
+    }
+    fn update(&mut self, id: NodeId, taken: Option<bool>, out: &mut Vec<(NodeId, bool)>) {
+        if taken.is_some() {
+            self.evict_to(1, out);
+            self.insert(id, self.policy != CachePolicy::WriteThroughLru);
+            return;
+        }
+        match self.policy {
+            _ if self.capacity == 0 => {}
+            CachePolicy::None => {}
+            CachePolicy::Lru | CachePolicy::WriteThroughLru => {
+                self.evict_to(1, out);
+                self.insert(id, self.policy == CachePolicy::Lru);
+            }
+            CachePolicy::ModifiedLru => {
+                if self.slots.len() >= self.capacity {
+                    if let Some((victim, _)) = self.victim() {
+                        if model_level(id) < victim {
+                            return;
+                        }
+                    }
+                }
+                self.evict_to(1, out);
+                self.insert(id, false);
+            }
+        }
+    }
+    fn dirty_nodes(&mut self) -> Vec<NodeId> {
+        let mut dirty: Vec<(u32, NodeId)> = (self.slots.iter())
+            .filter(|(_, s)| s.1)
+            .map(|(&id, s)| (s.0, id))
+            .collect();
+        dirty.sort_unstable();
+        for (_, id) in &dirty {
+            self.slots.get_mut(id).unwrap().1 = false;
+        }
+        dirty.into_iter().map(|(_, id)| id).collect()
+    }
+}
+
+fn model_level(id: NodeId) -> u8 {
+    (id % 4) as u8
+}
+
+/// A node tagged with its id (in `next`), at its model level.
+fn tagged(id: NodeId) -> Node {
+    Node {
+        level: model_level(id),
+        next: id,
+        ..Node::default()
+    }
+}
+
+fn evicted_of(ev: &mut Vec<Evicted>) -> Vec<(NodeId, bool)> {
+    ev.drain(..)
+        .map(|e| {
+            assert_eq!(e.node.next, e.id);
+            (e.id, e.dirty)
+        })
+        .collect()
+}
+
+/// Every policy against [`Model`] over random reads, touches, updates,
+/// descents of pins (some taken for good by a split), discards, flushes
+/// and capacity changes: the same victims in the same order, the same
+/// dirty order, hits, misses and length after every step.
+#[test]
+fn every_policy_agrees_with_the_model() {
+    for policy in [
+        CachePolicy::ModifiedLru,
+        CachePolicy::Lru,
+        CachePolicy::WriteThroughLru,
+        CachePolicy::None,
+    ] {
+        for seed in 0..4u64 {
+            let mut x: u64 = seed * 7 + 3;
+            let mut next = |m: u64| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) % m
+            };
+            let capacity = 1 + seed as usize * 3;
+            let mut c = NodeCache::new(policy, capacity);
+            let mut m = Model::new(policy, capacity);
+            let mut ev = Vec::new();
+            let mut want = Vec::new();
+            for step in 0..4_000 {
+                let id = next(24) as NodeId;
+                match next(12) {
+                    0..=2 => {
+                        let got = c.touch(id).map(|n| n.next);
+                        let resident = m.slots.contains_key(&id);
+                        if resident {
+                            m.hits += 1;
+                            let list = m.list(id);
+                            m.lists[list].retain(|&x| x != id);
+                            m.lists[list].push(id);
+                        }
+                        assert_eq!(got, resident.then_some(id), "step {step}");
+                    }
+                    3 | 4 => {
+                        let taken = c.take(id);
+                        let was = m.take(id);
+                        assert_eq!(
+                            taken.as_ref().map(|t| (t.0.next, t.1)),
+                            was.map(|d| (id, d))
+                        );
+                        let (node, dirty) = taken.unwrap_or((tagged(id), false));
+                        let back = c.after_read(id, node, was.is_some(), dirty, &mut ev);
+                        m.read_back(id, was, &mut want);
+                        assert_eq!(back.is_none(), m.slots.contains_key(&id), "step {step}");
+                    }
+                    5 | 6 => {
+                        let taken = c.take(id);
+                        let was = m.take(id);
+                        match taken {
+                            Some((node, _)) => c.after_update_hit(id, node, &mut ev),
+                            None => drop(c.after_update_miss(id, tagged(id), &mut ev)),
+                        }
+                        m.update(id, was, &mut want);
+                    }
+                    7..=9 => {
+                        // A descent: distinct ids on the path, an update
+                        // below them, then back up (a split takes some).
+                        let path = [id, 24 + next(8) as NodeId, 32 + next(8) as NodeId];
+                        let mut out = Vec::new();
+                        for &p in &path[..1 + next(3) as usize] {
+                            let pin = c.pin(p);
+                            let was = m.take(p);
+                            assert_eq!(pin.is_some(), was.is_some(), "step {step}");
+                            match pin {
+                                Some(pin) => out.push((pin, was.unwrap())),
+                                None => break,
+                            }
+                        }
+                        let leaf = 40 + next(8) as NodeId;
+                        let was = m.take(leaf);
+                        match c.take(leaf) {
+                            Some((node, _)) => c.after_update_hit(leaf, node, &mut ev),
+                            None => drop(c.after_update_miss(leaf, tagged(leaf), &mut ev)),
+                        }
+                        m.update(leaf, was, &mut want);
+                        let split = next(4) == 0;
+                        while let Some((pin, dirty)) = out.pop() {
+                            let p = pin.id();
+                            assert_eq!(c.pinned(&pin).next, p);
+                            if split {
+                                let (node, d) = c.unpin_take(pin);
+                                assert_eq!(d, dirty);
+                                c.after_update_hit(p, node, &mut ev);
+                                m.update(p, Some(dirty), &mut want);
+                            } else {
+                                c.unpin(pin, &mut ev);
+                                m.read_back(p, Some(dirty), &mut want);
+                            }
+                        }
+                    }
+                    10 => {
+                        let got = c.discard(id).map(|n| n.next);
+                        assert_eq!(got, m.remove(id).map(|_| id), "step {step}");
+                    }
+                    _ if next(4) == 0 => {
+                        let cap = next(2 * capacity as u64 + 2) as usize;
+                        c.set_capacity(cap, &mut ev);
+                        if policy != CachePolicy::None {
+                            m.capacity = cap;
+                            m.evict_to(0, &mut want);
+                        }
+                    }
+                    _ => {
+                        let got: Vec<NodeId> = c.dirty_nodes().map(|(id, _)| id).collect();
+                        assert_eq!(got, m.dirty_nodes(), "step {step}");
+                    }
+                }
+                assert_eq!(
+                    evicted_of(&mut ev),
+                    std::mem::take(&mut want),
+                    "step {step}"
+                );
+                assert_eq!(
+                    (c.hits, c.misses, c.len()),
+                    (m.hits, m.misses, m.slots.len())
+                );
+                assert_eq!(c.is_empty(), m.slots.is_empty());
+                for probe in 0..48 {
+                    assert_eq!(c.contains(probe), m.slots.contains_key(&probe));
+                }
+            }
+        }
+    }
+}

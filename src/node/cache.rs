@@ -578,6 +578,7 @@ impl NodeCache {
 
     /// [`Self::contains`] then [`Self::pin`] in one look-up: `None` (no
     /// miss counted) when `id` is not cached.
+    #[inline]
     pub fn pin_cached(&mut self, id: NodeId) -> Option<Option<Pin>> {
         let i = self.resident(id)?;
         Some(match i {

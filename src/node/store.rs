@@ -689,10 +689,16 @@ impl NodeStore for PageNodeStore {
     }
 
     fn can_allocate(&self, n: usize) -> bool {
-        let fresh_room = self
+        let pages_left = self
             .capacity_pages
-            .saturating_sub(self.lba(self.ids.next_id))
-            / self.node_pages;
+            .saturating_sub(self.lba(self.ids.next_id));
+        // Asked before every insert: a node of one page (the usual case)
+        // skips the 64-bit division, which gives the same quotient.
+        let fresh_room = if self.node_pages == 1 {
+            pages_left
+        } else {
+            pages_left / self.node_pages
+        };
         self.ids.can_allocate(n, fresh_room)
     }
 

@@ -426,11 +426,6 @@ impl NodeCache {
         })
     }
 
-    #[inline(always)]
-    fn unlink(&mut self, i: u32) {
-        unlink(&mut self.slab, i);
-    }
-
     /// Moves slot `i` (on its list) to the newest end of it: `unlink` then
     /// `link_newest`. For the newest slot that changes nothing; doing it
     /// all the same spares a test of whether it is the newest, which went
@@ -446,7 +441,7 @@ impl NodeCache {
     /// Removes slot `i` from the cache, keeping its node in the arena:
     /// (id, arena place, dirty).
     fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
-        self.unlink(i);
+        unlink(&mut self.slab, i);
         self.free_records.push(i);
         let s = self.slab[i as usize];
         self.free_labels.push(s.label);
@@ -652,7 +647,7 @@ impl NodeCache {
         let s = &mut self.slab[i as usize];
         s.pinned = false;
         if std::mem::take(&mut s.lost) {
-            self.unlink(i);
+            unlink(&mut self.slab, i);
             self.free_records.push(i);
             true
         } else {
@@ -665,7 +660,7 @@ impl NodeCache {
     /// (node, dirty).
     pub fn unpin_take(&mut self, pin: Pin) -> (Node, bool) {
         if !self.unpin_record(&pin) {
-            self.unlink(pin.record);
+            unlink(&mut self.slab, pin.record);
             self.index.remove(pin.id);
             self.free_records.push(pin.record);
         }
@@ -696,11 +691,6 @@ impl NodeCache {
             self.images.push(Vec::new());
             self.lists.push(i);
         }
-    }
-
-    #[inline(always)]
-    fn link_newest(&mut self, i: u32) {
-        link_newest(&mut self.slab, i);
     }
 
     /// Puts a node on the newest end of its list.
@@ -762,7 +752,7 @@ impl NodeCache {
         s.encoded = false;
         s.dirty = dirty;
         s.list = list;
-        self.link_newest(i);
+        link_newest(&mut self.slab, i);
         if let Some(old) = self.index.insert(id, i) {
             let o = &mut self.slab[old as usize];
             if o.pinned && old != i {

@@ -152,3 +152,11 @@ fn the_harnesses_return_an_error_for_a_count_past_the_limit() {
         assert!(e.contains(&MAX_OPS.to_string()), "{e}");
     }
 }
+
+#[test]
+fn bench_rounds_out_of_range_are_one_line_errors() {
+    for rounds in ["0", "101"] {
+        let args = ["bench", "--quiet", "--ops", "10", "--rounds", rounds];
+        one_line_error(&args, &flashix(&args), &["--rounds", rounds, "1 to 100"]);
+    }
+}

@@ -630,4 +630,10 @@ pub struct BenchArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Runs both passes this many times, alternately (1 to 100). The report
+    /// adds each round's times, the median of the rounds' ratios, and the
+    /// ratio of each side's fastest pass: on a machine whose speed drifts
+    /// from one minute to the next, one round's ratio says little.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
 }

@@ -8,6 +8,15 @@
 //! since a rate depends on the machine. The peak memory stays checked
 //! against its limit: that is a property of the simulation (its sparse
 //! chip), not of the machine.
+//!
+//! `--rounds N` runs both passes N times, alternately, each flashix pass
+//! on a new index: the same operations and, the simulation being
+//! deterministic, the same device counts (checked: a round that counts
+//! otherwise is an error). The report adds each round's times, the median
+//! of the rounds' ratios and the ratio of each side's fastest pass. On a
+//! shared machine one binary's pass took from 0.97 s to 1.93 s within an
+//! hour (docs/PERFORMANCE.md, "Seventh pass"), so one round's ratio says
+//! more about the machine's minute than about the simulator.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -23,15 +32,29 @@ use crate::index::EntryFormat;
 use crate::runner::{Report, RunOptions};
 use crate::workload::Op;
 
-/// Both passes and the memory reading between them.
+/// Most rounds `--rounds` takes (each is a whole run of both passes).
+const MAX_ROUNDS: u32 = 100;
+
+/// Both passes of the first round, the memory reading between them, and
+/// every round's times.
 struct Bench {
     ops: u64,
     memory: usize,
     seed: u64,
     flashix: Report,
     map: MapRun,
-    /// Peak resident set after the flashix pass, before the map's.
+    /// Peak resident set after the first flashix pass, before any map's.
     peak_rss: Option<u64>,
+    /// Every round's wall times, the first included.
+    rounds: Vec<Round>,
+}
+
+/// One round's wall times.
+#[derive(Clone, Copy, Debug, Serialize)]
+struct Round {
+    flashix_wall_seconds: f64,
+    btreemap_wall_seconds: f64,
+    ratio_flashix_to_btreemap: f64,
 }
 
 /// The `BTreeMap` pass.
@@ -49,27 +72,63 @@ struct BenchJson<'a> {
     #[serde(flatten)]
     flashix: &'a Report,
     btreemap: &'a MapRun,
+    /// The first round's.
     ratio_flashix_to_btreemap: f64,
     peak_rss_bytes: Option<u64>,
     rss_limit_bytes: u64,
+    rounds: &'a [Round],
+    ratio_median: f64,
+    ratio_of_fastest: f64,
+}
+
+impl<'a> BenchJson<'a> {
+    fn of(b: &'a Bench) -> Self {
+        BenchJson {
+            flashix: &b.flashix,
+            btreemap: &b.map,
+            ratio_flashix_to_btreemap: b.ratio(),
+            peak_rss_bytes: b.peak_rss,
+            rss_limit_bytes: b.rss_limit(),
+            rounds: &b.rounds,
+            ratio_median: b.median_ratio(),
+            ratio_of_fastest: b.ratio_of_fastest(),
+        }
+    }
 }
 
 pub(super) fn bench(a: BenchArgs) -> CliResult<()> {
-    let b = measure(a.ops, memory(&a.memory)?, a.seed, a.quiet)?;
+    let b = measure_rounds(a.ops, memory(&a.memory)?, a.seed, a.quiet, a.rounds)?;
     print!("{}", render(&b));
     if let Some(path) = &a.json {
-        write_json(
-            path,
-            &BenchJson {
-                flashix: &b.flashix,
-                btreemap: &b.map,
-                ratio_flashix_to_btreemap: b.ratio(),
-                peak_rss_bytes: b.peak_rss,
-                rss_limit_bytes: b.rss_limit(),
-            },
-        )?;
+        write_json(path, &BenchJson::of(&b))?;
     }
     Ok(())
+}
+
+/// `rounds` rounds of both passes; the first round's reports, every
+/// round's times.
+fn measure_rounds(ops: u64, mem: usize, seed: u64, quiet: bool, rounds: u32) -> CliResult<Bench> {
+    if !(1..=MAX_ROUNDS).contains(&rounds) {
+        return Err(format!("bench: --rounds {rounds} is out of range: 1 to {MAX_ROUNDS}").into());
+    }
+    let mut b = measure(ops, mem, seed, quiet)?;
+    for round in 2..=rounds {
+        let next = measure(ops, mem, seed, true)?;
+        let (first, d) = (&b.flashix.device_stats, &next.flashix.device_stats);
+        let counts =
+            |d: &crate::runner::DeviceReport| (d.physical_reads, d.physical_writes, d.erases);
+        if counts(first) != counts(d) || b.flashix.total_ops() != next.flashix.total_ops() {
+            return Err(format!(
+                "bench: round {round} counted {:?} page reads, writes and erases, round 1 {:?}: \
+                 the simulation must repeat itself exactly",
+                counts(d),
+                counts(first)
+            )
+            .into());
+        }
+        b.rounds.extend(next.rounds);
+    }
+    Ok(b)
 }
 
 /// The workload both sides run: `ops` uniform 32-bit keys, then a search
@@ -113,6 +172,11 @@ fn measure(ops: u64, mem: usize, seed: u64, quiet: bool) -> CliResult<Bench> {
         )
         .into());
     }
+    let round = Round {
+        flashix_wall_seconds: flashix.wall_seconds,
+        btreemap_wall_seconds: map.wall_seconds,
+        ratio_flashix_to_btreemap: ratio(flashix.ops_per_wall_second, map.ops_per_wall_second),
+    };
     Ok(Bench {
         ops,
         memory: mem,
@@ -120,6 +184,7 @@ fn measure(ops: u64, mem: usize, seed: u64, quiet: bool) -> CliResult<Bench> {
         flashix,
         map,
         peak_rss,
+        rounds: vec![round],
     })
 }
 
@@ -187,10 +252,51 @@ fn rate(ops: u64, seconds: f64) -> f64 {
     }
 }
 
+/// flashix's rate over the map's (0 when the map's is 0).
+fn ratio(flashix_rate: f64, map_rate: f64) -> f64 {
+    if map_rate > 0.0 {
+        flashix_rate / map_rate
+    } else {
+        0.0
+    }
+}
+
 impl Bench {
+    /// The first round's ratio.
     fn ratio(&self) -> f64 {
-        if self.map.ops_per_wall_second > 0.0 {
-            self.flashix.ops_per_wall_second / self.map.ops_per_wall_second
+        ratio(
+            self.flashix.ops_per_wall_second,
+            self.map.ops_per_wall_second,
+        )
+    }
+
+    /// The median of the rounds' ratios (the mean of the middle two for an
+    /// even count).
+    fn median_ratio(&self) -> f64 {
+        let mut r: Vec<f64> = self
+            .rounds
+            .iter()
+            .map(|r| r.ratio_flashix_to_btreemap)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        match r.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => r[n / 2],
+            n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
+        }
+    }
+
+    /// The map's fastest pass over flashix's fastest (both sides ran the
+    /// same operations in every round, so times compare as rates).
+    fn ratio_of_fastest(&self) -> f64 {
+        let fastest =
+            |f: fn(&Round) -> f64| self.rounds.iter().map(f).fold(f64::INFINITY, f64::min);
+        let (flashix, map) = (
+            fastest(|r| r.flashix_wall_seconds),
+            fastest(|r| r.btreemap_wall_seconds),
+        );
+        if flashix > 0.0 && flashix.is_finite() {
+            map / flashix
         } else {
             0.0
         }
@@ -248,6 +354,26 @@ fn render(b: &Bench) -> String {
         ));
     }
     out.push_str(&format!("  ratio flashix / BTreeMap: {:.2}\n\n", b.ratio()));
+    if b.rounds.len() > 1 {
+        out.push_str(&format!(
+            "  {} rounds, alternately   flashix s  BTreeMap s   ratio\n",
+            b.rounds.len()
+        ));
+        for (i, r) in b.rounds.iter().enumerate() {
+            out.push_str(&format!(
+                "    round {:<17}{:>10.2}{:>12.2}{:>8.2}\n",
+                i + 1,
+                r.flashix_wall_seconds,
+                r.btreemap_wall_seconds,
+                r.ratio_flashix_to_btreemap
+            ));
+        }
+        out.push_str(&format!(
+            "  median ratio {:.2}; ratio of the fastest passes {:.2}\n\n",
+            b.median_ratio(),
+            b.ratio_of_fastest()
+        ));
+    }
     out.push_str(&format!(
         "  flashix's device: {} page reads, {} page writes, {} erases; {} s simulated\n",
         group(d.physical_reads),
@@ -316,19 +442,47 @@ mod tests {
             !text.contains("target") && !text.contains("NOT met"),
             "{text}"
         );
-        let json = serde_json::to_value(BenchJson {
-            flashix: &b.flashix,
-            btreemap: &b.map,
-            ratio_flashix_to_btreemap: b.ratio(),
-            peak_rss_bytes: b.peak_rss,
-            rss_limit_bytes: b.rss_limit(),
-        })
-        .unwrap();
+        assert!(!text.contains("rounds, alternately"), "{text}");
+        let json = serde_json::to_value(BenchJson::of(&b)).unwrap();
         // The run report's fields stay where scripts found them.
         for field in ["ops_per_wall_second", "device_stats", "by_op", "btreemap"] {
             assert!(json.get(field).is_some(), "{field}");
         }
         assert_eq!(json["btreemap"]["ops"], 6_000);
+    }
+
+    #[test]
+    fn rounds_repeat_both_passes_and_report_each() {
+        let b = measure_rounds(2_000, 64 << 10, 7, true, 3).unwrap();
+        assert_eq!(b.rounds.len(), 3);
+        assert_eq!(b.rounds[0].flashix_wall_seconds, b.flashix.wall_seconds);
+        assert_eq!(b.rounds[0].btreemap_wall_seconds, b.map.wall_seconds);
+        let text = render(&b);
+        assert!(text.contains("3 rounds, alternately"), "{text}");
+        assert!(text.contains("    round 3 "), "{text}");
+        assert!(text.contains("median ratio "), "{text}");
+        let json = serde_json::to_value(BenchJson::of(&b)).unwrap();
+        assert_eq!(json["rounds"].as_array().map(Vec::len), Some(3));
+        for n in [0, MAX_ROUNDS + 1] {
+            let e = measure_rounds(10, 64 << 10, 7, true, n).err().unwrap();
+            assert!(e.to_string().contains("out of range"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_median_and_the_fastest_passes() {
+        let round = |f: f64, m: f64| Round {
+            flashix_wall_seconds: f,
+            btreemap_wall_seconds: m,
+            ratio_flashix_to_btreemap: m / f,
+        };
+        let mut b = measure(10, 64 << 10, 7, true).unwrap();
+        b.rounds = vec![round(2.0, 1.0), round(1.0, 0.9), round(1.6, 0.8)];
+        // Ratios 0.5, 0.9 and 0.5: median 0.5; fastest passes 0.8 / 1.0.
+        assert_eq!(b.median_ratio(), 0.5);
+        assert_eq!(b.ratio_of_fastest(), 0.8);
+        b.rounds.pop();
+        assert_eq!(b.median_ratio(), (0.5 + 0.9) / 2.0);
     }
 
     #[test]

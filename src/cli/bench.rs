@@ -14,8 +14,8 @@
 //! deterministic, the same device counts (checked: a round that counts
 //! otherwise is an error). The report adds each round's times, the median
 //! of the rounds' ratios and the ratio of each side's fastest pass. On a
-//! shared machine one binary's pass took from 0.97 s to 1.93 s within an
-//! hour (docs/PERFORMANCE.md, "Seventh pass"), so one round's ratio says
+//! shared machine one binary's pass took from 0.94 s to 1.93 s within half
+//! an hour (docs/PERFORMANCE.md, "Seventh pass"), so one round's ratio says
 //! more about the machine's minute than about the simulator.
 
 use std::collections::BTreeMap;

@@ -123,11 +123,18 @@ impl Default for IdIndex {
     }
 }
 
+/// The first position to probe for `id` in a table of `64 - shift` bits
+/// (Fibonacci hashing).
+#[inline(always)]
+fn home(id: u32, shift: u32) -> usize {
+    ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+}
+
 impl IdIndex {
-    /// The first position to probe for `id` (Fibonacci hashing).
+    /// The first position to probe for `id`.
     #[inline]
     fn home(&self, id: u32) -> usize {
-        ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        home(id, self.shift)
     }
 
     /// Where `id` is, or the empty position that ends its probe (`NIL`
@@ -164,6 +171,7 @@ impl IdIndex {
     }
 
     /// Maps `id` to `slot`; the slot it was mapped to before, if any.
+    #[inline]
     fn insert(&mut self, id: NodeId, slot: u32) -> Option<u32> {
         // At most a quarter full: most lookups are of nodes the cache does
         // not hold (every leaf an operation reaches), and a miss probes to
@@ -198,23 +206,31 @@ impl IdIndex {
     /// Removes `id` unless `keep` holds for its slot.
     fn remove_unless(&mut self, id: NodeId, keep: impl Fn(u32) -> bool) {
         let (mut hole, found) = self.find(id);
-        if !found || keep(self.table[hole].1) {
+        let shift = self.shift;
+        // On the slice, each entry read once: its bounds and the shift
+        // stay in registers across the stores.
+        let table = &mut self.table[..];
+        if !found || keep(table[hole].1) {
             return;
         }
         self.len -= 1;
         // Backward shift: move up every later entry of the run whose home
         // is not between the hole and it, so no probe meets a false end.
-        let mask = self.table.len() - 1;
+        let mask = table.len() - 1;
         let mut p = (hole + 1) & mask;
-        while self.table[p].0 != NIL {
-            let home = self.home(self.table[p].0);
+        loop {
+            let e = table[p];
+            if e.0 == NIL {
+                break;
+            }
+            let home = home(e.0, shift);
             if (p.wrapping_sub(home) & mask) >= (p.wrapping_sub(hole) & mask) {
-                self.table[hole] = self.table[p];
+                table[hole] = e;
                 hole = p;
             }
             p = (p + 1) & mask;
         }
-        self.table[hole] = (NIL, 0);
+        table[hole] = (NIL, 0);
     }
 
     fn len(&self) -> usize {
@@ -438,24 +454,29 @@ impl NodeCache {
         link_newest(slab, i);
     }
 
-    /// Removes slot `i` from the cache, keeping its node in the arena:
-    /// (id, arena place, dirty).
-    fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
-        unlink(&mut self.slab, i);
+    /// Removes slot `i` from the cache, keeping its node in the arena: the
+    /// record as it was (its id, arena place, dirtiness, encoding).
+    #[inline(always)]
+    fn vacate(&mut self, i: u32) -> Slot {
+        // One read of the record, its neighbours unlinked from it.
+        let slab = &mut self.slab[..];
+        let s = slab[i as usize];
+        slab[s.newer as usize].older = s.older;
+        slab[s.older as usize].newer = s.newer;
+        // A decoded slot is not encoded already: the same store either way.
+        slab[i as usize].encoded = false;
         self.free_records.push(i);
-        let s = self.slab[i as usize];
         self.free_labels.push(s.label);
-        // Not a pinned record's id: unpinned, that node was out of the
-        // index (only a slot that lost its id to a later `place` can name
-        // it here).
-        let slab = &self.slab;
-        self.index.remove_unless(s.id, |j| slab[j as usize].pinned);
+        // Only the id's entry for this record: a vacated record is never
+        // pinned, so (invariant 2) the index names it under its id, and
+        // the entry of a pinned record that lost the id (the one other
+        // record its id could name) is kept, as before.
+        self.index.remove_unless(s.id, |j| j != i);
         if s.encoded {
             // A decoded slot's image is empty already (`images`).
-            self.slab[i as usize].encoded = false;
             self.release_image(i);
         }
-        (s.id, s.node, s.dirty)
+        s
     }
 
     /// Takes the image buffer of slot `i` (decoded or vacated, so its bytes
@@ -493,8 +514,8 @@ impl NodeCache {
     /// Removes slot `i` from the cache and hands back its contents (an
     /// encoded node comes back empty: it is clean and was never decoded).
     fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
-        let (id, n, dirty) = self.vacate(i);
-        (id, self.take_node(n), dirty)
+        let s = self.vacate(i);
+        (s.id, self.take_node(s.node), s.dirty)
     }
 
     /// Decodes slot `i` in place if it holds an image; false when that
@@ -573,7 +594,7 @@ impl NodeCache {
 
     /// [`Self::contains`] then [`Self::pin`] in one look-up: `None` (no
     /// miss counted) when `id` is not cached.
-    #[inline]
+    #[inline(always)]
     pub fn pin_cached(&mut self, id: NodeId) -> Option<Option<Pin>> {
         let i = self.resident(id)?;
         Some(match i {
@@ -613,8 +634,27 @@ impl NodeCache {
     /// records is the same with it or without it, so moving it there gives
     /// the same lists. Its list is that of its level still: the node did not
     /// change, and while pinned no other call gets at it.
+    #[inline]
     pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
-        self.evict_to(1, evicted);
+        // Inlined into the tree's descent for the common case, room
+        // already there (two unpins in three); the other is out of line.
+        if self.len() + 1 > self.capacity {
+            return self.unpin_evicting(pin, evicted);
+        }
+        self.unpin_with_room(pin)
+    }
+
+    /// [`Self::unpin`] of a node that needs a victim out first: `evict_to`
+    /// before the record leaves its pin, so it cannot be the victim.
+    #[inline(never)]
+    fn unpin_evicting(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
+        self.evict_while_full(1, evicted);
+        self.unpin_with_room(pin)
+    }
+
+    /// [`Self::unpin`] once there is room for the node.
+    #[inline(always)]
+    fn unpin_with_room(&mut self, pin: Pin) {
         if self.unpin_record(&pin) {
             return self.place_unpinned(&pin);
         }
@@ -694,6 +734,7 @@ impl NodeCache {
     }
 
     /// Puts a node on the newest end of its list.
+    #[inline(never)]
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
         let level = node.level;
         let i = self.place(id, level, dirty);
@@ -722,7 +763,9 @@ impl NodeCache {
 
     /// A slot for node `id` (a freed one first, as before images: the slot
     /// order is the order `dirty_nodes` writes in), linked newest; its
-    /// arena place and image are the caller's to fill.
+    /// arena place and image are the caller's to fill. Inlined: a leaf's
+    /// image placed after its write (`insert_image`) is on every insert.
+    #[inline(always)]
     fn place(&mut self, id: NodeId, level: u8, dirty: bool) -> u32 {
         let list = self.list_of(level);
         let label = self.take_label();
@@ -794,17 +837,28 @@ impl NodeCache {
 
     #[inline(never)]
     fn evict_some(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
+        self.evict_while_full(room_for, out);
+    }
+
+    /// [`Self::evict_some`]'s loop, inlined where an insert's descent
+    /// evicts (`unpin_evicting`).
+    #[inline(always)]
+    fn evict_while_full(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
         while !self.is_empty() && self.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
-            if self.slab[i as usize].encoded {
+            let s = self.vacate(i);
+            if s.encoded {
                 // An encoded victim is clean, and its arena place holds an
                 // empty node: nothing to write or recycle.
-                let (_, n, _) = self.vacate(i);
-                self.free_nodes.push(n);
+                self.free_nodes.push(s.node);
                 continue;
             }
-            let (id, node, dirty) = self.remove_slot(i);
-            out.push(Evicted { id, node, dirty });
+            let node = self.take_node(s.node);
+            out.push(Evicted {
+                id: s.id,
+                node,
+                dirty: s.dirty,
+            });
         }
     }
 

@@ -204,6 +204,7 @@ impl IdIndex {
     }
 
     /// Removes `id` unless `keep` holds for its slot.
+    #[inline(always)]
     fn remove_unless(&mut self, id: NodeId, keep: impl Fn(u32) -> bool) {
         let (mut hole, found) = self.find(id);
         let shift = self.shift;
@@ -290,18 +291,25 @@ impl Slot {
     }
 }
 
-/// Takes slot `i` off its list.
+/// Takes slot `i` off its list; the record as it was (read once, so a
+/// caller needs no second read of it).
 #[inline(always)]
-fn unlink(slab: &mut [Slot], i: u32) {
-    let Slot { newer, older, .. } = slab[i as usize];
-    slab[newer as usize].older = older;
-    slab[older as usize].newer = newer;
+fn unlink(slab: &mut [Slot], i: u32) -> Slot {
+    let s = slab[i as usize];
+    slab[s.newer as usize].older = s.older;
+    slab[s.older as usize].newer = s.newer;
+    s
 }
 
 /// Links slot `i` (on no list) at the newest end of its list.
 #[inline(always)]
 fn link_newest(slab: &mut [Slot], i: u32) {
-    let list = slab[i as usize].list;
+    link_newest_on(slab, i, slab[i as usize].list);
+}
+
+/// [`link_newest`] with the slot's list at hand.
+#[inline(always)]
+fn link_newest_on(slab: &mut [Slot], i: u32, list: u32) {
     let head = slab[list as usize].older;
     let s = &mut slab[i as usize];
     s.newer = list;
@@ -446,27 +454,33 @@ impl NodeCache {
     /// `link_newest`. For the newest slot that changes nothing; doing it
     /// all the same spares a test of whether it is the newest, which went
     /// either way (a search's upper levels) and was mispredicted often.
+    /// Its arena place comes back, from the one read of the record.
     #[inline]
-    fn move_to_newest(&mut self, i: u32) {
+    fn move_to_newest(&mut self, i: u32) -> u32 {
         // On the slice: its bounds stay in registers across the stores.
         let slab = &mut self.slab[..];
-        unlink(slab, i);
-        link_newest(slab, i);
+        let s = unlink(slab, i);
+        link_newest_on(slab, i, s.list);
+        s.node
     }
 
     /// Removes slot `i` from the cache, keeping its node in the arena: the
     /// record as it was (its id, arena place, dirtiness, encoding).
     #[inline(always)]
     fn vacate(&mut self, i: u32) -> Slot {
-        // One read of the record, its neighbours unlinked from it.
+        let s = self.vacate_keeping_label(i);
+        self.free_labels.push(s.label);
+        s
+    }
+
+    /// [`Self::vacate`] but for its label, the caller's to free or reuse.
+    #[inline(always)]
+    fn vacate_keeping_label(&mut self, i: u32) -> Slot {
         let slab = &mut self.slab[..];
-        let s = slab[i as usize];
-        slab[s.newer as usize].older = s.older;
-        slab[s.older as usize].newer = s.newer;
+        let s = unlink(slab, i);
         // A decoded slot is not encoded already: the same store either way.
         slab[i as usize].encoded = false;
         self.free_records.push(i);
-        self.free_labels.push(s.label);
         // Only the id's entry for this record: a vacated record is never
         // pinned, so (invariant 2) the index names it under its id, and
         // the entry of a pinned record that lost the id (the one other
@@ -574,11 +588,11 @@ impl NodeCache {
         if !self.decoded(i) {
             return None;
         }
-        self.hits += 1;
         // The newest of its list already (a root always is): moving it to
         // the newest end would change nothing.
-        self.move_to_newest(i);
-        Some(&self.nodes[self.slab[i as usize].node as usize])
+        let n = self.move_to_newest(i);
+        self.hits += 1;
+        Some(&self.nodes[n as usize])
     }
 
     /// [`Self::take`] for a cached node that will most likely come back
@@ -648,6 +662,23 @@ impl NodeCache {
     /// before the record leaves its pin, so it cannot be the victim.
     #[inline(never)]
     fn unpin_evicting(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
+        // `evict_while_full`'s first round (its test on `len` held: we
+        // are here). Its victim's label would be freed, then taken at
+        // once by `unpin_with_room`'s `take_label` (the last freed comes
+        // first) when the loop ends there and the record did not lose its
+        // id: then it goes to the record directly, the same label.
+        if !self.is_empty() {
+            if let Some((_, i)) = self.victim() {
+                let label = self.evict(i, evicted);
+                let record = pin.record;
+                if self.len() < self.capacity && !self.slab[record as usize].lost {
+                    let lost = self.unpin_record(&pin);
+                    debug_assert!(!lost);
+                    return self.relabel(record, label);
+                }
+                self.free_labels.push(label);
+            }
+        }
         self.evict_while_full(1, evicted);
         self.unpin_with_room(pin)
     }
@@ -658,11 +689,16 @@ impl NodeCache {
         if self.unpin_record(&pin) {
             return self.place_unpinned(&pin);
         }
+        debug_assert_eq!(self.slab[pin.record as usize].dirty, pin.dirty);
         let label = self.take_label();
-        let i = pin.record;
-        let s = &mut self.slab[i as usize];
-        s.label = label;
-        debug_assert_eq!(s.dirty, pin.dirty);
+        self.relabel(pin.record, label);
+    }
+
+    /// An unpinned record, resident again, takes `label` and goes to the
+    /// newest end of its list.
+    #[inline(always)]
+    fn relabel(&mut self, i: u32, label: u32) {
+        self.slab[i as usize].label = label;
         self.move_to_newest(i);
     }
 
@@ -846,13 +882,21 @@ impl NodeCache {
     fn evict_while_full(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
         while !self.is_empty() && self.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
-            let s = self.vacate(i);
-            if s.encoded {
-                // An encoded victim is clean, and its arena place holds an
-                // empty node: nothing to write or recycle.
-                self.free_nodes.push(s.node);
-                continue;
-            }
+            let label = self.evict(i, out);
+            self.free_labels.push(label);
+        }
+    }
+
+    /// Evicts victim `i` (its node into `out` unless encoded) and hands
+    /// back its label, not yet freed.
+    #[inline(always)]
+    fn evict(&mut self, i: u32, out: &mut Vec<Evicted>) -> u32 {
+        let s = self.vacate_keeping_label(i);
+        if s.encoded {
+            // An encoded victim is clean, and its arena place holds an
+            // empty node: nothing to write or recycle.
+            self.free_nodes.push(s.node);
+        } else {
             let node = self.take_node(s.node);
             out.push(Evicted {
                 id: s.id,
@@ -860,6 +904,7 @@ impl NodeCache {
                 dirty: s.dirty,
             });
         }
+        s.label
     }
 
     /// A node taken for a search (or traversal) goes back: refreshed if it

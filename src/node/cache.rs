@@ -171,7 +171,8 @@ impl IdIndex {
     }
 
     /// Maps `id` to `slot`; the slot it was mapped to before, if any.
-    #[inline]
+    /// Inlined into `place`, on every insert's leaf.
+    #[inline(always)]
     fn insert(&mut self, id: NodeId, slot: u32) -> Option<u32> {
         // At most a quarter full: most lookups are of nodes the cache does
         // not hold (every leaf an operation reaches), and a miss probes to
@@ -751,22 +752,24 @@ impl NodeCache {
             CachePolicy::ModifiedLru => level as usize,
             _ => 0,
         };
-        if self.lists.len() <= list {
-            self.add_lists(list + 1);
+        match self.lists.get(list) {
+            Some(&sentinel) => sentinel,
+            None => self.add_lists(list + 1),
         }
-        self.lists[list]
     }
 
     /// Empty lists up to `lists` of them, each a new sentinel record.
     #[cold]
     #[inline(never)]
-    fn add_lists(&mut self, lists: usize) {
+    /// The last one's sentinel comes back.
+    fn add_lists(&mut self, lists: usize) -> u32 {
         while self.lists.len() < lists {
             let i = self.slab.len() as u32;
             self.slab.push(Slot::sentinel(i));
             self.images.push(Vec::new());
             self.lists.push(i);
         }
+        self.lists[lists - 1]
     }
 
     /// Puts a node on the newest end of its list.

@@ -15,8 +15,8 @@ pub(super) const NIL: u32 = u32::MAX;
 /// 16 KiB cache; issue #43).
 pub(super) struct IdIndex {
     /// `(id, slot)`, `(NIL, _)` when empty; a power of two long, never
-    /// empty (so a look-up needs no check first).
-    table: Vec<(u32, u32)>,
+    /// empty (so a look-up needs no check first). The tests read its size.
+    pub(super) table: Vec<(u32, u32)>,
     /// 64 less the table length's bits: the hash's shift.
     shift: u32,
     len: usize,

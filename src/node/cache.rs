@@ -56,6 +56,9 @@
 
 use super::codec::{Node, NodeId, NodeLayout};
 
+mod id_index;
+use id_index::{IdIndex, NIL};
+
 /// Which cache policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CachePolicy {
@@ -92,133 +95,6 @@ impl CachePolicy {
             CachePolicy::ModifiedLru => "mlru",
             CachePolicy::WriteThroughLru => "wt-lru",
         }
-    }
-}
-
-const NIL: u32 = u32::MAX;
-/// Node id → slot: an open-addressing table (linear probing, deletion by
-/// backward shift) of `(id, slot)` pairs, at most a quarter full, so it is as
-/// large as the cache, not the id space: ids are dense from 0 in every
-/// tree, and an array indexed by id holds 4 bytes for every node of the
-/// tree whatever the cache holds (16 KiB for the first 4,096 ids, beside a
-/// 16 KiB cache; issue #43).
-struct IdIndex {
-    /// `(id, slot)`, `(NIL, _)` when empty; a power of two long, never
-    /// empty (so a look-up needs no check first).
-    table: Vec<(u32, u32)>,
-    /// 64 less the table length's bits: the hash's shift.
-    shift: u32,
-    len: usize,
-}
-
-impl Default for IdIndex {
-    fn default() -> Self {
-        let mut index = IdIndex {
-            table: Vec::new(),
-            shift: 64,
-            len: 0,
-        };
-        index.grow();
-        index
-    }
-}
-
-impl IdIndex {
-    /// The first position to probe for `id` (Fibonacci hashing).
-    #[inline]
-    fn home(&self, id: u32) -> usize {
-        ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    /// Where `id` is, or the empty position that ends its probe (`NIL`
-    /// itself, never stored, ends at its home: absent).
-    #[inline]
-    fn find(&self, id: u32) -> (usize, bool) {
-        let mask = self.table.len() - 1;
-        let mut p = self.home(id);
-        loop {
-            match self.table[p].0 {
-                NIL => return (p, false),
-                k if k == id => return (p, true),
-                _ => p = (p + 1) & mask,
-            }
-        }
-    }
-
-    /// `find`'s answer, tested once a probe (with `find`'s flag, the
-    /// compiler tested each probe's key twice).
-    #[inline]
-    fn get(&self, id: NodeId) -> Option<u32> {
-        let mask = self.table.len() - 1;
-        let mut p = self.home(id);
-        loop {
-            let (k, slot) = self.table[p];
-            if k == NIL {
-                return None;
-            }
-            if k == id {
-                return Some(slot);
-            }
-            p = (p + 1) & mask;
-        }
-    }
-
-    /// Maps `id` to `slot`; the slot it was mapped to before, if any.
-    fn insert(&mut self, id: NodeId, slot: u32) -> Option<u32> {
-        // At most a quarter full: most lookups are of nodes the cache does
-        // not hold (every leaf an operation reaches), and a miss probes to
-        // the end of its run, which at half full took several steps.
-        if (self.len + 1) * 4 > self.table.len() {
-            self.grow();
-        }
-        let (p, found) = self.find(id);
-        let before = found.then_some(self.table[p].1);
-        if !found {
-            self.len += 1;
-        }
-        self.table[p] = (id, slot);
-        before
-    }
-
-    /// Doubles the table (8 positions at first) and rehashes.
-    fn grow(&mut self) {
-        let size = (self.table.len() * 2).max(8);
-        let old = std::mem::replace(&mut self.table, vec![(NIL, 0); size]);
-        self.shift = 64 - size.trailing_zeros();
-        for (id, slot) in old.into_iter().filter(|e| e.0 != NIL) {
-            let (p, _) = self.find(id);
-            self.table[p] = (id, slot);
-        }
-    }
-
-    fn remove(&mut self, id: NodeId) {
-        self.remove_unless(id, |_| false);
-    }
-
-    /// Removes `id` unless `keep` holds for its slot.
-    fn remove_unless(&mut self, id: NodeId, keep: impl Fn(u32) -> bool) {
-        let (mut hole, found) = self.find(id);
-        if !found || keep(self.table[hole].1) {
-            return;
-        }
-        self.len -= 1;
-        // Backward shift: move up every later entry of the run whose home
-        // is not between the hole and it, so no probe meets a false end.
-        let mask = self.table.len() - 1;
-        let mut p = (hole + 1) & mask;
-        while self.table[p].0 != NIL {
-            let home = self.home(self.table[p].0);
-            if (p.wrapping_sub(home) & mask) >= (p.wrapping_sub(hole) & mask) {
-                self.table[hole] = self.table[p];
-                hole = p;
-            }
-            p = (p + 1) & mask;
-        }
-        self.table[hole] = (NIL, 0);
-    }
-
-    fn len(&self) -> usize {
-        self.len
     }
 }
 
@@ -274,18 +150,25 @@ impl Slot {
     }
 }
 
-/// Takes slot `i` off its list.
+/// Takes slot `i` off its list; the record as it was (read once, so a
+/// caller needs no second read of it).
 #[inline(always)]
-fn unlink(slab: &mut [Slot], i: u32) {
-    let Slot { newer, older, .. } = slab[i as usize];
-    slab[newer as usize].older = older;
-    slab[older as usize].newer = newer;
+fn unlink(slab: &mut [Slot], i: u32) -> Slot {
+    let s = slab[i as usize];
+    slab[s.newer as usize].older = s.older;
+    slab[s.older as usize].newer = s.newer;
+    s
 }
 
 /// Links slot `i` (on no list) at the newest end of its list.
 #[inline(always)]
 fn link_newest(slab: &mut [Slot], i: u32) {
-    let list = slab[i as usize].list;
+    link_newest_on(slab, i, slab[i as usize].list);
+}
+
+/// [`link_newest`] with the slot's list at hand.
+#[inline(always)]
+fn link_newest_on(slab: &mut [Slot], i: u32, list: u32) {
     let head = slab[list as usize].older;
     let s = &mut slab[i as usize];
     s.newer = list;
@@ -430,32 +313,43 @@ impl NodeCache {
     /// `link_newest`. For the newest slot that changes nothing; doing it
     /// all the same spares a test of whether it is the newest, which went
     /// either way (a search's upper levels) and was mispredicted often.
+    /// Its arena place comes back, from the one read of the record.
     #[inline]
-    fn move_to_newest(&mut self, i: u32) {
+    fn move_to_newest(&mut self, i: u32) -> u32 {
         // On the slice: its bounds stay in registers across the stores.
         let slab = &mut self.slab[..];
-        unlink(slab, i);
-        link_newest(slab, i);
+        let s = unlink(slab, i);
+        link_newest_on(slab, i, s.list);
+        s.node
     }
 
-    /// Removes slot `i` from the cache, keeping its node in the arena:
-    /// (id, arena place, dirty).
-    fn vacate(&mut self, i: u32) -> (NodeId, u32, bool) {
-        unlink(&mut self.slab, i);
-        self.free_records.push(i);
-        let s = self.slab[i as usize];
+    /// Removes slot `i` from the cache, keeping its node in the arena: the
+    /// record as it was (its id, arena place, dirtiness, encoding).
+    #[inline(always)]
+    fn vacate(&mut self, i: u32) -> Slot {
+        let s = self.vacate_keeping_label(i);
         self.free_labels.push(s.label);
-        // Not a pinned record's id: unpinned, that node was out of the
-        // index (only a slot that lost its id to a later `place` can name
-        // it here).
-        let slab = &self.slab;
-        self.index.remove_unless(s.id, |j| slab[j as usize].pinned);
+        s
+    }
+
+    /// [`Self::vacate`] but for its label, the caller's to free or reuse.
+    #[inline(always)]
+    fn vacate_keeping_label(&mut self, i: u32) -> Slot {
+        let slab = &mut self.slab[..];
+        let s = unlink(slab, i);
+        // A decoded slot is not encoded already: the same store either way.
+        slab[i as usize].encoded = false;
+        self.free_records.push(i);
+        // Only the id's entry for this record: a vacated record is never
+        // pinned, so (invariant 2) the index names it under its id, and
+        // the entry of a pinned record that lost the id (the one other
+        // record its id could name) is kept, as before.
+        self.index.remove_unless(s.id, |j| j != i);
         if s.encoded {
             // A decoded slot's image is empty already (`images`).
-            self.slab[i as usize].encoded = false;
             self.release_image(i);
         }
-        (s.id, s.node, s.dirty)
+        s
     }
 
     /// Takes the image buffer of slot `i` (decoded or vacated, so its bytes
@@ -493,8 +387,8 @@ impl NodeCache {
     /// Removes slot `i` from the cache and hands back its contents (an
     /// encoded node comes back empty: it is clean and was never decoded).
     fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
-        let (id, n, dirty) = self.vacate(i);
-        (id, self.take_node(n), dirty)
+        let s = self.vacate(i);
+        (s.id, self.take_node(s.node), s.dirty)
     }
 
     /// Decodes slot `i` in place if it holds an image; false when that
@@ -553,11 +447,11 @@ impl NodeCache {
         if !self.decoded(i) {
             return None;
         }
-        self.hits += 1;
         // The newest of its list already (a root always is): moving it to
         // the newest end would change nothing.
-        self.move_to_newest(i);
-        Some(&self.nodes[self.slab[i as usize].node as usize])
+        let n = self.move_to_newest(i);
+        self.hits += 1;
+        Some(&self.nodes[n as usize])
     }
 
     /// [`Self::take`] for a cached node that will most likely come back
@@ -573,7 +467,7 @@ impl NodeCache {
 
     /// [`Self::contains`] then [`Self::pin`] in one look-up: `None` (no
     /// miss counted) when `id` is not cached.
-    #[inline]
+    #[inline(always)]
     pub fn pin_cached(&mut self, id: NodeId) -> Option<Option<Pin>> {
         let i = self.resident(id)?;
         Some(match i {
@@ -613,16 +507,57 @@ impl NodeCache {
     /// records is the same with it or without it, so moving it there gives
     /// the same lists. Its list is that of its level still: the node did not
     /// change, and while pinned no other call gets at it.
+    #[inline]
     pub fn unpin(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
-        self.evict_to(1, evicted);
+        // Inlined into the tree's descent for the common case, room
+        // already there (two unpins in three); the other is out of line.
+        if self.len() + 1 > self.capacity {
+            return self.unpin_evicting(pin, evicted);
+        }
+        self.unpin_with_room(pin)
+    }
+
+    /// [`Self::unpin`] of a node that needs a victim out first: `evict_to`
+    /// before the record leaves its pin, so it cannot be the victim.
+    #[inline(never)]
+    fn unpin_evicting(&mut self, pin: Pin, evicted: &mut Vec<Evicted>) {
+        // `evict_while_full`'s first round (its test on `len` held: we
+        // are here). Its victim's label would be freed, then taken at
+        // once by `unpin_with_room`'s `take_label` (the last freed comes
+        // first) when the loop ends there and the record did not lose its
+        // id: then it goes to the record directly, the same label.
+        if !self.is_empty() {
+            if let Some((_, i)) = self.victim() {
+                let label = self.evict(i, evicted);
+                let record = pin.record;
+                if self.len() < self.capacity && !self.slab[record as usize].lost {
+                    let lost = self.unpin_record(&pin);
+                    debug_assert!(!lost);
+                    return self.relabel(record, label);
+                }
+                self.free_labels.push(label);
+            }
+        }
+        self.evict_while_full(1, evicted);
+        self.unpin_with_room(pin)
+    }
+
+    /// [`Self::unpin`] once there is room for the node.
+    #[inline(always)]
+    fn unpin_with_room(&mut self, pin: Pin) {
         if self.unpin_record(&pin) {
             return self.place_unpinned(&pin);
         }
+        debug_assert_eq!(self.slab[pin.record as usize].dirty, pin.dirty);
         let label = self.take_label();
-        let i = pin.record;
-        let s = &mut self.slab[i as usize];
-        s.label = label;
-        debug_assert_eq!(s.dirty, pin.dirty);
+        self.relabel(pin.record, label);
+    }
+
+    /// An unpinned record, resident again, takes `label` and goes to the
+    /// newest end of its list.
+    #[inline(always)]
+    fn relabel(&mut self, i: u32, label: u32) {
+        self.slab[i as usize].label = label;
         self.move_to_newest(i);
     }
 
@@ -675,25 +610,28 @@ impl NodeCache {
             CachePolicy::ModifiedLru => level as usize,
             _ => 0,
         };
-        if self.lists.len() <= list {
-            self.add_lists(list + 1);
+        match self.lists.get(list) {
+            Some(&sentinel) => sentinel,
+            None => self.add_lists(list + 1),
         }
-        self.lists[list]
     }
 
     /// Empty lists up to `lists` of them, each a new sentinel record.
     #[cold]
     #[inline(never)]
-    fn add_lists(&mut self, lists: usize) {
+    /// The last one's sentinel comes back.
+    fn add_lists(&mut self, lists: usize) -> u32 {
         while self.lists.len() < lists {
             let i = self.slab.len() as u32;
             self.slab.push(Slot::sentinel(i));
             self.images.push(Vec::new());
             self.lists.push(i);
         }
+        self.lists[lists - 1]
     }
 
     /// Puts a node on the newest end of its list.
+    #[inline(never)]
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
         let level = node.level;
         let i = self.place(id, level, dirty);
@@ -722,7 +660,9 @@ impl NodeCache {
 
     /// A slot for node `id` (a freed one first, as before images: the slot
     /// order is the order `dirty_nodes` writes in), linked newest; its
-    /// arena place and image are the caller's to fill.
+    /// arena place and image are the caller's to fill. Inlined: a leaf's
+    /// image placed after its write (`insert_image`) is on every insert.
+    #[inline(always)]
     fn place(&mut self, id: NodeId, level: u8, dirty: bool) -> u32 {
         let list = self.list_of(level);
         let label = self.take_label();
@@ -794,18 +734,38 @@ impl NodeCache {
 
     #[inline(never)]
     fn evict_some(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
+        self.evict_while_full(room_for, out);
+    }
+
+    /// [`Self::evict_some`]'s loop, inlined where an insert's descent
+    /// evicts (`unpin_evicting`).
+    #[inline(always)]
+    fn evict_while_full(&mut self, room_for: usize, out: &mut Vec<Evicted>) {
         while !self.is_empty() && self.len() + room_for > self.capacity {
             let Some((_, i)) = self.victim() else { break };
-            if self.slab[i as usize].encoded {
-                // An encoded victim is clean, and its arena place holds an
-                // empty node: nothing to write or recycle.
-                let (_, n, _) = self.vacate(i);
-                self.free_nodes.push(n);
-                continue;
-            }
-            let (id, node, dirty) = self.remove_slot(i);
-            out.push(Evicted { id, node, dirty });
+            let label = self.evict(i, out);
+            self.free_labels.push(label);
         }
+    }
+
+    /// Evicts victim `i` (its node into `out` unless encoded) and hands
+    /// back its label, not yet freed.
+    #[inline(always)]
+    fn evict(&mut self, i: u32, out: &mut Vec<Evicted>) -> u32 {
+        let s = self.vacate_keeping_label(i);
+        if s.encoded {
+            // An encoded victim is clean, and its arena place holds an
+            // empty node: nothing to write or recycle.
+            self.free_nodes.push(s.node);
+        } else {
+            let node = self.take_node(s.node);
+            out.push(Evicted {
+                id: s.id,
+                node,
+                dirty: s.dirty,
+            });
+        }
+        s.label
     }
 
     /// A node taken for a search (or traversal) goes back: refreshed if it

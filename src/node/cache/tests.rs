@@ -560,3 +560,55 @@ fn every_policy_agrees_with_the_model() {
         }
     }
 }
+
+/// An unpin that must evict hands the victim's label to the record
+/// directly, unless the record lost its id while pinned (then the label is
+/// freed and `place` takes it): both as a take and `after_read` would do.
+#[test]
+fn an_evicting_unpin_keeps_the_slots_of_take_and_after_read() {
+    for lose in [false, true] {
+        let mut runs = Vec::new();
+        for by_pin in [true, false] {
+            let mut ev = Vec::new();
+            let mut c = NodeCache::new(CachePolicy::ModifiedLru, 3);
+            for (id, level) in [(1, 2), (2, 1), (10, 0)] {
+                c.after_update_hit(id, node(level), &mut ev);
+            }
+            let mut log = Vec::new();
+            for round in 0..4u32 {
+                let (p1, p2) = if by_pin {
+                    (c.pin(1), c.pin(2))
+                } else {
+                    (None, None)
+                };
+                let (t1, t2) = if by_pin {
+                    (None, None)
+                } else {
+                    (c.take(1), c.take(2))
+                };
+                drop(c.after_update_miss(20 + round, node(0), &mut ev));
+                if lose {
+                    c.after_update_hit(2, node(1), &mut ev);
+                }
+                match (p1, p2, t1, t2) {
+                    (Some(p1), Some(p2), None, None) => {
+                        c.unpin(p2, &mut ev);
+                        c.unpin(p1, &mut ev);
+                    }
+                    (None, None, Some((n1, d1)), Some((n2, d2))) => {
+                        assert!(c.after_read(2, n2, true, d2, &mut ev).is_none());
+                        assert!(c.after_read(1, n1, true, d1, &mut ev).is_none());
+                    }
+                    _ => unreachable!(),
+                }
+                log.push(ids(&mut ev));
+                log.push(c.dirty_nodes().map(|(id, _)| id).collect());
+                c.after_update_hit(10 + round, node(0), &mut ev);
+                log.push(ids(&mut ev));
+            }
+            runs.push((log, c.hits, c.misses, c.len()));
+        }
+        assert_eq!(runs[0], runs[1], "lose {lose}");
+        assert!(runs[0].0.iter().any(|evicted| !evicted.is_empty()));
+    }
+}

@@ -305,7 +305,7 @@ impl Nand {
             }
         }
         if slot == NO_SLOT {
-            slot = self.slab.fresh(whole, page);
+            slot = self.slab.fresh(whole, page, sealed && whole);
         }
         self.slab.page_mut(slot)[offset..offset + data.len()].copy_from_slice(data);
         self.slab.set_sealed(slot, sealed && whole);
@@ -390,9 +390,8 @@ impl Nand {
             return false;
         }
         *programs = 1;
-        let slot = self.slab.fresh(true, page);
+        let slot = self.slab.fresh(true, page, sealed);
         self.slab.page_mut(slot).copy_from_slice(data);
-        self.slab.set_sealed(slot, sealed);
         self.slots.set(block, i, slot);
         let c = self.page_write;
         self.stats.physical_writes += 1;
@@ -576,10 +575,7 @@ impl Flash for Nand {
         !self.bad.is_empty() && self.bad.contains(&block)
     }
 
-    /// Always inlined into the FTL's invalidation of an old copy, once a
-    /// page write: left to the compiler, it was inlined in one build and a
-    /// call of its own in the next.
-    #[inline(always)]
+    #[inline]
     fn release(&mut self, page: u64) {
         let (block, i) = self.locate(page);
         let slot = self.slots.take(block, i);

@@ -145,34 +145,36 @@ impl Slab {
     }
 
     /// A slot for page `page` of the chip, holding an erased (0xFF) page,
-    /// or, when the caller programs all of it (`whole`), any bytes.
+    /// or, when the caller programs all of it (`whole`), any bytes; marked
+    /// `sealed` ([`Self::set_sealed`]) in the same store as its owner.
     #[inline(always)]
-    pub fn fresh(&mut self, whole: bool, page: u64) -> u32 {
+    pub fn fresh(&mut self, whole: bool, page: u64, sealed: bool) -> u32 {
+        let mark = Mark {
+            owner: page,
+            sealed,
+        };
         if let Some(i) = self.free.pop() {
             if !whole {
                 self.page_mut(i).fill(0xFF);
             }
-            self.marks[i as usize].owner = page;
+            self.marks[i as usize] = mark;
             return i;
         }
-        self.grow(page)
+        self.grow(mark)
     }
 
     /// [`Self::fresh`] with no slot free: a new one at the end, and a new
     /// chunk for it when the last is full (out of line: a slot is new
     /// once, and reused from then on).
     #[inline(never)]
-    fn grow(&mut self, page: u64) -> u32 {
+    fn grow(&mut self, mark: Mark) -> u32 {
         let i = self.len;
         if i as usize == self.chunks.len() * self.per_chunk {
             self.chunks
                 .push(Chunk::new(self.per_chunk * self.page_size));
         }
         self.len += 1;
-        self.marks.push(Mark {
-            owner: page,
-            sealed: false,
-        });
+        self.marks.push(mark);
         i
     }
 

@@ -366,13 +366,17 @@ impl<F: Flash> Ftl<F> {
     /// Points `lba` at `ppa`, invalidating the previous copy.
     fn map(&mut self, lba: u64, ppa: u64) {
         let block = self.block_of.split(ppa).0;
-        self.map_in(lba, ppa, block);
+        self.map_in(lba, ppa, block, None);
     }
 
-    /// [`Self::map`], given `ppa`'s block. The new entry is stored before
-    /// the old copy is invalidated, which reads no `l2p` entry.
+    /// [`Self::map`], given `ppa`'s block, and given `seq`, the block's
+    /// `last_seq` set too. The new entry is stored before the old copy is
+    /// invalidated, which reads no `l2p` entry. A program's `last_seq` is
+    /// set here, with `valid`, in one look-up of the block's record, not
+    /// before the invalidation in one of its own: nothing between reads
+    /// `last_seq` (only garbage collection's choice of a victim does).
     #[inline(always)]
-    fn map_in(&mut self, lba: u64, ppa: u64, block: u64) {
+    fn map_in(&mut self, lba: u64, ppa: u64, block: u64, seq: Option<u64>) {
         let idx = lba as usize;
         if self.l2p.len() <= idx {
             self.l2p.resize(idx + 1, UNMAPPED);
@@ -384,6 +388,9 @@ impl<F: Flash> Ftl<F> {
             self.mapped += 1;
         }
         let m = &mut self.meta[block as usize];
+        if let Some(seq) = seq {
+            m.last_seq = seq;
+        }
         m.valid += 1;
         if self.gc_tables {
             if m.state == BlockState::Sealed {
@@ -586,9 +593,9 @@ impl<F: Flash> Ftl<F> {
         self.flash
             .program_page_and_spare(ppa, data, &spare, sealed, hint)?;
         let block = self.block_of.split(ppa).0;
-        self.meta[block as usize].last_seq = self.seq;
+        let seq = self.seq;
         self.seq += 1;
-        self.map_in(lba, ppa, block);
+        self.map_in(lba, ppa, block, Some(seq));
         Ok(())
     }
 

@@ -9,7 +9,7 @@
 //! `NO_OWNER`. A slot is handed out only by [`Slab::fresh`] and given back
 //! only by [`Slab::free_slot`], which keep it so.
 
-/// `Slab::owner` of a free slot.
+/// `Mark::owner` of a free slot.
 const NO_OWNER: u64 = u64::MAX;
 
 /// Bytes per slab chunk (at least one page).
@@ -82,16 +82,26 @@ pub(crate) struct Slab {
     len: u32,
     /// Slots free for reuse ([`Slab::free_slot`]).
     free: Vec<u32>,
-    /// Each slot's page on the chip, or `NO_OWNER` while it is free: what
+    /// Each slot's page on the chip and sealed mark ([`Mark`]).
+    marks: Vec<Mark>,
+}
+
+/// A slot's owner and sealed mark, side by side: a hinted read checks the
+/// owner and reads the mark with one bounds check and from one cache line,
+/// and a program sets the mark by one store (a bit array beside the
+/// owners cost its own bounds check, shift and mask each way).
+#[derive(Clone, Copy)]
+struct Mark {
+    /// The slot's page on the chip, or `NO_OWNER` while it is free: what
     /// lets a read trust a slot its caller remembered
     /// ([`Flash::read_sealed_hinted`](super::Flash::read_sealed_hinted))
     /// without the chip's table of slots by page, a cache miss of its own
-    /// before the page's (8 bytes a slot of `page_size`).
-    owner: Vec<u64>,
-    /// One bit a slot: programmed whole by [`Flash::program_sealed`]
-    /// (cleared by any other program of the slot; a freed slot's bit is
-    /// stale until the program that reuses it).
-    sealed: Vec<u64>,
+    /// before the page's.
+    owner: u64,
+    /// Programmed whole by [`Flash::program_sealed`] (cleared by any other
+    /// program of the slot; a freed slot's mark is stale until the program
+    /// that reuses it).
+    sealed: bool,
 }
 
 impl Slab {
@@ -106,8 +116,7 @@ impl Slab {
             chunks: Vec::new(),
             len: 0,
             free: Vec::new(),
-            owner: Vec::new(),
-            sealed: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -123,7 +132,7 @@ impl Slab {
         (c, self.chunks[c].at + i * self.page_size)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn page(&self, slot: u32) -> &[u8] {
         let (c, at) = self.place(slot);
         &self.chunks[c].buf[at..at + self.page_size]
@@ -136,71 +145,67 @@ impl Slab {
     }
 
     /// A slot for page `page` of the chip, holding an erased (0xFF) page,
-    /// or, when the caller programs all of it (`whole`), any bytes.
+    /// or, when the caller programs all of it (`whole`), any bytes; marked
+    /// `sealed` ([`Self::set_sealed`]) in the same store as its owner.
     #[inline(always)]
-    pub fn fresh(&mut self, whole: bool, page: u64) -> u32 {
+    pub fn fresh(&mut self, whole: bool, page: u64, sealed: bool) -> u32 {
+        let mark = Mark {
+            owner: page,
+            sealed,
+        };
         if let Some(i) = self.free.pop() {
             if !whole {
                 self.page_mut(i).fill(0xFF);
             }
-            self.owner[i as usize] = page;
+            self.marks[i as usize] = mark;
             return i;
         }
-        self.grow(page)
+        self.grow(mark)
     }
 
     /// [`Self::fresh`] with no slot free: a new one at the end, and a new
     /// chunk for it when the last is full (out of line: a slot is new
     /// once, and reused from then on).
     #[inline(never)]
-    fn grow(&mut self, page: u64) -> u32 {
+    fn grow(&mut self, mark: Mark) -> u32 {
         let i = self.len;
         if i as usize == self.chunks.len() * self.per_chunk {
             self.chunks
                 .push(Chunk::new(self.per_chunk * self.page_size));
         }
         self.len += 1;
-        self.owner.push(page);
+        self.marks.push(mark);
         i
     }
 
     /// Gives slot `slot` back (its page was released or erased).
     #[inline]
     pub fn free_slot(&mut self, slot: u32) {
-        self.owner[slot as usize] = NO_OWNER;
+        self.marks[slot as usize].owner = NO_OWNER;
         self.free.push(slot);
     }
 
-    /// Whether slot `slot` exists and holds page `page`'s bytes.
-    #[inline]
-    pub fn owns(&self, slot: u32, page: u64) -> bool {
-        self.owner.get(slot as usize) == Some(&page)
+    /// Whether slot `slot` holds a page programmed whole and sealed, if it
+    /// exists and holds page `page`'s bytes: [`Self::owns`] and
+    /// [`Self::is_sealed`] in one look-up.
+    #[inline(always)]
+    pub fn owned_sealed(&self, slot: u32, page: u64) -> Option<bool> {
+        match self.marks.get(slot as usize) {
+            Some(m) if m.owner == page => Some(m.sealed),
+            _ => None,
+        }
     }
 
     /// Whether slot `slot` holds a page programmed whole and sealed.
     #[inline]
     pub fn is_sealed(&self, slot: u32) -> bool {
-        self.sealed
-            .get(slot as usize / 64)
-            .is_some_and(|w| w >> (slot % 64) & 1 == 1)
+        self.marks.get(slot as usize).is_some_and(|m| m.sealed)
     }
 
     /// Marks slot `slot` (just programmed) sealed or not.
     #[inline(always)]
     pub fn set_sealed(&mut self, slot: u32, sealed: bool) {
-        let w = slot as usize / 64;
-        if self.sealed.len() <= w {
-            if !sealed {
-                return;
-            }
-            self.sealed.resize(w + 1, 0);
-        }
-        let bit = 1u64 << (slot % 64);
-        if sealed {
-            self.sealed[w] |= bit;
-        } else {
-            self.sealed[w] &= !bit;
-        }
+        self.marks[slot as usize].sealed = sealed;
     }
 
     pub fn resident(&self) -> usize {

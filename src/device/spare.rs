@@ -245,9 +245,15 @@ impl BlockSpares {
         for (&w, &b) in words.iter().zip(base) {
             len = put_varint(&mut record, len, zigzag(w.wrapping_sub(b)));
         }
-        self.make_room(len);
         let at = self.bytes.len();
-        if self.bytes.capacity() - at >= R {
+        // Room for `R` bytes, past the second record (whose room is made
+        // for the block's rest): `make_room` would reserve nothing, as
+        // `len <= R`, so it is not asked.
+        let room = self.pages != 1 && self.bytes.capacity() - at >= R;
+        if !room {
+            self.make_room(len);
+        }
+        if room || self.bytes.capacity() - at >= R {
             // Within the capacity: no reallocation, so the same memory.
             self.bytes.extend_from_slice(&record);
             self.bytes.truncate(at + len);

@@ -104,9 +104,16 @@ impl Node {
         out
     }
 
-    /// Index of the child whose range holds `entry` (invariant 2).
+    /// Index of the child whose range holds `entry` (invariant 2): a search on
+    /// keys (a compare a step), then those of key `entry.0` `<= entry`; for
+    /// sorted separators (decoding checks) `partition_point(|s| *s <= entry)`.
+    #[inline]
     pub fn child_slot(&self, entry: (u64, u64)) -> usize {
-        self.entries.partition_point(|s| *s <= entry)
+        let mut slot = self.entries.partition_point(|s| s.0 < entry.0);
+        while self.entries.get(slot).is_some_and(|s| *s <= entry) {
+            slot += 1;
+        }
+        slot
     }
 }
 
@@ -647,8 +654,14 @@ impl NodeLayout {
         let at = start + pos * e;
         let end = start + count * e;
         image.copy_within(at..end, at + e);
-        f.put_key(&mut image[at..], entry.0);
-        f.put_value(&mut image[at + kb..], entry.1);
+        if f.packed().is_some() {
+            // One word, as `encode_payload` writes a 4 + 4-byte entry.
+            let w = (entry.0 & 0xFFFF_FFFF) | (entry.1 << 32);
+            image[at..at + 8].copy_from_slice(&w.to_le_bytes());
+        } else {
+            f.put_key(&mut image[at..], entry.0);
+            f.put_value(&mut image[at + kb..], entry.1);
+        }
         let len = NODE_HEADER + (count + 1) * e;
         let payload = &mut image[FRAME_HEADER..self.node_bytes];
         payload[1] = 0;
@@ -908,7 +921,7 @@ mod tests {
             for n in 0..l.leaf_capacity.min(20) {
                 let leaf = Node {
                     level: 0,
-                    entries: (0..n as u64).map(|i| (i * 3 + 1, (i * 7) % 5)).collect(),
+                    entries: (0..n as u64).map(|i| (i / 2 * 3, i % 2 * 3)).collect(),
                     children: vec![],
                     next: NO_NODE,
                 };
@@ -932,6 +945,7 @@ mod tests {
                     );
                     if n > 0 {
                         let slot = inner.child_slot(t);
+                        assert_eq!(slot, inner.entries.partition_point(|s| *s <= t));
                         assert_eq!(
                             l.image_child_slot(&inner_buf, n + 1, t),
                             (slot, inner.children[slot]),

@@ -33,6 +33,7 @@ pub mod file;
 pub mod ftl;
 pub mod iotrace;
 pub mod nand;
+mod page_copy;
 pub mod precondition;
 pub mod profile;
 pub mod ram;

@@ -9,6 +9,8 @@
 //! `NO_OWNER`. A slot is handed out only by [`Slab::fresh`] and given back
 //! only by [`Slab::free_slot`], which keep it so.
 
+use super::page_copy::PageCopy;
+
 /// `Mark::owner` of a free slot.
 const NO_OWNER: u64 = u64::MAX;
 
@@ -84,6 +86,8 @@ pub(crate) struct Slab {
     free: Vec<u32>,
     /// Each slot's page on the chip and sealed mark ([`Mark`]).
     marks: Vec<Mark>,
+    /// How pages are copied in and out on this CPU.
+    copy: PageCopy,
 }
 
 /// A slot's owner and sealed mark, side by side: a hinted read checks the
@@ -117,6 +121,7 @@ impl Slab {
             len: 0,
             free: Vec::new(),
             marks: Vec::new(),
+            copy: PageCopy::detect(),
         }
     }
 
@@ -142,6 +147,12 @@ impl Slab {
     pub fn page_mut(&mut self, slot: u32) -> &mut [u8] {
         let (c, at) = self.place(slot);
         &mut self.chunks[c].buf[at..at + self.page_size]
+    }
+
+    /// How to copy a page in or out ([`PageCopy::copy`]).
+    #[inline(always)]
+    pub fn copier(&self) -> PageCopy {
+        self.copy
     }
 
     /// A slot for page `page` of the chip, holding an erased (0xFF) page,

@@ -31,6 +31,10 @@ pub(crate) struct SlotTables {
     pool: Vec<u32>,
     resident: Vec<u32>,
     free: Vec<u32>,
+    /// The block [`Self::set`] last gave a slot in and its table (until
+    /// that table is dropped): a chip is filled a block at a time, so a
+    /// program finds its table here without the directory's two look-ups.
+    last_set: (u64, u32),
 }
 
 impl SlotTables {
@@ -41,6 +45,7 @@ impl SlotTables {
             pool: Vec::new(),
             resident: Vec::new(),
             free: Vec::new(),
+            last_set: (u64::MAX, NO_TABLE),
         }
     }
 
@@ -70,9 +75,18 @@ impl SlotTables {
     /// it took it.
     #[inline(always)]
     pub fn set(&mut self, block: u64, i: usize, slot: u32) -> bool {
-        let t = match self.table(block) {
-            NO_TABLE => self.new_table(block),
-            t => t,
+        // `last_set` holds `block`'s table while it has one (dropping a
+        // table forgets it), so it is the directory's answer.
+        let t = match self.last_set {
+            (b, t) if b == block => t,
+            _ => {
+                let t = match self.table(block) {
+                    NO_TABLE => self.new_table(block),
+                    t => t,
+                };
+                self.last_set = (block, t);
+                t
+            }
         };
         let entry = &mut self.pool[t as usize * self.ppb + i];
         if *entry != NO_SLOT {
@@ -144,6 +158,9 @@ impl SlotTables {
     #[cold]
     #[inline(never)]
     fn drop_table(&mut self, block: u64, t: u32) {
+        if self.last_set.0 == block {
+            self.last_set = (u64::MAX, NO_TABLE);
+        }
         let b = block as usize;
         if let Some(Some(chunk)) = self.dir.get_mut(b / DIR_CHUNK) {
             chunk[b % DIR_CHUNK] = NO_TABLE;

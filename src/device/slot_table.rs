@@ -121,8 +121,9 @@ impl SlotTables {
     }
 
     /// Takes page `i` of `block`'s slot away (`NO_SLOT` if it had none),
-    /// dropping the block's table when it was the last.
-    #[inline]
+    /// dropping the block's table when it was the last. Always inlined
+    /// into the chip's release, once a page write.
+    #[inline(always)]
     pub fn take(&mut self, block: u64, i: usize) -> u32 {
         let t = self.table(block);
         if t == NO_TABLE || i >= self.ppb {

@@ -266,7 +266,9 @@ impl Nand {
     /// [`Flash::program_spare`] of it as a call of its own would after
     /// the data program: [`Flash::program_page_and_spare`] in one pass,
     /// the page located and its block's record fetched once, and its slot
-    /// left in the hint given with the spare.
+    /// left in the hint given with the spare. Out of line (an FTL's write
+    /// takes it once a block).
+    #[inline(never)]
     fn program_located(
         &mut self,
         page: u64,
@@ -414,20 +416,6 @@ impl Nand {
         true
     }
 
-    /// [`Flash::program_page_and_spare`] past the one-pass program.
-    #[inline(never)]
-    fn program_page_and_spare_general(
-        &mut self,
-        page: u64,
-        data: &[u8],
-        spare: &[u8],
-        sealed: bool,
-        hint: &mut u32,
-    ) -> Result<()> {
-        self.check_page(page, 0, data.len())?;
-        self.program_located(page, 0, data, sealed, Some((spare, hint)))
-    }
-
     /// Always inlined: a page read's charge, once called out of line by
     /// the compiler's choice, in a build where the read around it was not.
     #[inline(always)]
@@ -524,9 +512,8 @@ impl Flash for Nand {
     /// conditions hold, that check passes (the page lies in a block whose
     /// spares were stored, so in range, and the data are a whole page),
     /// and where they do not, nothing has changed and the general path
-    /// checks first, as before. Always inlined into the FTL's page write,
-    /// the general path out of line (a call, its arguments and its saved
-    /// registers were about 40 instructions of a write).
+    /// checks first, as before. Always inlined into the FTL's page write
+    /// (a call, its arguments and saved registers were 40 instructions).
     #[inline(always)]
     fn program_page_and_spare(
         &mut self,
@@ -539,7 +526,8 @@ impl Flash for Nand {
         if self.program_next_page(page, data, spare, sealed, hint) {
             return Ok(());
         }
-        self.program_page_and_spare_general(page, data, spare, sealed, hint)
+        self.check_page(page, 0, data.len())?;
+        self.program_located(page, 0, data, sealed, Some((spare, hint)))
     }
 
     fn program_spare(&mut self, page: u64, data: &[u8]) -> Result<()> {
@@ -602,8 +590,7 @@ impl Flash for Nand {
         !self.bad.is_empty() && self.bad.contains(&block)
     }
 
-    /// Always inlined into the FTL's invalidation of a page's old copy,
-    /// once a write (a call and its saved registers were a sixth of it).
+    /// Always inlined into the FTL's invalidation, once a page write.
     #[inline(always)]
     fn release(&mut self, page: u64) {
         let (block, i) = self.locate(page);

@@ -35,6 +35,7 @@ impl PageCopy {
     /// `dst.copy_from_slice(src)`: the same bytes, and the same panic on
     /// slices of different lengths.
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn copy(self, dst: &mut [u8], src: &[u8]) {
         #[cfg(target_arch = "x86_64")]
         if self.avx {
@@ -42,7 +43,9 @@ impl PageCopy {
                 <&mut [u8; AVX_PAGE]>::try_from(&mut *dst),
                 <&[u8; AVX_PAGE]>::try_from(src),
             ) {
-                x86::copy(d, s);
+                // SAFETY: `avx` is private and set only by `detect`, where
+                // `is_x86_feature_detected!` found AVX: all `copy512` needs.
+                unsafe { x86::copy512(d, s) };
                 return;
             }
         }
@@ -56,21 +59,16 @@ mod x86 {
 
     use super::AVX_PAGE;
 
-    /// Copies `src` into `dst`, given a CPU with AVX.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    pub(super) fn copy(dst: &mut [u8; AVX_PAGE], src: &[u8; AVX_PAGE]) {
-        // SAFETY: `PageCopy::copy` calls this only when `avx` is set, which
-        // `PageCopy::detect` sets only where `is_x86_feature_detected!`
-        // found AVX: all `copy512` needs.
-        unsafe { copy512(dst, src) }
-    }
-
-    /// Sixteen 32-byte loads, then sixteen stores, written out: a loop
-    /// the compiler may turn back into a call of `memcpy`.
+    /// Copies `src` into `dst`: sixteen 32-byte loads, then sixteen
+    /// stores, written out (a loop the compiler may turn back into a call
+    /// of `memcpy`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX.
     #[allow(unsafe_code)]
     #[target_feature(enable = "avx")]
-    unsafe fn copy512(dst: &mut [u8; AVX_PAGE], src: &[u8; AVX_PAGE]) {
+    pub(super) unsafe fn copy512(dst: &mut [u8; AVX_PAGE], src: &[u8; AVX_PAGE]) {
         let s = src.as_ptr() as *const __m256i;
         let d = dst.as_mut_ptr() as *mut __m256i;
         macro_rules! lanes {

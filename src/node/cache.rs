@@ -177,6 +177,29 @@ fn link_newest_on(slab: &mut [Slot], i: u32, list: u32) {
     slab[list as usize].older = i;
 }
 
+/// Moves slot `i` (on its list) to the newest end of it: `unlink` then
+/// `link_newest`, skipped for the newest slot, where it would leave the
+/// list as it is. That test costs three instructions and spares about
+/// twenty where it holds: a root always (every search's first touch, every
+/// insert's evicting unpin), often the next level down.
+#[inline(always)]
+fn move_to_newest(slab: &mut [Slot], i: u32) {
+    let s = slab[i as usize];
+    let newest = slab[s.list as usize].older;
+    if newest != i {
+        // `unlink` then `link_newest_on`, with the record and the
+        // newest slot read already (unlinking `i` does not change
+        // which slot is newest, as `i` is not).
+        slab[s.newer as usize].older = s.older;
+        slab[s.older as usize].newer = s.newer;
+        let r = &mut slab[i as usize];
+        r.newer = s.list;
+        r.older = newest;
+        slab[newest as usize].newer = i;
+        slab[s.list as usize].older = i;
+    }
+}
+
 /// A cached node taken out for an operation by [`NodeCache::pin`] and
 /// left in place; give it back with [`NodeCache::unpin`] or take it for
 /// good with [`NodeCache::unpin_take`].
@@ -306,29 +329,11 @@ impl NodeCache {
         })
     }
 
-    /// Moves slot `i` (on its list) to the newest end of it: `unlink` then
-    /// `link_newest`, skipped for the newest slot, where it would leave the
-    /// list as it is. That test costs three instructions and spares about
-    /// twenty where it holds: a root always (every search's first touch,
-    /// every insert's evicting unpin), often the next level down.
+    /// [`move_to_newest`] in the slab.
     #[inline]
     fn move_to_newest(&mut self, i: u32) {
         // On the slice: its bounds stay in registers across the stores.
-        let slab = &mut self.slab[..];
-        let s = slab[i as usize];
-        let newest = slab[s.list as usize].older;
-        if newest != i {
-            // `unlink` then `link_newest_on`, with the record and the
-            // newest slot read already (unlinking `i` does not change
-            // which slot is newest, as `i` is not).
-            slab[s.newer as usize].older = s.older;
-            slab[s.older as usize].newer = s.newer;
-            let r = &mut slab[i as usize];
-            r.newer = s.list;
-            r.older = newest;
-            slab[newest as usize].newer = i;
-            slab[s.list as usize].older = i;
-        }
+        move_to_newest(&mut self.slab[..], i);
     }
 
     /// Removes slot `i` from the cache, keeping its node in the arena: the
@@ -536,12 +541,23 @@ impl NodeCache {
     /// [`Self::unpin`] once there is room for the node.
     #[inline(always)]
     fn unpin_with_room(&mut self, pin: Pin) {
-        if self.unpin_record(&pin) {
+        let i = pin.record;
+        if self.slab[i as usize].lost {
+            let lost = self.unpin_record(&pin);
+            debug_assert!(lost);
             return self.place_unpinned(&pin);
         }
-        debug_assert_eq!(self.slab[pin.record as usize].dirty, pin.dirty);
+        // `unpin_record` of a record that kept its id, then `relabel`: the
+        // same stores, the cache's own fields first, then the slab's
+        // through one slice.
         let label = self.take_label();
-        self.relabel(pin.record, label);
+        self.pinned -= 1;
+        let slab = &mut self.slab[..];
+        let s = &mut slab[i as usize];
+        debug_assert_eq!(s.dirty, pin.dirty);
+        s.pinned = false;
+        s.label = label;
+        move_to_newest(slab, i);
     }
 
     /// An unpinned record, resident again, takes `label` and goes to the
@@ -874,6 +890,11 @@ impl NodeCache {
     /// `none`): `true` when done (kept or refused), `false` for the
     /// others, which need the decoded node (`image` is then untouched; a
     /// kept image is taken, `image` left holding other bytes).
+    ///
+    /// Inlined into the tree's commit of a leaf image, its one caller, on
+    /// every insert: its own frame and the policy's dispatch took about
+    /// eight instructions an insert.
+    #[inline(always)]
     pub fn after_update_miss_image(
         &mut self,
         id: NodeId,

@@ -22,8 +22,10 @@
 //!
 //! Slots and nodes are kept apart: a slot is the bookkeeping of a resident
 //! node (id, list links, dirtiness; its number fixes the order
-//! [`NodeCache::dirty_nodes`] writes in), and it names the node's place in
-//! an arena that never moves. A node taken out and put back (an insert's
+//! [`NodeCache::dirty_nodes`] writes in), and its record names the node's
+//! place in an arena that never moves (the same number: one place a
+//! record, so no free list of places is kept beside the free records). A
+//! node taken out and put back (an insert's
 //! descent through the cached upper levels) usually comes back to another
 //! slot, since slots are reused last-freed first; [`NodeCache::pin`] and
 //! [`NodeCache::unpin`] do exactly the slot bookkeeping of
@@ -51,8 +53,9 @@
 //!    to a `place`); freed records are on no list. A pinned record the id
 //!    index names is counted in `pinned`, and `len()` is the index's
 //!    length less it. The victim is never a pinned record.
-//! 3. An arena place is held by exactly one resident slot or one [`Pin`],
-//!    or is on `free_nodes` (and then holds an empty node).
+//! 3. Record `i`'s arena place `nodes[i]` holds the node of its resident
+//!    slot or [`Pin`], and an empty node when the record is free, a
+//!    sentinel, or an encoded slot.
 
 use super::codec::{Node, NodeId, NodeLayout};
 
@@ -98,7 +101,7 @@ impl CachePolicy {
     }
 }
 
-/// A slot's bookkeeping (28 bytes, aligned to 32 so a record is found by
+/// A slot's bookkeeping (24 bytes, aligned to 32 so a record is found by
 /// a shift and never straddles a cache line; its image, touched only when it is
 /// admitted, decoded or dropped, is kept apart in `NodeCache::images`), or
 /// a recency list's sentinel.
@@ -109,8 +112,6 @@ struct Slot {
     /// The slot number of the module doc: fixes the order
     /// [`NodeCache::dirty_nodes`] writes in.
     label: u32,
-    /// The node's place in the arena (`NodeCache::nodes`).
-    node: u32,
     /// The sentinel record of the recency list the slot is on: of the
     /// node level for `mlru`, of level 0 for `lru` (which ignores levels).
     list: u32,
@@ -127,7 +128,7 @@ struct Slot {
     /// Pinned, and a `place` of its id since took the id index's entry.
     lost: bool,
     /// The node was admitted as its sealed image (in `images`) and not
-    /// decoded since (`node` is empty then; such a node is clean).
+    /// decoded since (its arena place is empty then; such a node is clean).
     encoded: bool,
     dirty: bool,
 }
@@ -138,7 +139,6 @@ impl Slot {
         Slot {
             id: NIL,
             label: NIL,
-            node: NIL,
             list: i,
             newer: i,
             older: i,
@@ -177,6 +177,29 @@ fn link_newest_on(slab: &mut [Slot], i: u32, list: u32) {
     slab[list as usize].older = i;
 }
 
+/// Moves slot `i` (on its list) to the newest end of it: `unlink` then
+/// `link_newest`, skipped for the newest slot, where it would leave the
+/// list as it is. That test costs three instructions and spares about
+/// twenty where it holds: a root always (every search's first touch, every
+/// insert's evicting unpin), often the next level down.
+#[inline(always)]
+fn move_to_newest(slab: &mut [Slot], i: u32) {
+    let s = slab[i as usize];
+    let newest = slab[s.list as usize].older;
+    if newest != i {
+        // `unlink` then `link_newest_on`, with the record and the
+        // newest slot read already (unlinking `i` does not change
+        // which slot is newest, as `i` is not).
+        slab[s.newer as usize].older = s.older;
+        slab[s.older as usize].newer = s.newer;
+        let r = &mut slab[i as usize];
+        r.newer = s.list;
+        r.older = newest;
+        slab[newest as usize].newer = i;
+        slab[s.list as usize].older = i;
+    }
+}
+
 /// A cached node taken out for an operation by [`NodeCache::pin`] and
 /// left in place; give it back with [`NodeCache::unpin`] or take it for
 /// good with [`NodeCache::unpin_take`].
@@ -184,9 +207,8 @@ fn link_newest_on(slab: &mut [Slot], i: u32, list: u32) {
 #[must_use]
 pub struct Pin {
     id: NodeId,
-    node: u32,
     dirty: bool,
-    /// The pinned slot's record.
+    /// The pinned slot's record (and so its node's arena place).
     record: u32,
 }
 
@@ -223,9 +245,8 @@ pub struct NodeCache {
     labels: u32,
     /// Pinned records the id index names (invariant 2).
     pinned: usize,
-    /// The nodes, by arena place (invariant 3).
+    /// The nodes, by record (invariant 3).
     nodes: Vec<Node>,
-    free_nodes: Vec<u32>,
     index: IdIndex,
     /// One image buffer of a decoded or vacated slot, handed to the next
     /// caller of `insert_image` (so admitting images allocates nothing).
@@ -256,7 +277,6 @@ impl NodeCache {
             labels: 0,
             pinned: 0,
             nodes: Vec::new(),
-            free_nodes: Vec::new(),
             index: IdIndex::default(),
             spare_image: Vec::new(),
             lists: Vec::new(),
@@ -309,18 +329,11 @@ impl NodeCache {
         })
     }
 
-    /// Moves slot `i` (on its list) to the newest end of it: `unlink` then
-    /// `link_newest`. For the newest slot that changes nothing; doing it
-    /// all the same spares a test of whether it is the newest, which went
-    /// either way (a search's upper levels) and was mispredicted often.
-    /// Its arena place comes back, from the one read of the record.
+    /// [`move_to_newest`] in the slab.
     #[inline]
-    fn move_to_newest(&mut self, i: u32) -> u32 {
+    fn move_to_newest(&mut self, i: u32) {
         // On the slice: its bounds stay in registers across the stores.
-        let slab = &mut self.slab[..];
-        let s = unlink(slab, i);
-        link_newest_on(slab, i, s.list);
-        s.node
+        move_to_newest(&mut self.slab[..], i);
     }
 
     /// Removes slot `i` from the cache, keeping its node in the arena: the
@@ -363,32 +376,16 @@ impl NodeCache {
         }
     }
 
-    /// Moves the node out of arena place `n` and frees the place.
-    fn take_node(&mut self, n: u32) -> Node {
-        self.free_nodes.push(n);
-        std::mem::take(&mut self.nodes[n as usize])
-    }
-
-    /// An arena place holding `node`.
-    #[inline]
-    fn put_node(&mut self, node: Node) -> u32 {
-        match self.free_nodes.pop() {
-            Some(n) => {
-                self.nodes[n as usize] = node;
-                n
-            }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
-        }
+    /// Moves the node out of record `i`'s arena place, leaving it empty.
+    fn take_node(&mut self, i: u32) -> Node {
+        std::mem::take(&mut self.nodes[i as usize])
     }
 
     /// Removes slot `i` from the cache and hands back its contents (an
     /// encoded node comes back empty: it is clean and was never decoded).
     fn remove_slot(&mut self, i: u32) -> (NodeId, Node, bool) {
         let s = self.vacate(i);
-        (s.id, self.take_node(s.node), s.dirty)
+        (s.id, self.take_node(i), s.dirty)
     }
 
     /// Decodes slot `i` in place if it holds an image; false when that
@@ -405,7 +402,7 @@ impl NodeCache {
     #[cold]
     fn decode_slot(&mut self, i: u32) -> bool {
         let s = &mut self.slab[i as usize];
-        let node = &mut self.nodes[s.node as usize];
+        let node = &mut self.nodes[i as usize];
         let ok = match &self.layout {
             Some(layout) => layout
                 .decode_checked(&self.images[i as usize], s.id as u64, node)
@@ -441,7 +438,7 @@ impl NodeCache {
     /// the newest of its list, exactly what `take` then `after_read` do for
     /// a cached node, without moving the node out and back (searches call
     /// this once per level, so it is on the hot path).
-    #[inline]
+    #[inline(always)]
     pub fn touch(&mut self, id: NodeId) -> Option<&Node> {
         let i = self.resident(id)?;
         if !self.decoded(i) {
@@ -449,9 +446,9 @@ impl NodeCache {
         }
         // The newest of its list already (a root always is): moving it to
         // the newest end would change nothing.
-        let n = self.move_to_newest(i);
+        self.move_to_newest(i);
         self.hits += 1;
-        Some(&self.nodes[n as usize])
+        Some(&self.nodes[i as usize])
     }
 
     /// [`Self::take`] for a cached node that will most likely come back
@@ -482,7 +479,6 @@ impl NodeCache {
                 self.free_labels.push(s.label);
                 Some(Pin {
                     id,
-                    node: s.node,
                     dirty: s.dirty,
                     record: i,
                 })
@@ -496,7 +492,7 @@ impl NodeCache {
 
     /// The pinned node.
     pub fn pinned(&self, pin: &Pin) -> &Node {
-        &self.nodes[pin.node as usize]
+        &self.nodes[pin.record as usize]
     }
 
     /// Gives a pinned node back unchanged: exactly [`Self::after_read`] of
@@ -545,12 +541,23 @@ impl NodeCache {
     /// [`Self::unpin`] once there is room for the node.
     #[inline(always)]
     fn unpin_with_room(&mut self, pin: Pin) {
-        if self.unpin_record(&pin) {
+        let i = pin.record;
+        if self.slab[i as usize].lost {
+            let lost = self.unpin_record(&pin);
+            debug_assert!(lost);
             return self.place_unpinned(&pin);
         }
-        debug_assert_eq!(self.slab[pin.record as usize].dirty, pin.dirty);
+        // `unpin_record` of a record that kept its id, then `relabel`: the
+        // same stores, the cache's own fields first, then the slab's
+        // through one slice.
         let label = self.take_label();
-        self.relabel(pin.record, label);
+        self.pinned -= 1;
+        let slab = &mut self.slab[..];
+        let s = &mut slab[i as usize];
+        debug_assert_eq!(s.dirty, pin.dirty);
+        s.pinned = false;
+        s.label = label;
+        move_to_newest(slab, i);
     }
 
     /// An unpinned record, resident again, takes `label` and goes to the
@@ -567,9 +574,11 @@ impl NodeCache {
     #[cold]
     #[inline(never)]
     fn place_unpinned(&mut self, pin: &Pin) {
-        let level = self.nodes[pin.node as usize].level;
-        let i = self.place(pin.id, level, pin.dirty);
-        self.slab[i as usize].node = pin.node;
+        // Out of the freed record's place first: `place` may hand that
+        // record out again.
+        let node = self.take_node(pin.record);
+        let i = self.place(pin.id, node.level, pin.dirty);
+        self.nodes[i as usize] = node;
     }
 
     /// Ends the pin of `pin`'s record and takes it off its list: true when
@@ -599,7 +608,7 @@ impl NodeCache {
             self.index.remove(pin.id);
             self.free_records.push(pin.record);
         }
-        (self.take_node(pin.node), pin.dirty)
+        (self.take_node(pin.record), pin.dirty)
     }
 
     /// The sentinel of the recency list of a node of `level`: its level's
@@ -625,6 +634,7 @@ impl NodeCache {
             let i = self.slab.len() as u32;
             self.slab.push(Slot::sentinel(i));
             self.images.push(Vec::new());
+            self.nodes.push(Node::default());
             self.lists.push(i);
         }
         self.lists[lists - 1]
@@ -635,7 +645,7 @@ impl NodeCache {
     fn insert(&mut self, id: NodeId, node: Node, dirty: bool) {
         let level = node.level;
         let i = self.place(id, level, dirty);
-        self.slab[i as usize].node = self.put_node(node);
+        self.nodes[i as usize] = node;
     }
 
     /// Puts node `id` of `level`, given as its sealed image, on the newest
@@ -644,14 +654,8 @@ impl NodeCache {
     /// `image` comes back holding the slot's old buffer.
     fn insert_image(&mut self, id: NodeId, level: u8, image: &mut Vec<u8>) {
         let i = self.place(id, level, false);
-        // A free place holds an empty node already (invariant 3).
-        let n = match self.free_nodes.pop() {
-            Some(n) => n,
-            None => self.put_node(Node::default()),
-        };
-        let s = &mut self.slab[i as usize];
-        s.node = n;
-        s.encoded = true;
+        // A free record's place holds an empty node already (invariant 3).
+        self.slab[i as usize].encoded = true;
         std::mem::swap(&mut self.images[i as usize], image);
         if image.capacity() == 0 {
             std::mem::swap(image, &mut self.spare_image);
@@ -672,7 +676,6 @@ impl NodeCache {
                 self.slab.push(Slot {
                     id,
                     label,
-                    node: NIL,
                     list,
                     newer: NIL,
                     older: NIL,
@@ -682,13 +685,13 @@ impl NodeCache {
                     dirty,
                 });
                 self.images.push(Vec::new());
+                self.nodes.push(Node::default());
                 (self.slab.len() - 1) as u32
             }
         };
         let s = &mut self.slab[i as usize];
         s.id = id;
         s.label = label;
-        s.node = NIL;
         s.encoded = false;
         s.dirty = dirty;
         s.list = list;
@@ -753,12 +756,10 @@ impl NodeCache {
     #[inline(always)]
     fn evict(&mut self, i: u32, out: &mut Vec<Evicted>) -> u32 {
         let s = self.vacate_keeping_label(i);
-        if s.encoded {
-            // An encoded victim is clean, and its arena place holds an
-            // empty node: nothing to write or recycle.
-            self.free_nodes.push(s.node);
-        } else {
-            let node = self.take_node(s.node);
+        // An encoded victim is clean, and its arena place holds an empty
+        // node: nothing to write or recycle.
+        if !s.encoded {
+            let node = self.take_node(i);
             out.push(Evicted {
                 id: s.id,
                 node,
@@ -889,6 +890,11 @@ impl NodeCache {
     /// `none`): `true` when done (kept or refused), `false` for the
     /// others, which need the decoded node (`image` is then untouched; a
     /// kept image is taken, `image` left holding other bytes).
+    ///
+    /// Inlined into the tree's commit of a leaf image, its one caller, on
+    /// every insert: its own frame and the policy's dispatch took about
+    /// eight instructions an insert.
+    #[inline(always)]
     pub fn after_update_miss_image(
         &mut self,
         id: NodeId,
@@ -935,7 +941,7 @@ impl NodeCache {
         let (slab, nodes) = (&self.slab, &self.nodes);
         dirty.into_iter().map(move |(_, i)| {
             let s = &slab[i as usize];
-            (s.id, &nodes[s.node as usize])
+            (s.id, &nodes[i as usize])
         })
     }
 

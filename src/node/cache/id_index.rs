@@ -57,7 +57,9 @@ impl IdIndex {
     #[inline]
     fn find(&self, id: u32) -> (usize, bool) {
         let mask = self.table.len() - 1;
-        let mut p = self.home(id);
+        // The mask keeps the home as it is (the shift leaves fewer bits),
+        // and lets the compiler drop the bounds check of its load.
+        let mut p = self.home(id) & mask;
         loop {
             match self.table[p].0 {
                 NIL => return (p, false),
@@ -72,7 +74,9 @@ impl IdIndex {
     #[inline]
     pub(super) fn get(&self, id: NodeId) -> Option<u32> {
         let mask = self.table.len() - 1;
-        let mut p = self.home(id);
+        // The mask keeps the home as it is (the shift leaves fewer bits),
+        // and lets the compiler drop the bounds check of its load.
+        let mut p = self.home(id) & mask;
         loop {
             let (k, slot) = self.table[p];
             if k == NIL {

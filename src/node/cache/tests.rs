@@ -504,6 +504,12 @@ fn every_policy_agrees_with_the_model() {
                                 None => break,
                             }
                         }
+                        // A pinned node reads as absent, to a touch and
+                        // to another pin (no hit or miss counted).
+                        for (pin, _) in &out {
+                            assert!(c.touch(pin.id()).is_none(), "step {step}");
+                            assert!(c.pin_cached(pin.id()).is_none(), "step {step}");
+                        }
                         let leaf = 40 + next(8) as NodeId;
                         let was = m.take(leaf);
                         match c.take(leaf) {

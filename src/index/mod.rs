@@ -136,6 +136,16 @@ pub trait Index: Send {
     /// Bytes held in RAM between operations (caches, buffers, tables), at
     /// their on-flash widths.
     fn memory_bytes(&self) -> usize;
+    /// For a loop of calls whose wrapper checks hold for all of them (a
+    /// run's measured operations, through the store's guard, `Guarded`):
+    /// calls `f` once with the index the wrapper's calls reach and what
+    /// the wrapper does with a call's error (the guard's poisoning), which
+    /// `f` must be given the first error any call returns, where the loop
+    /// stops. Does nothing where there is no such index (the default) or
+    /// the wrapper must check each call: `f` not called, call `self`.
+    fn run_inner(&mut self, f: &mut dyn FnMut(&mut dyn Index, &mut dyn FnMut(&IndexError))) {
+        let _ = f;
+    }
     /// Index-specific counters.
     fn stats(&self) -> IndexStats;
     /// Bytes of the data-bound tables counted in `memory_bytes`

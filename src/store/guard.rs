@@ -31,7 +31,7 @@
 //! [`open_index`](super::open_index) return every index guarded.
 
 use crate::device::Storage;
-use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, InnerLoop, Result};
 
 /// An index that refuses every call after one that failed (module doc).
 pub struct Guarded {
@@ -172,7 +172,7 @@ impl Index for Guarded {
     /// test: neither poisoned nor read-only, no call is refused, and only
     /// an error can poison the index, which ends the loop with that error.
     /// The error `f` is given poisons as the call that gave it would have.
-    fn run_inner(&mut self, f: &mut dyn FnMut(&mut dyn Index, &mut dyn FnMut(&IndexError))) {
+    fn run_inner(&mut self, f: &mut InnerLoop<'_>) {
         if self.read_only || self.poisoned.is_some() {
             return;
         }

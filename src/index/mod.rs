@@ -39,6 +39,10 @@ use crate::device::Storage;
 /// Result of an index operation.
 pub type Result<T> = std::result::Result<T, IndexError>;
 
+/// A loop of calls given to [`Index::run_inner`]: the index to call, and
+/// what a wrapper does with the error that stops it.
+pub type InnerLoop<'a> = dyn FnMut(&mut dyn Index, &mut dyn FnMut(&IndexError)) + 'a;
+
 /// One index over one storage.
 pub trait Index: Send {
     /// The registry name (`btree`, `bftl`, ...).
@@ -136,6 +140,16 @@ pub trait Index: Send {
     /// Bytes held in RAM between operations (caches, buffers, tables), at
     /// their on-flash widths.
     fn memory_bytes(&self) -> usize;
+    /// For a loop of calls whose wrapper checks hold for all of them (a
+    /// run's measured operations, through the store's guard, `Guarded`):
+    /// calls `f` once with the index the wrapper's calls reach and what
+    /// the wrapper does with a call's error (the guard's poisoning), which
+    /// `f` must be given the first error any call returns, where the loop
+    /// stops. Does nothing where there is no such index (the default) or
+    /// the wrapper must check each call: `f` not called, call `self`.
+    fn run_inner(&mut self, f: &mut InnerLoop<'_>) {
+        let _ = f;
+    }
     /// Index-specific counters.
     fn stats(&self) -> IndexStats;
     /// Bytes of the data-bound tables counted in `memory_bytes`

@@ -31,7 +31,7 @@
 //! [`open_index`](super::open_index) return every index guarded.
 
 use crate::device::Storage;
-use crate::index::{EntryFormat, Index, IndexError, IndexStats, Result};
+use crate::index::{EntryFormat, Index, IndexError, IndexStats, InnerLoop, Result};
 
 /// An index that refuses every call after one that failed (module doc).
 pub struct Guarded {
@@ -98,6 +98,15 @@ impl Guarded {
     #[cold]
     #[inline(never)]
     fn poisoned_by(&mut self, e: IndexError) -> IndexError {
+        Guarded::poison(&mut self.poisoned, &e);
+        e
+    }
+
+    /// Poisons (`poisoned`) by `e` if it may have left the index
+    /// half-changed and nothing poisoned it before.
+    #[cold]
+    #[inline(never)]
+    fn poison(poisoned: &mut Option<String>, e: &IndexError) {
         let harmless = matches!(
             e,
             IndexError::KeyOutOfRange { .. }
@@ -105,10 +114,9 @@ impl Guarded {
                 | IndexError::Config(_)
                 | IndexError::BulkLoad(_)
         );
-        if !harmless && self.poisoned.is_none() {
-            self.poisoned = Some(e.to_string());
+        if !harmless && poisoned.is_none() {
+            *poisoned = Some(e.to_string());
         }
-        e
     }
 }
 
@@ -159,6 +167,19 @@ impl Index for Guarded {
     }
     fn flush(&mut self) -> Result<()> {
         self.call(true, |i| i.flush())
+    }
+    /// `f` on the inner index when every call of its loop passes `call`'s
+    /// test: neither poisoned nor read-only, no call is refused, and only
+    /// an error can poison the index, which ends the loop with that error.
+    /// The error `f` is given poisons as the call that gave it would have.
+    fn run_inner(&mut self, f: &mut InnerLoop<'_>) {
+        if self.read_only || self.poisoned.is_some() {
+            return;
+        }
+        let Guarded {
+            inner, poisoned, ..
+        } = self;
+        f(inner.as_mut(), &mut |e| Guarded::poison(poisoned, e));
     }
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()

@@ -23,7 +23,7 @@
 //! 3. `count` never exceeds the layout's capacity; a larger count read back
 //!    is `Corrupt`.
 
-use crate::node::{EntryFormat, NodeError};
+use crate::node::{crc, EntryFormat, NodeError};
 
 use super::page::{self, PageKind, FRAME_HEADER};
 use super::paper::{self, NodeFormat, Payload};
@@ -625,11 +625,25 @@ impl NodeLayout {
             return Err(0);
         }
         let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
-        if lo < count && self.entry_at(payload, NODE_HEADER + lo * e) == entry {
+        if lo < count && self.entry_is(payload, NODE_HEADER + lo * e, entry) {
             Ok(lo)
         } else {
             Err(lo)
         }
+    }
+
+    /// Whether the entry at `payload[at..]` is `entry`: a 4 + 4-byte one
+    /// read as one word (key low), as `decode_payload` reads it, without
+    /// `entry_at`'s width tests.
+    #[inline(always)]
+    fn entry_is(&self, payload: &[u8], at: usize, entry: (u64, u64)) -> bool {
+        if self.format.packed().is_some() {
+            if let Some(c) = payload.get(at..at + 8) {
+                let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+                return (w & 0xFFFF_FFFF, w >> 32) == entry;
+            }
+        }
+        self.entry_at(payload, at) == entry
     }
 
     /// Inserts `entry` at `pos` into a leaf's image of `count` entries with
@@ -653,6 +667,11 @@ impl NodeLayout {
         let start = FRAME_HEADER + NODE_HEADER;
         let at = start + pos * e;
         let end = start + count * e;
+        // The old frame, for carrying its checksum over (the caller's
+        // `image_header` checked it, or the device vouched it sealed).
+        let old = image
+            .first_chunk::<{ FRAME_HEADER + NODE_HEADER }>()
+            .map(crc::frame_words);
         image.copy_within(at..end, at + e);
         if f.packed().is_some() {
             // One word, as `encode_payload` writes a 4 + 4-byte entry.
@@ -667,7 +686,17 @@ impl NodeLayout {
         payload[1] = 0;
         payload[2..4].copy_from_slice(&((count + 1) as u16).to_le_bytes());
         payload[len..].fill(0);
-        page::seal(&mut image[..self.node_bytes], PageKind::TreeNode, len);
+        let frame = &mut image[..self.node_bytes];
+        match old {
+            // The old payload was exactly the header and entries this one
+            // holds without the new entry, so the checksum carries over.
+            // (The length is the first word's high half.)
+            Some(old) if e == 8 && (old[0] >> 32) as usize == NODE_HEADER + count * e => {
+                let inserted = NODE_HEADER + pos * e;
+                page::reseal_inserted(frame, PageKind::TreeNode, len, old, inserted);
+            }
+            _ => page::seal(frame, PageKind::TreeNode, len),
+        }
     }
 
     fn entry_at(&self, payload: &[u8], at: usize) -> (u64, u64) {
@@ -861,140 +890,4 @@ impl NodeLayout {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn even_internal_split_keeps_every_child_once_with_its_separators() {
-        let mut node = Node::default();
-        node.clear(2);
-        node.children = (0..23).collect();
-        node.entries = (1..23).map(|i| (i * 10, 0)).collect();
-        let parts = node.split_internal_even(5);
-        // 23 children, at most 5 a node: 5 nodes of 5, 5, 5, 5, 3.
-        assert_eq!(parts.len(), 4);
-        assert_eq!(node.children, vec![0, 1, 2, 3, 4]);
-        assert_eq!(node.entries, vec![(10, 0), (20, 0), (30, 0), (40, 0)]);
-        let (up, second) = &parts[0];
-        assert_eq!(*up, (50, 0));
-        assert_eq!(second.children, vec![5, 6, 7, 8, 9]);
-        assert_eq!(second.entries.len(), 4);
-        let total: usize =
-            node.children.len() + parts.iter().map(|p| p.1.children.len()).sum::<usize>();
-        assert_eq!(total, 23);
-        assert!(parts
-            .iter()
-            .all(|p| p.1.level == 2 && p.1.entries.len() + 1 == p.1.children.len()));
-    }
-
-    #[test]
-    fn packed_search_agrees_with_partition_point_at_every_length() {
-        for n in 0..=80u64 {
-            let entries: Vec<(u64, u64)> = (0..n).map(|i| (i * 3 + 1, (i * 7) % 5)).collect();
-            let words: Vec<[u8; 8]> = entries
-                .iter()
-                .map(|&(k, v)| (k | (v << 32)).to_le_bytes())
-                .collect();
-            for k in 0..n * 3 + 3 {
-                for v in [0u64, 2, 4, u32::MAX as u64] {
-                    let t = (k << 32) | v;
-                    assert_eq!(
-                        packed_count_below(&words, t),
-                        entries.partition_point(|&e| e < (k, v)),
-                        "n {n} target {k},{v}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn image_searches_agree_with_the_decoded_node() {
-        for format in [
-            EntryFormat::default(),
-            EntryFormat::new(8, 4).unwrap(),
-            EntryFormat::new(4, 8).unwrap(),
-        ] {
-            let l = NodeLayout::with_node_bytes(format, 512).unwrap();
-            let max = format.max_key().min(format.max_value());
-            let mut buf = vec![0u8; 512];
-            for n in 0..l.leaf_capacity.min(20) {
-                let leaf = Node {
-                    level: 0,
-                    entries: (0..n as u64).map(|i| (i / 2 * 3, i % 2 * 3)).collect(),
-                    children: vec![],
-                    next: NO_NODE,
-                };
-                l.encode(&leaf, &mut buf);
-                let inner = Node {
-                    level: 1,
-                    entries: leaf.entries.clone(),
-                    children: (0..n as u32 + 1).collect(),
-                    next: NO_NODE,
-                };
-                let mut inner_buf = vec![0u8; 512];
-                l.encode(&inner, &mut inner_buf);
-                let targets = (0..n as u64 * 3 + 3)
-                    .flat_map(|k| [(k, 0), (k, 2), (k, 4), (k, max)])
-                    .chain([(max, max), (0, 0)]);
-                for t in targets {
-                    assert_eq!(
-                        l.image_leaf_find(&buf, n, t),
-                        leaf.entries.binary_search(&t),
-                        "{format:?} n {n} target {t:?}"
-                    );
-                    if n > 0 {
-                        let slot = inner.child_slot(t);
-                        assert_eq!(slot, inner.entries.partition_point(|s| *s <= t));
-                        assert_eq!(
-                            l.image_child_slot(&inner_buf, n + 1, t),
-                            (slot, inner.children[slot]),
-                            "{format:?} n {n} target {t:?}"
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn layouts_and_round_trip() {
-        let f = EntryFormat::default();
-        let l = NodeLayout::with_node_bytes(f, 512).unwrap();
-        assert_eq!(l.leaf_capacity, (512 - 24) / 8);
-        assert_eq!(l.fanout, (512 - 24 + 8) / 12);
-        let by_fanout = NodeLayout::with_fanout(f, 8).unwrap();
-        assert_eq!(by_fanout.fanout, 8);
-        assert!(NodeLayout::with_node_bytes(f, 40).is_err());
-
-        let mut buf = vec![0u8; 512];
-        let leaf = Node {
-            level: 0,
-            entries: vec![(1, 2), (1, 3), (u32::MAX as u64, 9)],
-            children: vec![],
-            next: 17,
-        };
-        l.encode(&leaf, &mut buf);
-        let mut back = Node::default();
-        l.decode(&buf, 5, &mut back).unwrap();
-        assert_eq!(back, leaf);
-        let inner = Node {
-            level: 2,
-            entries: vec![(5, 0), (9, 1)],
-            children: vec![4, 8, 12],
-            next: NO_NODE,
-        };
-        l.encode(&inner, &mut buf);
-        l.decode(&buf, 5, &mut back).unwrap();
-        assert_eq!(back, inner);
-        buf[40] ^= 1;
-        assert!(matches!(
-            l.decode(&buf, 5, &mut back),
-            Err(NodeError::Corrupt { page: 5, .. })
-        ));
-        assert!(
-            l.decode(&[0u8; 512], 6, &mut back).is_err(),
-            "an empty page is no node"
-        );
-    }
-}
+mod tests;

@@ -119,7 +119,7 @@ pub fn frame_words(f: &[u8; 24]) -> [u64; 3] {
 pub fn crc32c_frame_inserted(old: [u64; 3], frame: &[u8], len: usize, at: usize) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     {
-        if (len | at) % 8 == 0
+        if (len | at).is_multiple_of(8)
             && at >= 8
             && at + 8 <= len
             && len <= 8 * 2 * MAX_BLOCK_WORDS

@@ -136,15 +136,15 @@ fn select_search(n: usize, below: impl Fn(usize) -> bool) -> usize {
     base + below(base) as usize
 }
 
-/// How many of the packed entries `words` (sorted) are below `t`: the
-/// search of [`select_search`] on a shrinking window of the slice. A step
-/// keeps the window's lower part or moves to its upper part, both
-/// `len − len/2` long, exactly as `base` and `size` move there; the
-/// compiler sees both in bounds, so a step has no bounds check, and the
-/// answer is where the last window starts (plus its entry if below).
+/// How many of the packed entries `words` (sorted) satisfy `below`, which
+/// holds for a prefix: the search of [`select_search`] on a shrinking
+/// window of the slice. A step keeps the window's lower part or moves to
+/// its upper part, both `len − len/2` long, exactly as `base` and `size`
+/// move there; the compiler sees both in bounds, so a step has no bounds
+/// check, and the answer is where the last window starts (plus its entry
+/// if below).
 #[inline(always)]
-fn packed_count_below(words: &[[u8; 8]], t: u64) -> usize {
-    let below = |w: &[u8; 8]| u64::from_le_bytes(*w).rotate_left(32) < t;
+fn packed_count_below(words: &[[u8; 8]], below: impl Fn(&[u8; 8]) -> bool) -> usize {
     let mut window = words;
     while window.len() > 1 {
         let (lower, upper) = window.split_at(window.len() / 2);
@@ -533,7 +533,7 @@ impl NodeLayout {
             // Only an image the invariant of `body` rules out.
             return (0, NO_NODE);
         }
-        let lo = self.count_below(payload, seps, count - 1, target, true);
+        let lo = self.count_below(payload, seps, count - 1, target, true, false);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         let child =
             u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
@@ -547,7 +547,9 @@ impl NodeLayout {
     /// or four searches an operation. The packed case is inlined into each
     /// image search (a call, its register saves and the format tests were
     /// half of a 127-instruction search); other widths take
-    /// [`Self::count_below_wide`].
+    /// [`Self::count_below_wide`]. `by_key` lets a target `(key, 0)` be
+    /// searched on keys alone (a scan's; the caller's constant `false`
+    /// leaves no test in the other searches).
     #[inline(always)]
     fn count_below(
         &self,
@@ -556,6 +558,7 @@ impl NodeLayout {
         n: usize,
         target: (u64, u64),
         or_equal: bool,
+        by_key: bool,
     ) -> usize {
         if self.format.key_bytes == 4
             && self.format.value_bytes == 4
@@ -576,7 +579,17 @@ impl NodeLayout {
                 // Only an image the callers' length checks rule out.
                 return 0;
             };
-            return packed_count_below(body.as_chunks::<8>().0, t);
+            let words = body.as_chunks::<8>().0;
+            if by_key && !or_equal && target.1 == 0 {
+                // A search's target (key, 0): an entry is below it exactly
+                // when its key is, so the key half (the low four bytes) is
+                // compared alone, without the rotate.
+                let key = target.0;
+                let below =
+                    |w: &[u8; 8]| (u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as u64) < key;
+                return packed_count_below(words, below);
+            }
+            return packed_count_below(words, |w| u64::from_le_bytes(*w).rotate_left(32) < t);
         }
         self.count_below_wide(payload, at, n, target, or_equal)
     }
@@ -624,7 +637,7 @@ impl NodeLayout {
             // Only an image the invariant of `with_body` rules out.
             return Err(0);
         }
-        let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
+        let lo = self.count_below(payload, NODE_HEADER, count, entry, false, false);
         if lo < count && self.entry_is(payload, NODE_HEADER + lo * e, entry) {
             Ok(lo)
         } else {
@@ -726,7 +739,7 @@ impl NodeLayout {
                 });
             }
             let seps = NODE_HEADER + count * CHILD_BYTES;
-            let lo = self.count_below(payload, seps, count - 1, target, true);
+            let lo = self.count_below(payload, seps, count - 1, target, true, false);
             let c = NODE_HEADER + lo * CHILD_BYTES;
             Ok((
                 level,
@@ -756,7 +769,8 @@ impl NodeLayout {
                 });
             }
             let e = self.format.entry_bytes();
-            let lo = self.count_below(payload, NODE_HEADER, count, target, false);
+            // A scan's target is (key, 0): its search may compare keys alone.
+            let lo = self.count_below(payload, NODE_HEADER, count, target, false, true);
             // In bounds: `node_header` checked the entries fit the payload.
             let from = payload
                 .get(NODE_HEADER + lo * e..NODE_HEADER + count * e)

@@ -34,11 +34,18 @@ fn packed_search_agrees_with_partition_point_at_every_length() {
         for k in 0..n * 3 + 3 {
             for v in [0u64, 2, 4, u32::MAX as u64] {
                 let t = (k << 32) | v;
+                let want = entries.partition_point(|&e| e < (k, v));
                 assert_eq!(
-                    packed_count_below(&words, t),
-                    entries.partition_point(|&e| e < (k, v)),
+                    packed_count_below(&words, |w| u64::from_le_bytes(*w).rotate_left(32) < t),
+                    want,
                     "n {n} target {k},{v}"
                 );
+                // The key-only search of a (key, 0) target.
+                if v == 0 {
+                    let key_below =
+                        |w: &[u8; 8]| (u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as u64) < k;
+                    assert_eq!(packed_count_below(&words, key_below), want, "n {n} key {k}");
+                }
             }
         }
     }

@@ -662,7 +662,10 @@ impl NodeLayout {
     /// Inserts `entry` at `pos` into a leaf's image of `count` entries with
     /// room for one more, and seals it: the bytes [`Self::encode`] writes
     /// for the decoded leaf with the entry inserted (the reserved bytes and
-    /// everything past the entries zeroed as it zeroes them).
+    /// everything past the entries zeroed as it zeroes them). The image's
+    /// frame must have passed [`Self::image_header`] (its checksum checked,
+    /// or its device vouching it sealed): the new checksum is carried over
+    /// from the old one.
     pub fn image_leaf_insert(&self, image: &mut [u8], count: usize, pos: usize, entry: (u64, u64)) {
         if self.format.node_format == NodeFormat::Paper {
             // The content lives in the registry: a new image for the leaf

@@ -23,7 +23,7 @@
 //! 3. `count` never exceeds the layout's capacity; a larger count read back
 //!    is `Corrupt`.
 
-use crate::node::{EntryFormat, NodeError};
+use crate::node::{crc, EntryFormat, NodeError};
 
 use super::page::{self, PageKind, FRAME_HEADER};
 use super::paper::{self, NodeFormat, Payload};
@@ -136,15 +136,15 @@ fn select_search(n: usize, below: impl Fn(usize) -> bool) -> usize {
     base + below(base) as usize
 }
 
-/// How many of the packed entries `words` (sorted) are below `t`: the
-/// search of [`select_search`] on a shrinking window of the slice. A step
-/// keeps the window's lower part or moves to its upper part, both
-/// `len − len/2` long, exactly as `base` and `size` move there; the
-/// compiler sees both in bounds, so a step has no bounds check, and the
-/// answer is where the last window starts (plus its entry if below).
+/// How many of the packed entries `words` (sorted) satisfy `below`, which
+/// holds for a prefix: the search of [`select_search`] on a shrinking
+/// window of the slice. A step keeps the window's lower part or moves to
+/// its upper part, both `len − len/2` long, exactly as `base` and `size`
+/// move there; the compiler sees both in bounds, so a step has no bounds
+/// check, and the answer is where the last window starts (plus its entry
+/// if below).
 #[inline(always)]
-fn packed_count_below(words: &[[u8; 8]], t: u64) -> usize {
-    let below = |w: &[u8; 8]| u64::from_le_bytes(*w).rotate_left(32) < t;
+fn packed_count_below(words: &[[u8; 8]], below: impl Fn(&[u8; 8]) -> bool) -> usize {
     let mut window = words;
     while window.len() > 1 {
         let (lower, upper) = window.split_at(window.len() / 2);
@@ -533,7 +533,7 @@ impl NodeLayout {
             // Only an image the invariant of `body` rules out.
             return (0, NO_NODE);
         }
-        let lo = self.count_below(payload, seps, count - 1, target, true);
+        let lo = self.count_below(payload, seps, count - 1, target, true, false);
         let c = NODE_HEADER + lo * CHILD_BYTES;
         let child =
             u32::from_le_bytes([payload[c], payload[c + 1], payload[c + 2], payload[c + 3]]);
@@ -547,7 +547,9 @@ impl NodeLayout {
     /// or four searches an operation. The packed case is inlined into each
     /// image search (a call, its register saves and the format tests were
     /// half of a 127-instruction search); other widths take
-    /// [`Self::count_below_wide`].
+    /// [`Self::count_below_wide`]. `by_key` lets a target `(key, 0)` be
+    /// searched on keys alone (a scan's; the caller's constant `false`
+    /// leaves no test in the other searches).
     #[inline(always)]
     fn count_below(
         &self,
@@ -556,6 +558,7 @@ impl NodeLayout {
         n: usize,
         target: (u64, u64),
         or_equal: bool,
+        by_key: bool,
     ) -> usize {
         if self.format.key_bytes == 4
             && self.format.value_bytes == 4
@@ -576,7 +579,17 @@ impl NodeLayout {
                 // Only an image the callers' length checks rule out.
                 return 0;
             };
-            return packed_count_below(body.as_chunks::<8>().0, t);
+            let words = body.as_chunks::<8>().0;
+            if by_key && !or_equal && target.1 == 0 {
+                // A search's target (key, 0): an entry is below it exactly
+                // when its key is, so the key half (the low four bytes) is
+                // compared alone, without the rotate.
+                let key = target.0;
+                let below =
+                    |w: &[u8; 8]| (u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as u64) < key;
+                return packed_count_below(words, below);
+            }
+            return packed_count_below(words, |w| u64::from_le_bytes(*w).rotate_left(32) < t);
         }
         self.count_below_wide(payload, at, n, target, or_equal)
     }
@@ -624,18 +637,35 @@ impl NodeLayout {
             // Only an image the invariant of `with_body` rules out.
             return Err(0);
         }
-        let lo = self.count_below(payload, NODE_HEADER, count, entry, false);
-        if lo < count && self.entry_at(payload, NODE_HEADER + lo * e) == entry {
+        let lo = self.count_below(payload, NODE_HEADER, count, entry, false, false);
+        if lo < count && self.entry_is(payload, NODE_HEADER + lo * e, entry) {
             Ok(lo)
         } else {
             Err(lo)
         }
     }
 
+    /// Whether the entry at `payload[at..]` is `entry`: a 4 + 4-byte one
+    /// read as one word (key low), as `decode_payload` reads it, without
+    /// `entry_at`'s width tests.
+    #[inline(always)]
+    fn entry_is(&self, payload: &[u8], at: usize, entry: (u64, u64)) -> bool {
+        if self.format.packed().is_some() {
+            if let Some(c) = payload.get(at..at + 8) {
+                let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+                return (w & 0xFFFF_FFFF, w >> 32) == entry;
+            }
+        }
+        self.entry_at(payload, at) == entry
+    }
+
     /// Inserts `entry` at `pos` into a leaf's image of `count` entries with
     /// room for one more, and seals it: the bytes [`Self::encode`] writes
     /// for the decoded leaf with the entry inserted (the reserved bytes and
-    /// everything past the entries zeroed as it zeroes them).
+    /// everything past the entries zeroed as it zeroes them). The image's
+    /// frame must have passed [`Self::image_header`] (its checksum checked,
+    /// or its device vouching it sealed): the new checksum is carried over
+    /// from the old one.
     pub fn image_leaf_insert(&self, image: &mut [u8], count: usize, pos: usize, entry: (u64, u64)) {
         if self.format.node_format == NodeFormat::Paper {
             // The content lives in the registry: a new image for the leaf
@@ -653,6 +683,11 @@ impl NodeLayout {
         let start = FRAME_HEADER + NODE_HEADER;
         let at = start + pos * e;
         let end = start + count * e;
+        // The old frame, for carrying its checksum over (the caller's
+        // `image_header` checked it, or the device vouched it sealed).
+        let old = image
+            .first_chunk::<{ FRAME_HEADER + NODE_HEADER }>()
+            .map(crc::frame_words);
         image.copy_within(at..end, at + e);
         if f.packed().is_some() {
             // One word, as `encode_payload` writes a 4 + 4-byte entry.
@@ -667,7 +702,17 @@ impl NodeLayout {
         payload[1] = 0;
         payload[2..4].copy_from_slice(&((count + 1) as u16).to_le_bytes());
         payload[len..].fill(0);
-        page::seal(&mut image[..self.node_bytes], PageKind::TreeNode, len);
+        let frame = &mut image[..self.node_bytes];
+        match old {
+            // The old payload was exactly the header and entries this one
+            // holds without the new entry, so the checksum carries over.
+            // (The length is the first word's high half.)
+            Some(old) if e == 8 && (old[0] >> 32) as usize == NODE_HEADER + count * e => {
+                let inserted = NODE_HEADER + pos * e;
+                page::reseal_inserted(frame, PageKind::TreeNode, len, old, inserted);
+            }
+            _ => page::seal(frame, PageKind::TreeNode, len),
+        }
     }
 
     fn entry_at(&self, payload: &[u8], at: usize) -> (u64, u64) {
@@ -697,7 +742,7 @@ impl NodeLayout {
                 });
             }
             let seps = NODE_HEADER + count * CHILD_BYTES;
-            let lo = self.count_below(payload, seps, count - 1, target, true);
+            let lo = self.count_below(payload, seps, count - 1, target, true, false);
             let c = NODE_HEADER + lo * CHILD_BYTES;
             Ok((
                 level,
@@ -727,7 +772,8 @@ impl NodeLayout {
                 });
             }
             let e = self.format.entry_bytes();
-            let lo = self.count_below(payload, NODE_HEADER, count, target, false);
+            // A scan's target is (key, 0): its search may compare keys alone.
+            let lo = self.count_below(payload, NODE_HEADER, count, target, false, true);
             // In bounds: `node_header` checked the entries fit the payload.
             let from = payload
                 .get(NODE_HEADER + lo * e..NODE_HEADER + count * e)
@@ -861,140 +907,4 @@ impl NodeLayout {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn even_internal_split_keeps_every_child_once_with_its_separators() {
-        let mut node = Node::default();
-        node.clear(2);
-        node.children = (0..23).collect();
-        node.entries = (1..23).map(|i| (i * 10, 0)).collect();
-        let parts = node.split_internal_even(5);
-        // 23 children, at most 5 a node: 5 nodes of 5, 5, 5, 5, 3.
-        assert_eq!(parts.len(), 4);
-        assert_eq!(node.children, vec![0, 1, 2, 3, 4]);
-        assert_eq!(node.entries, vec![(10, 0), (20, 0), (30, 0), (40, 0)]);
-        let (up, second) = &parts[0];
-        assert_eq!(*up, (50, 0));
-        assert_eq!(second.children, vec![5, 6, 7, 8, 9]);
-        assert_eq!(second.entries.len(), 4);
-        let total: usize =
-            node.children.len() + parts.iter().map(|p| p.1.children.len()).sum::<usize>();
-        assert_eq!(total, 23);
-        assert!(parts
-            .iter()
-            .all(|p| p.1.level == 2 && p.1.entries.len() + 1 == p.1.children.len()));
-    }
-
-    #[test]
-    fn packed_search_agrees_with_partition_point_at_every_length() {
-        for n in 0..=80u64 {
-            let entries: Vec<(u64, u64)> = (0..n).map(|i| (i * 3 + 1, (i * 7) % 5)).collect();
-            let words: Vec<[u8; 8]> = entries
-                .iter()
-                .map(|&(k, v)| (k | (v << 32)).to_le_bytes())
-                .collect();
-            for k in 0..n * 3 + 3 {
-                for v in [0u64, 2, 4, u32::MAX as u64] {
-                    let t = (k << 32) | v;
-                    assert_eq!(
-                        packed_count_below(&words, t),
-                        entries.partition_point(|&e| e < (k, v)),
-                        "n {n} target {k},{v}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn image_searches_agree_with_the_decoded_node() {
-        for format in [
-            EntryFormat::default(),
-            EntryFormat::new(8, 4).unwrap(),
-            EntryFormat::new(4, 8).unwrap(),
-        ] {
-            let l = NodeLayout::with_node_bytes(format, 512).unwrap();
-            let max = format.max_key().min(format.max_value());
-            let mut buf = vec![0u8; 512];
-            for n in 0..l.leaf_capacity.min(20) {
-                let leaf = Node {
-                    level: 0,
-                    entries: (0..n as u64).map(|i| (i / 2 * 3, i % 2 * 3)).collect(),
-                    children: vec![],
-                    next: NO_NODE,
-                };
-                l.encode(&leaf, &mut buf);
-                let inner = Node {
-                    level: 1,
-                    entries: leaf.entries.clone(),
-                    children: (0..n as u32 + 1).collect(),
-                    next: NO_NODE,
-                };
-                let mut inner_buf = vec![0u8; 512];
-                l.encode(&inner, &mut inner_buf);
-                let targets = (0..n as u64 * 3 + 3)
-                    .flat_map(|k| [(k, 0), (k, 2), (k, 4), (k, max)])
-                    .chain([(max, max), (0, 0)]);
-                for t in targets {
-                    assert_eq!(
-                        l.image_leaf_find(&buf, n, t),
-                        leaf.entries.binary_search(&t),
-                        "{format:?} n {n} target {t:?}"
-                    );
-                    if n > 0 {
-                        let slot = inner.child_slot(t);
-                        assert_eq!(slot, inner.entries.partition_point(|s| *s <= t));
-                        assert_eq!(
-                            l.image_child_slot(&inner_buf, n + 1, t),
-                            (slot, inner.children[slot]),
-                            "{format:?} n {n} target {t:?}"
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn layouts_and_round_trip() {
-        let f = EntryFormat::default();
-        let l = NodeLayout::with_node_bytes(f, 512).unwrap();
-        assert_eq!(l.leaf_capacity, (512 - 24) / 8);
-        assert_eq!(l.fanout, (512 - 24 + 8) / 12);
-        let by_fanout = NodeLayout::with_fanout(f, 8).unwrap();
-        assert_eq!(by_fanout.fanout, 8);
-        assert!(NodeLayout::with_node_bytes(f, 40).is_err());
-
-        let mut buf = vec![0u8; 512];
-        let leaf = Node {
-            level: 0,
-            entries: vec![(1, 2), (1, 3), (u32::MAX as u64, 9)],
-            children: vec![],
-            next: 17,
-        };
-        l.encode(&leaf, &mut buf);
-        let mut back = Node::default();
-        l.decode(&buf, 5, &mut back).unwrap();
-        assert_eq!(back, leaf);
-        let inner = Node {
-            level: 2,
-            entries: vec![(5, 0), (9, 1)],
-            children: vec![4, 8, 12],
-            next: NO_NODE,
-        };
-        l.encode(&inner, &mut buf);
-        l.decode(&buf, 5, &mut back).unwrap();
-        assert_eq!(back, inner);
-        buf[40] ^= 1;
-        assert!(matches!(
-            l.decode(&buf, 5, &mut back),
-            Err(NodeError::Corrupt { page: 5, .. })
-        ));
-        assert!(
-            l.decode(&[0u8; 512], 6, &mut back).is_err(),
-            "an empty page is no node"
-        );
-    }
-}
+mod tests;

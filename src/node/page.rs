@@ -24,6 +24,8 @@
 
 use crate::node::NodeError;
 
+use super::crc;
+
 /// Header bytes before the payload.
 pub const FRAME_HEADER: usize = 16;
 const MAGIC: [u8; 2] = *b"FX";
@@ -84,13 +86,48 @@ pub fn seal(frame: &mut [u8], kind: PageKind, payload_len: usize) {
     let (header, payload) = frame
         .split_first_chunk_mut::<FRAME_HEADER>()
         .expect("a frame holds its header");
+    write_header(header, kind, payload_len);
+    let crc = crc::crc32c_frame(header, &payload[..payload_len]);
+    header[8..12].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// The header fields [`seal`] writes, but the checksum.
+#[inline(always)]
+fn write_header(header: &mut [u8; FRAME_HEADER], kind: PageKind, payload_len: usize) {
     header[0..2].copy_from_slice(&MAGIC);
     header[2] = kind as u8;
     header[3] = VERSION;
     header[4..8].copy_from_slice(&(payload_len as u32).to_le_bytes());
     header[12..16].fill(0);
-    let crc = super::crc::crc32c_frame(header, &payload[..payload_len]);
-    header[8..12].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// [`seal`] of a frame whose payload was a valid frame's (`old`: its
+/// first 24 bytes, header and first payload word, as
+/// [`crc::frame_words`] reads them) with the 8 bytes at
+/// `payload[at..at + 8]` inserted since, the rest of the payload moved up
+/// by 8: the same header, its checksum carried over from the old one where
+/// [`crc::crc32c_frame_inserted`] can (a leaf insert's reseal read the
+/// whole payload). The caller vouches that the old checksum held for the
+/// old frame (its reader checked it, or its device vouched the frame
+/// sealed): then the value is the one `seal` computes. Inlined into the
+/// leaf insert, its one caller.
+#[inline(always)]
+pub fn reseal_inserted(
+    frame: &mut [u8],
+    kind: PageKind,
+    payload_len: usize,
+    old: [u64; 3],
+    at: usize,
+) {
+    let Some(header) = frame.first_chunk_mut::<FRAME_HEADER>() else {
+        // Shorter than a header: `seal` panics as it always did.
+        return seal(frame, kind, payload_len);
+    };
+    write_header(header, kind, payload_len);
+    match crc::crc32c_frame_inserted(old, frame, payload_len, at) {
+        Some(crc) => frame[8..12].copy_from_slice(&crc.to_le_bytes()),
+        None => seal(frame, kind, payload_len),
+    }
 }
 
 /// The checksum covers every header byte but itself, and the payload.
@@ -99,7 +136,7 @@ fn frame_crc(frame: &[u8], payload_len: usize) -> u32 {
     let (header, rest) = frame
         .split_first_chunk::<FRAME_HEADER>()
         .expect("a frame holds its header");
-    super::crc::crc32c_frame(header, &rest[..payload_len])
+    crc::crc32c_frame(header, &rest[..payload_len])
 }
 
 /// Checks a frame read back from `page`; `Ok(None)` when it is empty.

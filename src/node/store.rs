@@ -283,6 +283,12 @@ pub trait NodeStore: Send {
     fn data_bound_bytes(&self) -> usize {
         0
     }
+    /// `(data_bound_bytes(), reserved_bytes())`: what a tree fitting its
+    /// cache asks after every operation, in one call through the store's
+    /// `dyn` (two calls were a tenth of a lookup's own instructions).
+    fn footprint(&self) -> (usize, usize) {
+        (self.data_bound_bytes(), self.reserved_bytes())
+    }
     /// Shrinks the store's optional budget-bound structures (cached top
     /// levels, a write buffer's capacity) until `reserved_bytes` is at most
     /// `room`, as far as its minimum working set allows: the tree's cache
@@ -718,6 +724,12 @@ impl NodeStore for PageNodeStore {
 
     fn next_id(&self) -> NodeId {
         self.ids.next_id
+    }
+
+    fn footprint(&self) -> (usize, usize) {
+        // No data-bound tables; the reserve is `memory_bytes`, as the
+        // defaults answer.
+        (0, self.memory_bytes())
     }
 
     fn load_meta(&mut self) -> Result<Option<TreeMeta>, NodeError> {

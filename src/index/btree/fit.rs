@@ -68,8 +68,8 @@ impl BTree {
         let Some(fit) = self.fit.as_ref().filter(|f| !f.in_batch) else {
             return Ok(());
         };
-        let data = self.store.data_bound_bytes() + fit.tables_beside;
-        let reserved = self.store.reserved_bytes();
+        let (data, reserved) = self.store.footprint();
+        let data = data + fit.tables_beside;
         if fit.last == Some((data, reserved)) {
             return Ok(());
         }

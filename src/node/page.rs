@@ -103,10 +103,10 @@ fn write_header(header: &mut [u8; FRAME_HEADER], kind: PageKind, payload_len: us
 
 /// [`seal`] of a frame whose payload was a valid frame's (`old`: its
 /// first 24 bytes, header and first payload word, as
-/// [`crc::frame_words`] reads them) with the 8 bytes at
+/// `crc::frame_words` reads them) with the 8 bytes at
 /// `payload[at..at + 8]` inserted since, the rest of the payload moved up
 /// by 8: the same header, its checksum carried over from the old one where
-/// [`crc::crc32c_frame_inserted`] can (a leaf insert's reseal read the
+/// `crc::crc32c_frame_inserted` can (a leaf insert's reseal read the
 /// whole payload). The caller vouches that the old checksum held for the
 /// old frame (its reader checked it, or its device vouched the frame
 /// sealed): then the value is the one `seal` computes. Inlined into the
